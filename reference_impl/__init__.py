@@ -1,0 +1,1 @@
+"""The reference MCP server of the Engram memory contract (issue: reference server)."""

@@ -1,0 +1,1 @@
+"""Report writers: the JSON report document rendered to JUnit XML, Markdown and HTML."""

@@ -1,0 +1,1 @@
+"""Hypothesis strategies and lifecycle state machines generated from the spec."""
