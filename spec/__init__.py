@@ -1,0 +1,64 @@
+"""The Engram memory contract as data: schemas, catalogues, and the validator built from them.
+
+``load()`` reads the spec shipped with this package once; ``validate_arguments`` answers an
+argument object as a conforming server must (OK, or the error code and the rule that failed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ._arguments import ArgumentVerdict, wall_clock_ms
+from ._arguments import validate_arguments as _validate
+from ._documents import PACKAGED_ROOT, SpecFileError
+from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
+from ._spec import Spec
+from .canonical import canonical_json, digest, operation_digest
+
+__all__ = [
+    "PACKAGED_ROOT",
+    "ArgumentVerdict",
+    "ErrorCode",
+    "Example",
+    "Limit",
+    "ProtocolError",
+    "Rule",
+    "Spec",
+    "SpecFileError",
+    "State",
+    "Tool",
+    "Transition",
+    "canonical_json",
+    "digest",
+    "load",
+    "operation_digest",
+    "validate_arguments",
+]
+
+
+@cache
+def _load_folder(root: Path) -> Spec:
+    return Spec.from_folder(root)
+
+
+def load(root: Path | str | None = None) -> Spec:
+    """The spec in ``root`` (default: the one shipped with this package), loaded once per folder."""
+    return _load_folder(Path(root).resolve() if root is not None else PACKAGED_ROOT)
+
+
+def validate_arguments(
+    tool: str,
+    arguments: Any,
+    *,
+    clock: Callable[[], int] | None = wall_clock_ms,
+    spec: Spec | None = None,
+) -> ArgumentVerdict:
+    """The contract's answer to ``arguments`` for ``tool``: ``.ok``, or ``.code`` and ``.rule``.
+
+    ``clock`` returns epoch milliseconds for the checks against the clock (``expires_at`` strictly
+    after now); pass ``None`` to stop before them, as a server does before replay detection.
+    """
+    return _validate(spec or load(), tool, arguments, clock=clock)

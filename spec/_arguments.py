@@ -1,0 +1,207 @@
+"""``validate_arguments``: the contract's answer to a tool's arguments, and the rule behind it.
+
+The checks run in the order of DESIGN.md's "Order of checks on a call" (rule SCHEMA-011):
+the argument object is valid JSON and within its byte limit, then the schema (the first failing
+field in the arguments as sent decides), then the capture cross-references, then digest forms,
+and last, when a clock is given, the checks against the clock.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import rfc8785
+from jsonschema import ValidationError
+
+from ._crossref import Breach, clock_breaches, cross_reference_breaches
+from ._pointers import Location, to_pointer
+from ._spec import Spec
+
+INVALID_SCHEMA = "INVALID_SCHEMA"
+#: Walking a schema path through these keywords moves to another place in the instance.
+_DESCENDING = {"properties", "patternProperties", "items", "prefixItems", "additionalProperties"}
+#: These keywords hold several subschemas: the next path segment says which one.
+_KEYED = {"properties", "patternProperties", "prefixItems", "allOf", "anyOf", "oneOf", "$defs"}
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True)
+class ArgumentVerdict:
+    """The answer to one argument object: ``ok``, or the error code and the rule that failed.
+
+    ``pointer`` locates the offending value (for a missing field, the field it should be at);
+    ``detail`` says what is wrong, for people: it is not the contract's constant message.
+    """
+
+    code: str | None = None
+    rule: str | None = None
+    pointer: str = ""
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.code is None
+
+
+ACCEPTED = ArgumentVerdict()
+
+
+def validate_arguments(
+    spec: Spec,
+    tool: str,
+    arguments: Any,
+    *,
+    clock: Callable[[], int] | None = wall_clock_ms,
+) -> ArgumentVerdict:
+    """Decide ``arguments`` for ``tool``; ``clock`` gives epoch ms (None: no clock checks)."""
+    keyword_rules = spec.contract["keyword_rules"]
+    schema = spec.schema(spec.tool(tool).input_schema)
+    first = _first_non_json(arguments)
+    if first is not None:
+        location, detail = first
+        return _verdict(spec, keyword_rules["x-unicode"], location, detail)
+    size = _canonical_size(arguments)
+    if size > spec.contract["argument_max_bytes"]:
+        detail = f"the argument object is {size} bytes in canonical form"
+        return _verdict(spec, keyword_rules["argument_size"], (), detail)
+    errors = spec.input_validator(tool).iter_errors(arguments)
+    ranked = sorted((_schema_failure(spec, schema, arguments, e) for e in errors), key=_position)
+    failures = [verdict for _, verdict in ranked]
+    structural = [f for f in failures if f.code == INVALID_SCHEMA]
+    if structural:
+        return structural[0]
+    for breach in cross_reference_breaches(arguments, schema.get("x-crossReferences", [])):
+        return _breach_verdict(spec, breach)
+    if failures:
+        return failures[0]
+    if clock is not None:
+        for breach in clock_breaches(arguments, schema.get("x-clock", []), clock()):
+            return _breach_verdict(spec, breach)
+    return ACCEPTED
+
+
+def _verdict(spec: Spec, rule: str, location: Location, detail: str) -> ArgumentVerdict:
+    code = spec.rules[rule].error_code or INVALID_SCHEMA
+    return ArgumentVerdict(code=code, rule=rule, pointer=to_pointer(location), detail=detail)
+
+
+def _breach_verdict(spec: Spec, breach: Breach) -> ArgumentVerdict:
+    return _verdict(spec, breach.rule, breach.location, breach.detail)
+
+
+def _position(ranked: tuple[tuple[int, ...], ArgumentVerdict]) -> tuple[int, ...]:
+    return ranked[0]
+
+
+def _first_non_json(value: Any, location: Location = ()) -> tuple[Location, str] | None:
+    """The first string with an unpaired surrogate or non-finite number, depth first."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return location, "the string holds an unpaired surrogate"
+    elif isinstance(value, float) and not math.isfinite(value):
+        return location, f"{value} is not a finite number"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found = _first_non_json(key, location) or _first_non_json(item, (*location, key))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if found := _first_non_json(item, (*location, index)):
+                return found
+    return None
+
+
+def _canonical_size(arguments: Any) -> int:
+    try:
+        return len(rfc8785.dumps(arguments))
+    except rfc8785.CanonicalizationError:
+        # integers beyond the safe range cannot be canonicalized; the schema refuses them anyway
+        return len(json.dumps(arguments, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _schema_failure(
+    spec: Spec, schema: dict[str, Any], arguments: Any, error: ValidationError
+) -> tuple[tuple[int, ...], ArgumentVerdict]:
+    """The verdict for one schema error, with its position in the arguments as sent."""
+    keyword_rules = spec.contract["keyword_rules"]
+    location = tuple(error.absolute_path)
+    if error.instance is None:
+        rule = keyword_rules["null"]
+    else:
+        rule = _rule_from_schema(spec, schema, error) or keyword_rules.get(error.validator)
+        rule = rule or keyword_rules["type"]
+    if error.validator == "additionalProperties":
+        named = error.schema.get("properties", {})
+        location = (*location, next(k for k in error.instance if k not in named))
+    position = _document_order(arguments, location)
+    if error.validator == "required":  # a missing field ranks where its object was sent
+        location = (*location, next(k for k in error.validator_value if k not in error.instance))
+    return position, _verdict(spec, rule, location, error.message)
+
+
+def _document_order(arguments: Any, location: Location) -> tuple[int, ...]:
+    """Sort key of a location: the index of each step among the keys or items as sent."""
+    order, current = [], arguments
+    for step in location:
+        order.append(list(current).index(step) if isinstance(current, dict) else int(step))
+        current = current[step]
+    return tuple(order)
+
+
+def _rule_from_schema(spec: Spec, schema: dict[str, Any], error: ValidationError) -> str | None:
+    """The rule that ``x-rules`` names for the failing keyword at the failing place.
+
+    Walks the error's schema path from the root. jsonschema leaves ``$ref`` out of that path,
+    so a step that the current subschema lacks is looked up behind its ``$ref``. The walk keeps
+    the subschemas that describe the failing instance location; of those, the outermost naming
+    the keyword wins: a ``$ref`` site is more specific than the definition it refers to.
+    """
+    walk = _SchemaWalk(spec, schema)
+    segments = list(error.absolute_schema_path)
+    index = 0
+    while index < len(segments) - 1:
+        segment = segments[index]
+        if segment in _KEYED:
+            index += 1
+            walk.step(segment, segments[index])
+        else:
+            walk.step(segment)
+        index += 1
+    walk.follow_refs_to(error.validator)
+    for subschema in walk.here:
+        named = subschema.get("x-rules", {}).get(error.validator)
+        if named:
+            return named
+    return None
+
+
+class _SchemaWalk:
+    """A position in a schema, with the subschemas that apply to the same instance location."""
+
+    def __init__(self, spec: Spec, schema: dict[str, Any]) -> None:
+        self.resolver = spec.registry.resolver(base_uri=schema["$id"])
+        self.current = schema
+        self.here = [schema]
+
+    def follow_refs_to(self, key: str) -> None:
+        while key not in self.current and "$ref" in self.current:
+            resolved = self.resolver.lookup(self.current["$ref"])
+            self.resolver, self.current = resolved.resolver, resolved.contents
+            self.here.append(self.current)
+
+    def step(self, keyword: str, member: str | int | None = None) -> None:
+        self.follow_refs_to(keyword)
+        node = self.current[keyword]
+        self.current = node if member is None else node[member]
+        self.here = [self.current] if keyword in _DESCENDING else [*self.here, self.current]

@@ -1,0 +1,128 @@
+"""The loaded spec: catalogues as typed objects, and validators built from the schemas."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from ._documents import Documents, SpecFileError, read_documents
+from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
+from ._shape import shape_errors
+from ._vocabulary import SpecValidator
+
+
+def build_registry(documents: Documents) -> Registry:
+    """Every schema and meta-schema of the folder, addressable by its ``$id``."""
+    resources = [
+        (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
+        for doc in (*documents.schemas().values(), *documents.metas().values())
+        if isinstance(doc, dict) and "$id" in doc
+    ]
+    return Registry().with_resources(resources).crawl()
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One spec folder, loaded and meta-validated."""
+
+    documents: Documents
+    registry: Registry = field(repr=False)
+    _validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_folder(cls, root: Path) -> Spec:
+        documents = read_documents(root)
+        registry = build_registry(documents)
+        for path, pointer, message in shape_errors(documents, registry):
+            raise SpecFileError(Path(path), pointer, message)
+        return cls(documents, registry)
+
+    @property
+    def contract(self) -> dict[str, Any]:
+        return self.documents.catalogue("contract.json")
+
+    @cached_property
+    def tools(self) -> dict[str, Tool]:
+        return {t["name"]: Tool.from_dict(t) for t in self.contract["tools"]}
+
+    @cached_property
+    def limits(self) -> tuple[Limit, ...]:
+        return tuple(Limit.from_dict(item) for item in self.contract["limits"])
+
+    @cached_property
+    def errors(self) -> dict[str, ErrorCode]:
+        codes = self.documents.catalogue("errors.json")["codes"]
+        return {c["code"]: ErrorCode.from_dict(c) for c in codes}
+
+    @cached_property
+    def actions(self) -> dict[str, str]:
+        return dict(self.documents.catalogue("errors.json")["actions"])
+
+    @cached_property
+    def protocol_errors(self) -> dict[int, ProtocolError]:
+        items = self.documents.catalogue("errors.json")["protocol_errors"]
+        return {p["code"]: ProtocolError.from_dict(p) for p in items}
+
+    @cached_property
+    def states(self) -> dict[str, State]:
+        items = self.documents.catalogue("lifecycle.json")["states"]
+        return {s["name"]: State.from_dict(s) for s in items}
+
+    @cached_property
+    def transitions(self) -> tuple[Transition, ...]:
+        items = self.documents.catalogue("lifecycle.json")["transitions"]
+        return tuple(Transition.from_dict(t) for t in items)
+
+    @cached_property
+    def families(self) -> dict[str, str]:
+        return dict(self.documents.catalogue("rules.json")["families"])
+
+    @cached_property
+    def rules(self) -> dict[str, Rule]:
+        items = self.documents.catalogue("rules.json")["rules"]
+        return {r["id"]: Rule.from_dict(r) for r in items}
+
+    @cached_property
+    def examples(self) -> tuple[Example, ...]:
+        found = []
+        for document in self.documents.examples().values():
+            tool = document["tool"]
+            found += [Example(tool=tool, **item) for item in document["valid"]]
+            found += [Example(tool=tool, **item) for item in document["invalid"]]
+        return tuple(found)
+
+    def tool(self, name: str) -> Tool:
+        """The tool of that name; KeyError names the six known tools otherwise."""
+        try:
+            return self.tools[name]
+        except KeyError:
+            raise KeyError(
+                f"unknown tool {name!r}; the contract has {sorted(self.tools)}"
+            ) from None
+
+    def schema(self, schema_id: str) -> Any:
+        return self.registry.contents(schema_id)
+
+    def validator(self, schema_id: str) -> Any:
+        """A Draft 2020-12 validator with the spec vocabulary for the schema of that ``$id``."""
+        if schema_id not in self._validators:
+            schema = self.schema(schema_id)
+            self._validators[schema_id] = SpecValidator(schema, registry=self.registry)
+        return self._validators[schema_id]
+
+    def input_validator(self, tool: str) -> Any:
+        return self.validator(self.tool(tool).input_schema)
+
+    def output_validator(self, tool: str) -> Any:
+        return self.validator(self.tool(tool).output_schema)
+
+    def envelope_validator(self) -> Any:
+        return self.validator(self.contract["envelope_schema"])
+
+    def binding_validator(self) -> Any:
+        return self.validator(self.contract["binding_schema"])

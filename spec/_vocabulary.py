@@ -1,0 +1,105 @@
+"""The spec's own JSON Schema keywords, added to Draft 2020-12.
+
+JSON Schema counts characters and knows nothing of Unicode normalization, so the spec states
+UTF-8 byte bounds, NFC and the other contract encodings with ``x-`` keywords enforced here.
+``x-rules``, ``x-crossReferences`` and ``x-clock`` are data read by ``_arguments``; the
+validator ignores them like any annotation.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from datetime import datetime
+from functools import cache
+from itertools import pairwise
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError, validators
+
+
+def _utf8_length(text: str) -> int | None:
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        return None  # an unpaired surrogate: the argument pre-check reports it
+
+
+def min_bytes(validator: Any, bound: int, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    length = _utf8_length(instance) if isinstance(instance, str) else None
+    if length is not None and length < bound:
+        yield ValidationError(f"{length} UTF-8 bytes, fewer than {bound}")
+
+
+def max_bytes(validator: Any, bound: int, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    length = _utf8_length(instance) if isinstance(instance, str) else None
+    if length is not None and length > bound:
+        yield ValidationError(f"{length} UTF-8 bytes, more than {bound}")
+
+
+def nfc(validator: Any, required: bool, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if required and isinstance(instance, str) and not unicodedata.is_normalized("NFC", instance):
+        yield ValidationError("not in Unicode normalization form C")
+
+
+def instant(
+    validator: Any, required: bool, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    """A string of the Instant pattern must also name a real calendar instant (no 2026-02-30)."""
+    if not (required and isinstance(instance, str)):
+        return
+    try:
+        datetime.strptime(instance, "%Y-%m-%dT%H:%M:%S.%fZ")
+    except ValueError:
+        if _ecma_regex(schema.get("pattern", "")).search(instance):  # else pattern reports it
+            yield ValidationError(f"{instance!r} is not a real calendar instant")
+
+
+def utf16_key(text: str) -> bytes:
+    """Sort key of UTF-16 code-unit order, the order JCS uses for object keys."""
+    return text.encode("utf-16-be", "surrogatepass")
+
+
+def sorted_unique(
+    validator: Any, required: bool, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not (required and isinstance(instance, list)):
+        return
+    texts = [item for item in instance if isinstance(item, str)]
+    for before, after in pairwise(texts):
+        if utf16_key(before) >= utf16_key(after):
+            yield ValidationError(f"{after!r} does not sort strictly after {before!r}")
+            return
+
+
+@cache
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a schema pattern with ECMA-262 meaning, as JSON Schema defines it.
+
+    In Python ``$`` also matches before a final newline and ``\\d`` matches any Unicode digit;
+    in ECMA-262 neither does. A trailing unescaped ``$`` becomes ``\\Z`` and classes are ASCII.
+    """
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern, re.ASCII)
+
+
+def ecma_pattern(
+    validator: Any, pattern: str, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if isinstance(instance, str) and not _ecma_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+SpecValidator = validators.extend(
+    Draft202012Validator,
+    {
+        "pattern": ecma_pattern,
+        "x-minBytes": min_bytes,
+        "x-maxBytes": max_bytes,
+        "x-nfc": nfc,
+        "x-instant": instant,
+        "x-sortedUnique": sorted_unique,
+    },
+)
