@@ -1,0 +1,81 @@
+"""The ``engram-conformance`` command."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from engram_conformance.spec import PACKAGED_ROOT, SpecFileError, load
+from engram_conformance.spec.docs import render_markdown
+from engram_conformance.spec.lint import iter_problems
+
+EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+SPEC_DIR = click.option(
+    "--spec-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="A spec folder to use instead of the one shipped with the kit.",
+)
+
+
+@click.group()
+@click.version_option(package_name="engram-conformance")
+def main() -> None:
+    """Conformance kit for the Engram memory MCP contract."""
+
+
+@main.group()
+def spec() -> None:
+    """Work on the machine-readable spec."""
+
+
+@spec.command()
+@SPEC_DIR
+def lint(spec_dir: Path | None) -> None:
+    """Check the spec: meta-schemas, consistency, and every example classified as labelled.
+
+    Exit 0 when the spec is sound, 2 when a problem is found (each printed as file, JSON
+    Pointer and problem).
+    """
+    root = spec_dir or PACKAGED_ROOT
+    problems = list(iter_problems(root))
+    for problem in problems:
+        click.echo(f"{root / problem.file}: at '{problem.pointer}': {problem.message}", err=True)
+    if problems:
+        click.echo(f"spec lint: {len(problems)} problem(s)", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    loaded = load(root)
+    click.echo(
+        f"spec lint: ok ({len(loaded.rules)} rules, {len(loaded.errors)} error codes, "
+        f"{len(loaded.states)} states, {len(loaded.transitions)} transitions, "
+        f"{len(loaded.examples)} examples)"
+    )
+
+
+@spec.command()
+@SPEC_DIR
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("docs/contract.md"),
+    show_default=True,
+)
+@click.option("--check", is_flag=True, help="Exit 1 if OUTPUT differs from what would be written.")
+def docs(spec_dir: Path | None, output: Path, check: bool) -> None:
+    """Write the Markdown reference of the contract, generated from the spec."""
+    try:
+        text = render_markdown(load(spec_dir))
+    except SpecFileError as error:
+        click.echo(f"spec docs: {error}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    if check:
+        current = output.read_text(encoding="utf-8") if output.exists() else None
+        if current != text:
+            click.echo(f"{output} is stale: run engram-conformance spec docs", err=True)
+            sys.exit(EXIT_FAILED)
+        click.echo(f"{output} is up to date")
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {output}")

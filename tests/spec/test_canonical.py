@@ -1,0 +1,75 @@
+"""JCS canonical JSON and digests, proven against the upstream engine's golden payload digest."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from engram_conformance.spec import canonical_json, digest, operation_digest
+
+#: The fixture payload of upstream rhanka/engram tests/memory-contract-schema.test.ts (d977a364),
+#: whose payload digest that test asserts. Its domain prefix is the engine's, NUL-terminated.
+UPSTREAM_PAYLOAD = {
+    "schema_version": 2,
+    "scope_ref": "scope:case-7",
+    "purpose_ref": "purpose:case",
+    "valid_time": {"t": 1_755_350_096_789, "t_end": 1_755_350_096_789},
+    "components": [
+        {
+            "component_id": "component:decision",
+            "kind": "decision",
+            "text": "Applied the documented correction.",
+            "citation_ids": ["citation:source"],
+        }
+    ],
+    "primary_component_id": "component:decision",
+    "primary_event": {
+        "at": 1_755_350_096_789,
+        "type_ref": "event:correction-applied",
+        "citation_id": "citation:source",
+    },
+    "citations": [
+        {
+            "citation_id": "citation:source",
+            "source_ref": "source:case",
+            "locator": {"scheme": "document", "value": "case-7#correction"},
+            "content_digest": "sha256:" + "a" * 64,
+            "observed_at": "2026-08-16T12:34:56.789Z",
+        }
+    ],
+    "retention": {"derivative_rule": "make-ineligible"},
+    "reconciliation": {"family_refs": []},
+}
+UPSTREAM_PAYLOAD_DIGEST = "sha256:df5abcbf1d1091794c1f37efcd89e5f7bd6b91afa631e29f084178d35c55e913"
+
+
+def test_upstream_golden_payload_digest() -> None:
+    assert (
+        digest(UPSTREAM_PAYLOAD, domain=b"graphify-memory/payload/v2\0") == UPSTREAM_PAYLOAD_DIGEST
+    )
+
+
+def test_golden_digest_depends_on_every_byte_of_the_canonical_form() -> None:
+    changed = {**UPSTREAM_PAYLOAD, "purpose_ref": "purpose:case2"}
+    assert digest(changed, domain=b"graphify-memory/payload/v2\0") != UPSTREAM_PAYLOAD_DIGEST
+    assert digest(UPSTREAM_PAYLOAD, domain=b"engram-memory/payload/v2\0") != UPSTREAM_PAYLOAD_DIGEST
+
+
+def test_canonical_json_sorts_keys_by_utf16_code_units_and_drops_whitespace() -> None:
+    # U+1F600 is a surrogate pair (D83D DE00) and sorts before U+FF41 in UTF-16, after it in UTF-32
+    value = {"\uff41": 1, "\U0001f600": 2, "a": [1.0, "é"], "B": None}
+    assert canonical_json(value) == '{"B":null,"a":[1,"é"],"\U0001f600":2,"\uff41":1}'.encode()
+
+
+def test_digest_form_and_value() -> None:
+    value = {"b": 1, "a": "x"}
+    expected = hashlib.sha256(b'{"a":"x","b":1}').hexdigest()
+    assert digest(value) == "sha256:" + expected
+    assert re.fullmatch(r"sha256:[0-9a-f]{64}", digest([]))
+
+
+def test_operation_digest_binds_tool_and_arguments() -> None:
+    arguments = {"candidate_id": "cand_x", "idempotency_key": "k" * 16, "reason_ref": "r"}
+    tool = "engram_memory_withdraw"
+    assert operation_digest(tool, arguments) == digest({"tool": tool, "arguments": arguments})
+    assert operation_digest("engram_memory_forget", arguments) != operation_digest(tool, arguments)

@@ -1,0 +1,41 @@
+"""Every labelled example of spec/examples is classified by validate_arguments as labelled."""
+
+from __future__ import annotations
+
+import pytest
+from engram_conformance.spec import Example, load, validate_arguments
+
+EXAMPLES = load().examples
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[f"{e.tool}:{e.name}" for e in EXAMPLES])
+def test_example_is_classified_as_labelled(example: Example) -> None:
+    verdict = validate_arguments(example.tool, example.arguments)
+    if example.valid:
+        assert verdict.ok, verdict
+        return
+    assert (verdict.code, verdict.rule, verdict.pointer) == (
+        example.code,
+        example.rule,
+        example.pointer,
+    )
+    assert (
+        validate_arguments(example.tool, example.arguments, clock=None).ok
+        == example.clock_dependent
+    )
+
+
+def test_every_tool_has_valid_and_invalid_examples() -> None:
+    spec = load()
+    for tool in spec.tools:
+        kinds = {example.valid for example in EXAMPLES if example.tool == tool}
+        assert kinds == {True, False}, tool
+
+
+def test_every_argument_rule_has_an_invalid_example() -> None:
+    """Each rule the argument schemas decide is shown broken by at least one example."""
+    spec = load()
+    decided = {rule for rule in spec.rules if rule.startswith(("SCHEMA-", "XREF-"))}
+    not_by_example = {"SCHEMA-009", "SCHEMA-011", "SCHEMA-033", "XREF-010"}
+    shown = {example.rule for example in EXAMPLES if not example.valid}
+    assert decided - not_by_example <= shown

@@ -1,0 +1,197 @@
+"""spec lint: the shipped spec is sound, and every kind of breakage is named precisely."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from engram_conformance.conformance.cli import main
+from engram_conformance.spec import SpecFileError, load
+from engram_conformance.spec.lint import Problem, iter_problems
+
+
+def edit(root: Path, name: str, change: Callable[[Any], None]) -> None:
+    path = root / name
+    document = json.loads(path.read_text(encoding="utf-8"))
+    change(document)
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+
+
+def test_the_shipped_spec_has_no_problem() -> None:
+    assert list(iter_problems()) == []
+
+
+def test_cli_lint_passes_on_the_shipped_spec() -> None:
+    result = CliRunner().invoke(main, ["spec", "lint"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("spec lint: ok")
+
+
+def test_invalid_json_names_the_file_and_exits_2(spec_copy: Path) -> None:
+    (spec_copy / "rules.json").write_text('{"families": {', encoding="utf-8")
+    [problem] = iter_problems(spec_copy)
+    assert problem.file == "rules.json"
+    assert problem.pointer == ""
+    assert "not valid JSON" in problem.message
+    result = CliRunner().invoke(main, ["spec", "lint", "--spec-dir", str(spec_copy)])
+    assert result.exit_code == 2
+    assert f"{spec_copy / 'rules.json'}: at '': not valid JSON" in result.output
+
+
+def test_a_missing_file_is_named(spec_copy: Path) -> None:
+    (spec_copy / "errors.json").unlink()
+    assert list(iter_problems(spec_copy)) == [Problem("errors.json", "", "file is missing")]
+
+
+def test_duplicate_keys_are_refused(spec_copy: Path) -> None:
+    (spec_copy / "lifecycle.json").write_text('{"states": [], "states": []}', encoding="utf-8")
+    [problem] = iter_problems(spec_copy)
+    assert (problem.file, problem.message) == (
+        "lifecycle.json",
+        "cannot be read as JSON: duplicate key 'states'",
+    )
+
+
+def set_in(path: list[Any], value: Any) -> Callable[[Any], None]:
+    def change(document: Any) -> None:
+        node = document
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = value
+
+    return change
+
+
+SEARCH_SCHEMA = "schemas/tools/search.input.schema.json"
+SHAPE_CASES = {
+    "rule-level": ("rules.json", ["rules", 3, "level"], "mustt", "is not one of"),
+    "error-retriable": ("errors.json", ["codes", 0, "retriable"], "no", "is not of type"),
+    "state-kind": ("lifecycle.json", ["states", 0, "kind"], "draft", "is not one of"),
+    "tool-confirmation": ("contract.json", ["tools", 0, "confirmation"], "maybe", "is not one of"),
+    "schema-type": (
+        "schemas/definitions.schema.json",
+        ["$defs", "Digest", "type"],
+        "strin",
+        "is not valid",
+    ),
+    "vocabulary-value": (
+        SEARCH_SCHEMA,
+        ["properties", "query", "x-maxBytes"],
+        -1,
+        "less than the minimum",
+    ),
+    "example-pointer": (
+        "examples/search.json",
+        ["invalid", 0, "pointer"],
+        "no-slash",
+        "does not match",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SHAPE_CASES)
+def test_shape_problems_name_file_pointer_and_problem(spec_copy: Path, case: str) -> None:
+    file, path, value, fragment = SHAPE_CASES[case]
+    pointer = "/" + "/".join(str(part) for part in path)
+    edit(spec_copy, file, set_in(path, value))
+    problems = list(iter_problems(spec_copy))
+    assert [(p.file, p.pointer) for p in problems] == [(file, pointer)]
+    assert fragment in problems[0].message
+    with pytest.raises(SpecFileError) as raised:
+        load(spec_copy)
+    assert (str(raised.value.path), raised.value.pointer) == (file, pointer)
+
+
+def test_an_unknown_x_keyword_is_a_problem(spec_copy: Path) -> None:
+    edit(spec_copy, "schemas/definitions.schema.json", set_in(["$defs", "Digest", "x-maxbytes"], 3))
+    [problem] = iter_problems(spec_copy)
+    assert (problem.file, problem.pointer) == ("schemas/definitions.schema.json", "/$defs/Digest")
+    assert "x-maxbytes" in problem.message
+
+
+def rule_index(root: Path, rule_id: str) -> int:
+    rules = json.loads((root / "rules.json").read_text(encoding="utf-8"))["rules"]
+    return next(i for i, rule in enumerate(rules) if rule["id"] == rule_id)
+
+
+def test_consistency_unknown_tool_code_and_duplicate_id(spec_copy: Path) -> None:
+    first, second = rule_index(spec_copy, "ENV-001"), rule_index(spec_copy, "ENV-002")
+
+    def change(document: Any) -> None:
+        document["rules"][first]["tools"] = ["engram_memory_purge"]
+        document["rules"][second]["id"] = "ENV-001"
+        document["rules"][second]["error_code"] = "NOT_A_CODE"
+
+    edit(spec_copy, "rules.json", change)
+    problems = {(p.pointer, p.message) for p in iter_problems(spec_copy)}
+    assert problems == {
+        (f"/rules/{first}/tools/0", "tool 'engram_memory_purge' is not in contract.json"),
+        (f"/rules/{second}/id", "rule id ENV-001 is used twice"),
+        (f"/rules/{second}/error_code", "NOT_A_CODE is not in errors.json"),
+    }
+
+
+def test_a_rule_claiming_a_code_its_tool_never_answers(spec_copy: Path) -> None:
+    index = rule_index(spec_copy, "PAGE-004")
+    edit(spec_copy, "rules.json", set_in(["rules", index, "tools"], ["engram_memory_get"]))
+    [problem] = iter_problems(spec_copy)
+    assert problem.pointer == f"/rules/{index}/tools"
+    assert "engram_memory_get answers STALE_PAGE here" in problem.message
+
+
+def test_a_limit_that_disagrees_with_its_schema(spec_copy: Path) -> None:
+    edit(
+        spec_copy,
+        "schemas/tools/search.input.schema.json",
+        set_in(["properties", "query", "x-maxBytes"], 8000),
+    )
+    [problem] = iter_problems(spec_copy)
+    assert (problem.file, problem.pointer) == ("contract.json", "/limits/4/at/0")
+    assert problem.message == "limit query: x-maxBytes is 8000 there, not 8192"
+
+
+def test_x_rules_must_name_an_existing_rule(spec_copy: Path) -> None:
+    edit(spec_copy, "schemas/tools/search.input.schema.json",
+         set_in(["properties", "limit", "x-rules", "minimum"], "SCHEMA-999"))  # fmt: skip
+    problems = list(iter_problems(spec_copy))
+    assert len(problems) == 1
+    assert problems[0].file == "schemas/tools/search.input.schema.json"
+    assert problems[0].pointer == "/properties/limit/x-rules/minimum"
+    assert problems[0].message == "rule SCHEMA-999 does not exist"
+
+
+def test_lifecycle_states_must_exist_and_be_reachable(spec_copy: Path) -> None:
+    def change(document: Any) -> None:
+        document["transitions"][0]["to"] = "limbo"
+        document["states"].append({**document["states"][0], "name": "orphan"})
+
+    edit(spec_copy, "lifecycle.json", change)
+    messages = {p.message for p in iter_problems(spec_copy)}
+    assert "state 'limbo' is not defined" in messages
+    assert "state 'orphan' is unreachable from a capture" in messages
+
+
+def test_an_error_code_must_be_reachable_from_a_tool(spec_copy: Path) -> None:
+    edit(spec_copy, "errors.json", set_in(["codes", 0, "tools"], []))
+    [problem] = iter_problems(spec_copy)
+    assert (problem.file, problem.pointer) == ("errors.json", "/codes/0/tools")
+
+
+def test_a_mislabelled_example_is_named(spec_copy: Path) -> None:
+    document = json.loads((spec_copy / "examples/search.json").read_text(encoding="utf-8"))
+    index = next(i for i, item in enumerate(document["invalid"]) if item["rule"] == "SCHEMA-013")
+    edit(spec_copy, "examples/search.json", set_in(["invalid", index, "rule"], "SCHEMA-012"))
+    [problem] = iter_problems(spec_copy)
+    assert (problem.file, problem.pointer) == ("examples/search.json", f"/invalid/{index}")
+    assert "validate_arguments answers" in problem.message
+
+
+def test_a_valid_example_that_is_not_valid_is_named(spec_copy: Path) -> None:
+    edit(spec_copy, "examples/get.json", set_in(["valid", 0, "arguments", "record_id"], "rec_1"))
+    [problem] = iter_problems(spec_copy)
+    assert (problem.file, problem.pointer) == ("examples/get.json", "/valid/0")
+    assert "labelled valid, but INVALID_SCHEMA SCHEMA-019" in problem.message
