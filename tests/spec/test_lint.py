@@ -101,6 +101,9 @@ def test_shape_problems_name_file_pointer_and_problem(spec_copy: Path, case: str
     problems = list(iter_problems(spec_copy))
     assert [(p.file, p.pointer) for p in problems] == [(file, pointer)]
     assert fragment in problems[0].message
+    result = CliRunner().invoke(main, ["spec", "lint", "--spec-dir", str(spec_copy)])
+    assert result.exit_code == 2
+    assert f"{spec_copy / file}: at '{pointer}': " in result.output
     with pytest.raises(SpecFileError) as raised:
         load(spec_copy)
     assert (str(raised.value.path), raised.value.pointer) == (file, pointer)
