@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ._arguments import ArgumentVerdict, wall_clock_ms
+from ._arguments import check_clock as _check_clock
 from ._arguments import validate_arguments as _validate
+from ._crossref import instant_ms
 from ._documents import PACKAGED_ROOT, SpecFileError
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._spec import Spec
@@ -32,7 +34,9 @@ __all__ = [
     "Tool",
     "Transition",
     "canonical_json",
+    "check_clock",
     "digest",
+    "instant_ms",
     "load",
     "operation_digest",
     "validate_arguments",
@@ -62,3 +66,10 @@ def validate_arguments(
     after now); pass ``None`` to stop before them, as a server does before replay detection.
     """
     return _validate(spec or load(), tool, arguments, clock=clock)
+
+
+def check_clock(
+    tool: str, arguments: Any, now_ms: int, *, spec: Spec | None = None
+) -> ArgumentVerdict:
+    """The checks against the clock alone (``expires_at`` strictly after ``now_ms``)."""
+    return _check_clock(spec or load(), tool, arguments, now_ms)

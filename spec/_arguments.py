@@ -82,9 +82,17 @@ def validate_arguments(
         return _breach_verdict(spec, breach)
     if failures:
         return failures[0]
-    if clock is not None:
-        for breach in clock_breaches(arguments, schema.get("x-clock", []), clock()):
-            return _breach_verdict(spec, breach)
+    return ACCEPTED if clock is None else check_clock(spec, tool, arguments, clock())
+
+
+def check_clock(spec: Spec, tool: str, arguments: Any, now_ms: int) -> ArgumentVerdict:
+    """The checks against the clock alone, for arguments that passed ``validate_arguments``.
+
+    A server runs them after replay detection (DESIGN.md, Order of checks on a call).
+    """
+    schema = spec.schema(spec.tool(tool).input_schema)
+    for breach in clock_breaches(arguments, schema.get("x-clock", []), now_ms):
+        return _breach_verdict(spec, breach)
     return ACCEPTED
 
 

@@ -6,8 +6,7 @@ import copy
 from typing import Any
 
 import pytest
-from engram_conformance.spec import validate_arguments
-from engram_conformance.spec._crossref import instant_ms
+from engram_conformance.spec import instant_ms, validate_arguments
 
 CAPTURE = "engram_memory_capture"
 SEARCH = "engram_memory_search"

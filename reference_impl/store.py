@@ -1,0 +1,228 @@
+"""The reference server's SQLite store: one database file in the state folder, WAL journal.
+
+Every mutation runs in one ``BEGIN IMMEDIATE`` transaction (``Store.write``): killing the process
+at any instant leaves either all of a call's rows or none. Pending material is stored sealed
+only; accepted records are kept in clear with their text in an FTS5 index.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .sealing import Sealed
+
+DATABASE_FILE = "memory.sqlite3"
+Scope = tuple[str, str]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    cursor INTEGER PRIMARY KEY AUTOINCREMENT,
+    tenant TEXT NOT NULL, workspace TEXT NOT NULL,
+    operation TEXT NOT NULL, target TEXT NOT NULL, at_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    tenant TEXT NOT NULL, workspace TEXT NOT NULL, principal TEXT NOT NULL, key TEXT NOT NULL,
+    tool TEXT NOT NULL, request_digest TEXT NOT NULL, value TEXT NOT NULL,
+    PRIMARY KEY (tenant, workspace, principal, key)
+);
+CREATE TABLE IF NOT EXISTS candidates (
+    candidate_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL, workspace TEXT NOT NULL, state TEXT NOT NULL,
+    payload_digest TEXT NOT NULL, created_cursor INTEGER NOT NULL,
+    nonce BLOB, ciphertext BLOB, wrapped_key BLOB
+);
+CREATE TABLE IF NOT EXISTS records (
+    record_id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL, workspace TEXT NOT NULL, state TEXT NOT NULL,
+    payload_digest TEXT NOT NULL, record TEXT,
+    valid_t INTEGER NOT NULL, valid_t_end INTEGER, expires_at_ms INTEGER
+);
+CREATE INDEX IF NOT EXISTS records_by_digest ON records (tenant, workspace, payload_digest);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_text USING fts5 (text);
+"""
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """The first outcome bound to an idempotency identity."""
+
+    tool: str
+    request_digest: str
+    value: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    candidate_id: str
+    state: str
+    payload_digest: str
+    created_cursor: int
+    sealed: Sealed | None
+
+
+@dataclass(frozen=True)
+class StoredRecord:
+    rowid: int
+    record_id: str
+    state: str
+    payload_digest: str
+    record: dict[str, Any] | None
+    valid_t: int
+    valid_t_end: int | None
+    expires_at_ms: int | None
+
+
+class Store:
+    """Data access only: the tools decide what to read and write."""
+
+    def __init__(self, state_dir: Path) -> None:
+        path = Path(state_dir) / DATABASE_FILE
+        self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.connection.execute("PRAGMA journal_mode=WAL")
+        self.connection.execute("PRAGMA synchronous=NORMAL")
+        self.connection.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.connection.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One atomic transaction: committed when the block ends, rolled back if it raises."""
+        self.connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.connection
+        except BaseException:
+            self.connection.execute("ROLLBACK")
+            raise
+        self.connection.execute("COMMIT")
+
+    # events -----------------------------------------------------------------------------
+    def append_event(self, scope: Scope, operation: str, target: str, at_ms: int) -> int:
+        """Journal one state change; its cursor is dense and grows with every mutation."""
+        row = self.connection.execute(
+            "INSERT INTO events (tenant, workspace, operation, target, at_ms)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (*scope, operation, target, at_ms),
+        )
+        return int(row.lastrowid)
+
+    def high_water(self) -> int:
+        row = self.connection.execute("SELECT COALESCE(MAX(cursor), 0) FROM events").fetchone()
+        return int(row[0])
+
+    # idempotency ------------------------------------------------------------------------
+    def reservation(self, scope: Scope, principal: str, key: str) -> Reservation | None:
+        row = self.connection.execute(
+            "SELECT tool, request_digest, value FROM idempotency"
+            " WHERE tenant = ? AND workspace = ? AND principal = ? AND key = ?",
+            (*scope, principal, key),
+        ).fetchone()
+        return None if row is None else Reservation(row[0], row[1], json.loads(row[2]))
+
+    def reserve(self, scope: Scope, principal: str, key: str, reservation: Reservation) -> None:
+        self.connection.execute(
+            "INSERT INTO idempotency VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (*scope, principal, key, reservation.tool, reservation.request_digest,
+             json.dumps(reservation.value, ensure_ascii=False)),
+        )  # fmt: skip
+
+    # candidates -------------------------------------------------------------------------
+    def insert_candidate(self, scope: Scope, candidate: Candidate, sealed: Sealed) -> None:
+        self.connection.execute(
+            "INSERT INTO candidates VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (candidate.candidate_id, *scope, candidate.state, candidate.payload_digest,
+             candidate.created_cursor, sealed.nonce, sealed.ciphertext, sealed.wrapped_key),
+        )  # fmt: skip
+
+    def candidate(self, scope: Scope, candidate_id: str) -> Candidate | None:
+        """The candidate of that id in that scope; another scope's id is as unknown as none."""
+        row = self.connection.execute(
+            "SELECT state, payload_digest, created_cursor, nonce, ciphertext, wrapped_key"
+            " FROM candidates WHERE candidate_id = ? AND tenant = ? AND workspace = ?",
+            (candidate_id, *scope),
+        ).fetchone()
+        if row is None:
+            return None
+        sealed = Sealed(row[3], row[4], row[5]) if row[5] is not None else None
+        return Candidate(candidate_id, row[0], row[1], row[2], sealed)
+
+    def end_candidate(self, candidate_id: str, state: str) -> None:
+        """Move a pending candidate to ``state`` and destroy its key and ciphertext."""
+        self.connection.execute(
+            "UPDATE candidates SET state = ?, nonce = NULL, ciphertext = NULL, wrapped_key = NULL"
+            " WHERE candidate_id = ?",
+            (state, candidate_id),
+        )
+
+    # records ----------------------------------------------------------------------------
+    def insert_record(
+        self, scope: Scope, record: dict[str, Any], text: str, expires_at_ms: int | None
+    ) -> None:
+        valid_time = record["valid_time"]
+        row = self.connection.execute(
+            "INSERT INTO records VALUES (?, ?, ?, 'accepted_current', ?, ?, ?, ?, ?)",
+            (record["record_id"], *scope, record["payload_digest"],
+             json.dumps(record, ensure_ascii=False), valid_time["t"], valid_time.get("t_end"),
+             expires_at_ms),
+        )  # fmt: skip
+        self.connection.execute(
+            "INSERT INTO records_text (rowid, text) VALUES (?, ?)", (row.lastrowid, text)
+        )
+
+    def record(self, scope: Scope, record_id: str) -> StoredRecord | None:
+        row = self.connection.execute(
+            "SELECT rowid, state, payload_digest, record, valid_t, valid_t_end, expires_at_ms"
+            " FROM records WHERE record_id = ? AND tenant = ? AND workspace = ?",
+            (record_id, *scope),
+        ).fetchone()
+        if row is None:
+            return None
+        record = json.loads(row[3]) if row[3] is not None else None
+        return StoredRecord(row[0], record_id, row[1], row[2], record, *row[4:])
+
+    def tombstone(self, stored: StoredRecord) -> None:
+        """Make a record terminal: its text leaves the index and its body is erased."""
+        self.connection.execute(
+            "UPDATE records SET state = 'tombstoned', record = NULL WHERE rowid = ?",
+            (stored.rowid,),
+        )
+        self.connection.execute("DELETE FROM records_text WHERE rowid = ?", (stored.rowid,))
+
+    def tombstoned_payload(self, scope: Scope, payload_digest: str) -> bool:
+        row = self.connection.execute(
+            "SELECT 1 FROM records WHERE tenant = ? AND workspace = ? AND payload_digest = ?"
+            " AND state = 'tombstoned' LIMIT 1",
+            (*scope, payload_digest),
+        ).fetchone()
+        return row is not None
+
+    def matching(self, scope: Scope, match: str, now_ms: int, cap: int) -> list[tuple[str, float]]:
+        """(record_id, BM25 score) of the scope's current records matching an FTS5 query.
+
+        Best first (FTS5's bm25 is lower for better matches), ties by record_id; at most ``cap``.
+        """
+        rows = self.connection.execute(
+            "SELECT r.record_id, bm25(records_text) AS score"
+            " FROM records_text JOIN records r ON r.rowid = records_text.rowid"
+            " WHERE records_text MATCH ? AND r.tenant = ? AND r.workspace = ?"
+            " AND r.state = 'accepted_current' AND r.valid_t <= ?"
+            " AND (r.valid_t_end IS NULL OR ? <= r.valid_t_end)"
+            " AND (r.expires_at_ms IS NULL OR ? < r.expires_at_ms)"
+            " ORDER BY score, r.record_id LIMIT ?",
+            (match, *scope, now_ms, now_ms, now_ms, cap),
+        ).fetchall()
+        return [(record_id, -score) for record_id, score in rows]
+
+    def records_by_id(self, record_ids: list[str]) -> dict[str, dict[str, Any]]:
+        placeholders = ",".join("?" * len(record_ids))
+        rows = self.connection.execute(
+            f"SELECT record_id, record FROM records WHERE record_id IN ({placeholders})",  # noqa: S608
+            record_ids,
+        ).fetchall()
+        return {record_id: json.loads(body) for record_id, body in rows}

@@ -1,0 +1,1 @@
+"""One module per tool; each handler takes a ``Call`` and returns the output value or refuses."""

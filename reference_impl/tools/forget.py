@@ -1,0 +1,29 @@
+"""engram_memory_forget: tombstone a record; its text leaves the search index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..envelope import Refusal
+from .call import Call
+from .mutation import lifecycle_receipt, mutate
+
+
+def forget(call: Call) -> dict[str, Any]:
+    return mutate(call, _forget)
+
+
+def _forget(call: Call) -> dict[str, Any]:
+    record_id = call.arguments["record_id"]
+    stored = call.store.record(call.scope, record_id)
+    if stored is None:
+        raise Refusal("NOT_FOUND")
+    if stored.state == "tombstoned":
+        raise Refusal("ALREADY_TERMINAL")
+    from_state = stored.state
+    if stored.expires_at_ms is not None and stored.expires_at_ms <= call.now_ms:
+        from_state = "expired"  # retention expiry moved it to expired (DESIGN, States and time)
+    cursor = call.store.append_event(call.scope, "tombstone", record_id, call.now_ms)
+    call.store.tombstone(stored)
+    receipt = lifecycle_receipt(call, "tombstone", from_state, "tombstoned", record_id, cursor)
+    return {"receipt": receipt, "replayed": False, "projection_invalidation": "complete"}
