@@ -23,10 +23,6 @@ from ._pointers import Location, to_pointer
 from ._spec import Spec
 
 INVALID_SCHEMA = "INVALID_SCHEMA"
-#: Walking a schema path through these keywords moves to another place in the instance.
-_DESCENDING = {"properties", "patternProperties", "items", "prefixItems", "additionalProperties"}
-#: These keywords hold several subschemas: the next path segment says which one.
-_KEYED = {"properties", "patternProperties", "prefixItems", "allOf", "anyOf", "oneOf", "$defs"}
 
 
 def wall_clock_ms() -> int:
@@ -147,7 +143,7 @@ def _schema_failure(
     if error.instance is None:
         rule = keyword_rules["null"]
     else:
-        rule = _rule_from_schema(spec, schema, error) or keyword_rules.get(error.validator)
+        rule = _rule_from_schema(error) or keyword_rules.get(error.validator)
         rule = rule or keyword_rules["type"]
     if error.validator == "additionalProperties":
         named = error.schema.get("properties", {})
@@ -167,49 +163,10 @@ def _document_order(arguments: Any, location: Location) -> tuple[int, ...]:
     return tuple(order)
 
 
-def _rule_from_schema(spec: Spec, schema: dict[str, Any], error: ValidationError) -> str | None:
-    """The rule that ``x-rules`` names for the failing keyword at the failing place.
+def _rule_from_schema(error: ValidationError) -> str | None:
+    """The rule that ``x-rules`` names for the failing keyword where it failed.
 
-    Walks the error's schema path from the root. jsonschema leaves ``$ref`` out of that path,
-    so a step that the current subschema lacks is looked up behind its ``$ref``. The walk keeps
-    the subschemas that describe the failing instance location; of those, the outermost naming
-    the keyword wins: a ``$ref`` site is more specific than the definition it refers to.
+    Validators run on schemas with their references inlined, where a ``$ref`` site's
+    ``x-rules`` already override the definition's (``inline_refs``).
     """
-    walk = _SchemaWalk(spec, schema)
-    segments = list(error.absolute_schema_path)
-    index = 0
-    while index < len(segments) - 1:
-        segment = segments[index]
-        if segment in _KEYED:
-            index += 1
-            walk.step(segment, segments[index])
-        else:
-            walk.step(segment)
-        index += 1
-    walk.follow_refs_to(error.validator)
-    for subschema in walk.here:
-        named = subschema.get("x-rules", {}).get(error.validator)
-        if named:
-            return named
-    return None
-
-
-class _SchemaWalk:
-    """A position in a schema, with the subschemas that apply to the same instance location."""
-
-    def __init__(self, spec: Spec, schema: dict[str, Any]) -> None:
-        self.resolver = spec.registry.resolver(base_uri=schema["$id"])
-        self.current = schema
-        self.here = [schema]
-
-    def follow_refs_to(self, key: str) -> None:
-        while key not in self.current and "$ref" in self.current:
-            resolved = self.resolver.lookup(self.current["$ref"])
-            self.resolver, self.current = resolved.resolver, resolved.contents
-            self.here.append(self.current)
-
-    def step(self, keyword: str, member: str | int | None = None) -> None:
-        self.follow_refs_to(keyword)
-        node = self.current[keyword]
-        self.current = node if member is None else node[member]
-        self.here = [self.current] if keyword in _DESCENDING else [*self.here, self.current]
+    return error.schema.get("x-rules", {}).get(error.validator)

@@ -15,6 +15,8 @@ from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool,
 from ._shape import shape_errors
 from ._vocabulary import SpecValidator
 
+_MAX_REF_DEPTH = 32
+
 
 def build_registry(documents: Documents) -> Registry:
     """Every schema and meta-schema of the folder, addressable by its ``$id``."""
@@ -24,6 +26,30 @@ def build_registry(documents: Documents) -> Registry:
         if isinstance(doc, dict) and "$id" in doc
     ]
     return Registry().with_resources(resources).crawl()
+
+
+def inline_refs(node: Any, resolver: Any, depth: int = 0) -> Any:
+    """A copy of a schema with every ``$ref`` replaced by what it refers to.
+
+    The spec's schemas are not recursive, so this terminates; validation then needs no
+    reference lookups (the costly part of validating an argument object). A ``$ref`` site's own
+    keywords are kept beside the referred ones, and its ``x-rules`` entries win over the
+    definition's: the site is more specific.
+    """
+    if depth > _MAX_REF_DEPTH:
+        raise ValueError("the schemas refer to each other in a cycle")
+    if isinstance(node, list):
+        return [inline_refs(item, resolver, depth) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" not in node:
+        return {key: inline_refs(value, resolver, depth) for key, value in node.items()}
+    resolved = resolver.lookup(node["$ref"])
+    target = inline_refs(resolved.contents, resolved.resolver, depth + 1)
+    site = {k: inline_refs(v, resolver, depth) for k, v in node.items() if k != "$ref"}
+    rules = {**target.get("x-rules", {}), **site.get("x-rules", {})}
+    merged = {**{k: v for k, v in target.items() if k not in ("$id", "$defs")}, **site}
+    return {**merged, "x-rules": rules} if rules else merged
 
 
 @dataclass(frozen=True)
@@ -111,8 +137,8 @@ class Spec:
     def validator(self, schema_id: str) -> Any:
         """A Draft 2020-12 validator with the spec vocabulary for the schema of that ``$id``."""
         if schema_id not in self._validators:
-            schema = self.schema(schema_id)
-            self._validators[schema_id] = SpecValidator(schema, registry=self.registry)
+            inlined = inline_refs(self.schema(schema_id), self.registry.resolver(schema_id))
+            self._validators[schema_id] = SpecValidator(inlined, registry=self.registry)
         return self._validators[schema_id]
 
     def input_validator(self, tool: str) -> Any:
