@@ -38,7 +38,7 @@ class PageCursor:
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
             body = json.loads(raw)
-        except (binascii.Error, ValueError):
+        except (binascii.Error, ValueError, RecursionError):  # deep nesting: not ours either
             return None
         if not isinstance(body, dict) or set(body) != {"v", "offset", "request", "ordered"}:
             return None

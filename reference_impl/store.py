@@ -86,6 +86,7 @@ class Store:
         self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.connection.execute("PRAGMA journal_mode=WAL")
         self.connection.execute("PRAGMA synchronous=NORMAL")
+        self.connection.execute("PRAGMA secure_delete=ON")  # forgotten text is overwritten
         self.connection.executescript(_SCHEMA)
 
     def close(self) -> None:
