@@ -17,6 +17,7 @@ from ._arguments import validate_arguments as _validate
 from ._crossref import instant_ms
 from ._documents import PACKAGED_ROOT, SpecFileError
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
+from ._pointers import resolve as resolve_pointer
 from ._spec import Spec
 from .canonical import canonical_json, digest, operation_digest
 
@@ -39,6 +40,7 @@ __all__ = [
     "instant_ms",
     "load",
     "operation_digest",
+    "resolve_pointer",
     "validate_arguments",
 ]
 

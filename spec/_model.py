@@ -19,6 +19,7 @@ class Tool:
     input_schema: str
     output_schema: str
     target: str | None = None
+    purpose_argument: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Tool:
@@ -133,6 +134,7 @@ class Example:
     code: str | None = None
     pointer: str | None = None
     clock_dependent: bool = False
+    answered_first_by: dict[str, Any] | None = None
 
     @property
     def valid(self) -> bool:

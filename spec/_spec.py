@@ -42,13 +42,15 @@ def inline_refs(node: Any, resolver: Any, depth: int = 0) -> Any:
         return [inline_refs(item, resolver, depth) for item in node]
     if not isinstance(node, dict):
         return node
-    if "$ref" not in node:
-        return {key: inline_refs(value, resolver, depth) for key, value in node.items()}
+    if "$ref" not in node:  # definitions are dropped: once inlined, nothing refers to them
+        return {k: inline_refs(v, resolver, depth) for k, v in node.items() if k != "$defs"}
     resolved = resolver.lookup(node["$ref"])
     target = inline_refs(resolved.contents, resolved.resolver, depth + 1)
-    site = {k: inline_refs(v, resolver, depth) for k, v in node.items() if k != "$ref"}
+    site = {
+        k: inline_refs(v, resolver, depth) for k, v in node.items() if k not in ("$ref", "$defs")
+    }
     rules = {**target.get("x-rules", {}), **site.get("x-rules", {})}
-    merged = {**{k: v for k, v in target.items() if k not in ("$id", "$defs")}, **site}
+    merged = {**{k: v for k, v in target.items() if k != "$id"}, **site}
     return {**merged, "x-rules": rules} if rules else merged
 
 

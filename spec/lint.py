@@ -20,7 +20,7 @@ from ._arguments import validate_arguments
 from ._crossref import CLOCK_KINDS, CROSS_REFERENCE_KINDS
 from ._documents import PACKAGED_ROOT, SpecFileError, read_documents
 from ._model import Rule
-from ._pointers import to_pointer
+from ._pointers import resolve, to_pointer
 from ._shape import shape_errors, walk_subschemas
 from ._spec import Spec, build_registry
 
@@ -247,4 +247,20 @@ def _misclassified(spec: Spec, tool: str, example: dict[str, Any]) -> str | None
         return "clock_dependent does not match: the example fails " + (
             "only against the clock" if clock_free.ok else "without any clock"
         )
+    if _purpose_answers_first(spec, tool, example) != ("answered_first_by" in example):
+        return (
+            "answered_first_by must be given exactly when the offending value is a purpose_ref"
+            " string: a server refuses it with -32603 before checking the schema"
+        )
     return None
+
+
+def _purpose_answers_first(spec: Spec, tool: str, example: dict[str, Any]) -> bool:
+    """Whether the purpose check (-32603) fails before the schema check would."""
+    purpose = spec.tools[tool].purpose_argument
+    if purpose is None or example["pointer"] != purpose:
+        return False
+    try:
+        return isinstance(resolve(example["arguments"], purpose), str)
+    except LookupError:
+        return False
