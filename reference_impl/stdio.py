@@ -1,0 +1,111 @@
+"""The stdio transport: newline-delimited JSON-RPC on the process's stdin and stdout.
+
+It replaces the SDK's ``stdio_server`` for two reasons: arguments are read leniently (see
+``wire``), and a line that is not a JSON-RPC message is answered as JSON-RPC 2.0 says (-32700 or
+-32600, id null when none can be read) instead of dropped, so a client is never left waiting.
+stdout belongs to the protocol: while serving, file descriptor 1 points at stderr, so a stray
+print cannot corrupt it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, BinaryIO
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import ServerMessageMetadata, SessionMessage
+from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    jsonrpc_message_adapter,
+)
+from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+
+from . import wire
+
+logger = logging.getLogger(__name__)
+
+Streams = tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[SessionMessage]]
+
+
+def claim_standard_streams() -> tuple[BinaryIO, BinaryIO]:
+    """Private handles on the protocol's stdin and stdout; fd 0 then reads nothing and fd 1
+    writes to stderr, for the rest of the process."""
+    protocol_in = os.fdopen(os.dup(0), "rb")
+    protocol_out = os.fdopen(os.dup(1), "wb")
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(2, 1)
+    return protocol_in, protocol_out
+
+
+@asynccontextmanager
+async def stdio_streams(stdin: BinaryIO, stdout: BinaryIO) -> AsyncIterator[Streams]:
+    """The read and write streams ``Server.run`` serves, over binary ``stdin`` and ``stdout``."""
+    read_send, read_receive = anyio.create_memory_object_stream[Any](0)
+    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
+    answers = write_send.clone()  # the reader's own handle, for the errors it answers itself
+    async with anyio.create_task_group() as writing:
+        writing.start_soon(_write, anyio.wrap_file(stdout), write_receive)
+        async with anyio.create_task_group() as reading:
+            reading.start_soon(_read, stdin, read_send, answers)
+            yield read_receive, write_send
+            reading.cancel_scope.cancel()  # the server is done: stop reading, finish writing
+
+
+async def _read(
+    stdin: BinaryIO,
+    messages: MemoryObjectSendStream[Any],
+    answers: MemoryObjectSendStream[SessionMessage],
+) -> None:
+    async with messages, answers:
+        while line := await anyio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True):
+            if line.strip():
+                message = _decode(line)
+                is_answer = isinstance(message.message, JSONRPCError)
+                await (answers if is_answer else messages).send(message)
+
+
+def _decode(line: bytes) -> SessionMessage:
+    """The message of one line, or the JSON-RPC error that answers it."""
+    try:
+        forwarded, sent = wire.set_aside(wire.parse(line))
+    except (wire.NotJson, RecursionError):
+        return _error(None, PARSE_ERROR, "Parse error")
+    try:
+        message = jsonrpc_message_adapter.validate_python(forwarded, by_name=False)
+    except ValidationError:
+        return _error(_request_id(forwarded), INVALID_REQUEST, "Invalid Request")
+    metadata = ServerMessageMetadata(request_context=sent) if sent is not None else None
+    return SessionMessage(message, metadata=metadata)
+
+
+def _request_id(message: Any) -> str | int | None:
+    request_id = message.get("id") if isinstance(message, dict) else None
+    valid = isinstance(request_id, str | int) and not isinstance(request_id, bool)
+    return request_id if valid else None
+
+
+def _error(request_id: str | int | None, code: int, message: str) -> SessionMessage:
+    error = ErrorData(code=code, message=message)
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+async def _write(
+    stdout: anyio.AsyncFile[bytes], outgoing: MemoryObjectReceiveStream[SessionMessage]
+) -> None:
+    async with outgoing:
+        async for item in outgoing:
+            try:
+                line = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+            except PydanticSerializationError:
+                logger.error("dropped an outgoing message that cannot be encoded as JSON")
+                continue
+            await stdout.write(line.encode("utf-8") + b"\n")
+            await stdout.flush()
