@@ -14,8 +14,11 @@ _PATTERNS = [
     re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
     re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
     re.compile(r"(?i)\bbearer\s+[a-z0-9._~+/-]{16,}=*"),
+    # the name may end a longer one joined by _ or - (DB_PASSWORD=, AWS_SECRET_ACCESS_KEY=)
     re.compile(
-        r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)"
+        r"(?i)(?<![a-z0-9])"
+        r"(?:password|passwd|pwd|secret(?:[_-]?access)?(?:[_-]?key)?|api[_-]?key"
+        r"|access[_-]?token|auth[_-]?token)"
         r"\s*[=:]\s*['\"]?[^\s'\"]{4,}"
     ),
     re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),

@@ -18,6 +18,7 @@ from typing import Any
 from .sealing import Sealed
 
 DATABASE_FILE = "memory.sqlite3"
+_BATCH = 900  # rowids per IN (...) list, under SQLite's default variable limit
 Scope = tuple[str, str]
 
 _SCHEMA = """
@@ -207,18 +208,48 @@ class Store:
         """(record_id, BM25 score) of the scope's current records matching an FTS5 query.
 
         Best first (FTS5's bm25 is lower for better matches), ties by record_id; at most ``cap``.
+        The index is shared by every scope. The fast path lets FTS5 rank the best ``2 * cap``
+        matches on its own and keeps the scope's eligible ones; it stands when every match was
+        ranked, or when ``cap`` eligible matches rank strictly better than any match left out.
+        Otherwise the exact query ranks every match of the scope.
         """
-        rows = self.connection.execute(
-            "SELECT r.record_id, bm25(records_text) AS score"
-            " FROM records_text JOIN records r ON r.rowid = records_text.rowid"
-            " WHERE records_text MATCH ? AND r.tenant = ? AND r.workspace = ?"
-            " AND r.state = 'accepted_current' AND r.valid_t <= ?"
-            " AND (r.valid_t_end IS NULL OR ? <= r.valid_t_end)"
-            " AND (r.expires_at_ms IS NULL OR ? < r.expires_at_ms)"
-            " ORDER BY score, r.record_id LIMIT ?",
-            (match, *scope, now_ms, now_ms, now_ms, cap),
+        ranked = self.connection.execute(
+            "SELECT rowid, rank FROM records_text WHERE records_text MATCH ? ORDER BY rank LIMIT ?",
+            (match, 2 * cap),
         ).fetchall()
-        return [(record_id, -score) for record_id, score in rows]
+        eligible = self._eligible(scope, [rowid for rowid, _ in ranked], now_ms)
+        rows = [(eligible[rowid], rank) for rowid, rank in ranked if rowid in eligible]
+        every_match_ranked = len(ranked) < 2 * cap
+        if not every_match_ranked:
+            floor = ranked[-1][1]
+            if sum(1 for _, rank in rows if rank < floor) < cap:
+                rows = self.connection.execute(
+                    "SELECT r.record_id, bm25(records_text)"  # CROSS JOIN: the index drives
+                    " FROM records_text CROSS JOIN records r ON r.rowid = records_text.rowid"
+                    " WHERE records_text MATCH ? AND r.tenant = ? AND r.workspace = ?"
+                    " AND r.state = 'accepted_current' AND r.valid_t <= ?"
+                    " AND (r.valid_t_end IS NULL OR ? <= r.valid_t_end)"
+                    " AND (r.expires_at_ms IS NULL OR ? < r.expires_at_ms)",
+                    (match, *scope, now_ms, now_ms, now_ms),
+                ).fetchall()
+        ordered = sorted(rows, key=lambda row: (row[1], row[0]))[:cap]
+        return [(record_id, -score) for record_id, score in ordered]
+
+    def _eligible(self, scope: Scope, rowids: list[int], now_ms: int) -> dict[int, str]:
+        """rowid -> record_id of those rows that are the scope's current, unexpired records."""
+        found = {}
+        for start in range(0, len(rowids), _BATCH):
+            batch = rowids[start : start + _BATCH]
+            rows = self.connection.execute(
+                "SELECT rowid, record_id FROM records NOT INDEXED"  # noqa: S608 - placeholders only
+                f" WHERE rowid IN ({','.join('?' * len(batch))}) AND tenant = ? AND workspace = ?"
+                " AND state = 'accepted_current' AND valid_t <= ?"
+                " AND (valid_t_end IS NULL OR ? <= valid_t_end)"
+                " AND (expires_at_ms IS NULL OR ? < expires_at_ms)",
+                (*batch, *scope, now_ms, now_ms, now_ms),
+            ).fetchall()
+            found.update(rows)
+        return found
 
     def records_by_id(self, record_ids: list[str]) -> dict[str, dict[str, Any]]:
         placeholders = ",".join("?" * len(record_ids))

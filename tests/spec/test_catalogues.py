@@ -103,3 +103,34 @@ def test_limits_of_the_seed(spec: Spec) -> None:
     assert limits["component_text"].max == 65_536
     assert limits["confirmation_ttl"].max == 300
     assert limits["confirmation_execution_window"].max == 30
+
+
+def test_every_schema_builds_a_validator(spec: Spec) -> None:
+    for tool in spec.tools:
+        assert spec.input_validator(tool).is_valid({}) is False
+        assert spec.output_validator(tool).is_valid({}) is False
+    assert spec.envelope_validator().is_valid({"ok": True}) is False
+    assert spec.binding_validator().is_valid({}) is False
+
+
+def test_output_validator_follows_references_into_records(spec: Spec) -> None:
+    packet = {
+        "record": {"record_id": "mem_abc"},
+        "redacted_fields": [],
+        "redaction_receipt_digest": "sha256:" + "0" * 64,
+    }
+    receipt = {
+        "record_id": "mem_abc",
+        "record_digest": "sha256:" + "1" * 64,
+        "valid_as_of": 0,
+        "system_as_of": "1",
+        "validated_through_cursor": "1",
+        "authorization_receipt_digest": "sha256:" + "2" * 64,
+        "revalidation_receipt_digest": "sha256:" + "3" * 64,
+        "checked_at": "2026-01-01T00:00:00.000Z",
+        "receipt_digest": "sha256:" + "4" * 64,
+    }
+    value = {**packet, "read_receipt": receipt, "packet_digest": "sha256:" + "5" * 64}
+    validator = spec.output_validator("engram_memory_get")
+    assert validator.is_valid(value)
+    assert not validator.is_valid({**value, "record": {"record_id": "rec_1"}})

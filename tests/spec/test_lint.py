@@ -198,3 +198,14 @@ def test_a_valid_example_that_is_not_valid_is_named(spec_copy: Path) -> None:
     [problem] = iter_problems(spec_copy)
     assert (problem.file, problem.pointer) == ("examples/get.json", "/valid/0")
     assert "labelled valid, but INVALID_SCHEMA SCHEMA-019" in problem.message
+
+
+def test_an_invalid_purpose_string_must_say_the_purpose_check_answers_first(
+    spec_copy: Path,
+) -> None:
+    document = json.loads((spec_copy / "examples/get.json").read_text(encoding="utf-8"))
+    index = next(i for i, item in enumerate(document["invalid"]) if "answered_first_by" in item)
+    edit(spec_copy, "examples/get.json", lambda d: d["invalid"][index].pop("answered_first_by"))
+    [problem] = iter_problems(spec_copy)
+    assert (problem.file, problem.pointer) == ("examples/get.json", f"/invalid/{index}")
+    assert "answered_first_by" in problem.message

@@ -1,0 +1,101 @@
+"""Benchmarks of the reference server: capture+admission throughput, search latency, peak memory.
+
+Prints figures; asserts nothing. ``python benchmarks/bench_reference.py --help`` for options.
+Populated state folders are kept under ``--cache`` so that reruns skip loading the records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import time
+from pathlib import Path
+
+from corpus import Corpus  # type: ignore[import-not-found]
+from engram_conformance.reference_impl.context import InvocationContext
+from engram_conformance.reference_impl.policy import HostPolicy
+from engram_conformance.reference_impl.service import MemoryService
+
+PURPOSE = "purpose:bench"
+
+
+def context(tool: str, tenant: str = "bench") -> InvocationContext:
+    return InvocationContext(
+        tenant, "workspace", "principal", "agent", "session", PURPOSE, "audit", tool, 0, 300
+    )
+
+
+def load_pairs(
+    service: MemoryService, corpus: Corpus, first: int, count: int, tenant: str
+) -> float:
+    """Capture and admit ``count`` records; returns pairs per second."""
+    capture_context = context("engram_memory_capture", tenant)
+    admit_context = context("engram_memory_request_admission", tenant)
+    elapsed = 0.0
+    for number in range(first, first + count):
+        arguments = corpus.capture(number, PURPOSE)  # generating the input is not timed
+        started = time.perf_counter()
+        captured = service.call("engram_memory_capture", arguments, capture_context)
+        candidate_id = captured["output"]["value"]["candidate_id"]
+        admission = {"candidate_id": candidate_id, "idempotency_key": f"bench-admit-{number:08d}"}
+        outcome = service.call("engram_memory_request_admission", admission, admit_context)
+        elapsed += time.perf_counter() - started
+        assert outcome["output"]["value"]["outcome"]["status"] == "accepted"
+    return count / elapsed
+
+
+def search_latencies(
+    service: MemoryService, corpus: Corpus, queries: int, tenant: str
+) -> list[float]:
+    search_context = context("engram_memory_search", tenant)
+    latencies = []
+    for _ in range(queries):
+        arguments = {"query": corpus.query(), "purpose_ref": PURPOSE}
+        started = time.perf_counter()
+        answer = service.call("engram_memory_search", arguments, search_context)
+        latencies.append((time.perf_counter() - started) * 1000)
+        assert answer["ok"], answer
+    return latencies
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--pairs", type=int, default=2_000, help="pairs for the throughput figure")
+    parser.add_argument("--queries", type=int, default=2_000)
+    parser.add_argument("--cache", type=Path, default=Path(".bench-state"))
+    options = parser.parse_args()
+
+    corpus = Corpus()
+    throughput_dir = options.cache / f"throughput-{time.time_ns()}"
+    service = MemoryService(throughput_dir, HostPolicy())
+    rate = load_pairs(service, corpus, 0, options.pairs, "throughput")
+    service.close()
+    print(f"capture+admission, in-process: {rate:,.0f} pairs/s over {options.pairs:,} pairs")
+
+    for size in options.sizes:
+        state_dir = options.cache / f"records-{size}"
+        service = MemoryService(state_dir, HostPolicy())
+        have = service.store.connection.execute("SELECT COUNT(*) FROM records").fetchone()[0]
+        if have < size:
+            rate = load_pairs(service, Corpus(seed=size), have, size - have, f"size-{size}")
+            print(f"loaded {size - have:,} records at {rate:,.0f} pairs/s")
+        latencies = search_latencies(service, Corpus(seed=3), options.queries, f"size-{size}")
+        print(
+            f"search at {size:,} records, in-process: p50 {percentile(latencies, 0.5):.2f} ms,"
+            f" p99 {percentile(latencies, 0.99):.2f} ms, mean {statistics.fmean(latencies):.2f} ms"
+            f" over {options.queries:,} queries"
+        )
+        service.close()
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS of this process: {peak_mb:,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
