@@ -9,15 +9,21 @@ from __future__ import annotations
 import argparse
 import resource
 import statistics
+import sys
 import time
 from pathlib import Path
 
+import anyio
 from corpus import Corpus  # type: ignore[import-not-found]
+from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.reference_impl.context import InvocationContext
 from engram_conformance.reference_impl.policy import HostPolicy
 from engram_conformance.reference_impl.service import MemoryService
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 PURPOSE = "purpose:bench"
+SEARCH = "engram_memory_search"
 
 
 def context(tool: str, tenant: str = "bench") -> InvocationContext:
@@ -59,6 +65,49 @@ def search_latencies(
     return latencies
 
 
+async def _stdio_latencies(
+    state_dir: Path, corpus: Corpus, queries: int, tenant: str
+) -> list[float]:
+    signer = ContextSigner()
+    key_file = signer.write_public_key(state_dir / "bench-host.pem")
+    command = Path(sys.executable).with_name("engram-reference")
+    parameters = StdioServerParameters(
+        command=str(command),
+        args=["serve", "--state-dir", str(state_dir), "--host-public-key", str(key_file)],
+    )
+    latencies = []
+    async with Client(stdio_client(parameters), mode="legacy") as client:
+        for _ in range(queries):
+            now_s = int(time.time())
+            claims = {
+                "tenant": tenant, "workspace": "workspace", "principal": "principal",
+                "agent_id": "agent", "session": "session", "purpose_ref": PURPOSE,
+                "audit_id": "audit", "tool": SEARCH, "iat": now_s, "exp": now_s + 60,
+            }  # fmt: skip
+            meta = signer.meta(claims)  # signing is the host's cost, not the server's
+            arguments = {"query": corpus.query(), "purpose_ref": PURPOSE}
+            started = time.perf_counter()
+            result = await client.call_tool(SEARCH, arguments, meta=meta)
+            latencies.append((time.perf_counter() - started) * 1000)
+            assert not result.is_error, result
+    return latencies
+
+
+def stdio_search_latencies(
+    state_dir: Path, corpus: Corpus, queries: int, tenant: str
+) -> list[float]:
+    """Search round trips through the MCP client to ``engram-reference serve`` over stdio."""
+    return anyio.run(_stdio_latencies, state_dir, corpus, queries, tenant)
+
+
+def report(label: str, latencies: list[float]) -> None:
+    print(
+        f"{label}: p50 {percentile(latencies, 0.5):.2f} ms,"
+        f" p99 {percentile(latencies, 0.99):.2f} ms,"
+        f" mean {statistics.fmean(latencies):.2f} ms over {len(latencies):,} queries"
+    )
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -87,14 +136,18 @@ def main() -> None:
             rate = load_pairs(service, Corpus(seed=size), have, size - have, f"size-{size}")
             print(f"loaded {size - have:,} records at {rate:,.0f} pairs/s")
         latencies = search_latencies(service, Corpus(seed=3), options.queries, f"size-{size}")
-        print(
-            f"search at {size:,} records, in-process: p50 {percentile(latencies, 0.5):.2f} ms,"
-            f" p99 {percentile(latencies, 0.99):.2f} ms, mean {statistics.fmean(latencies):.2f} ms"
-            f" over {options.queries:,} queries"
-        )
         service.close()
+        report(f"search at {size:,} records, in-process", latencies)
+        latencies = stdio_search_latencies(
+            state_dir, Corpus(seed=3), options.queries, f"size-{size}"
+        )
+        report(f"search at {size:,} records, over stdio", latencies)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak RSS of this process: {peak_mb:,.0f} MB")
+    server_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(
+        f"peak RSS: in-process benchmark {peak_mb:,.0f} MB,"
+        f" largest stdio server {server_mb:,.0f} MB"
+    )
 
 
 if __name__ == "__main__":

@@ -13,9 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import jwt
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.reference_impl.records import instant
 from engram_conformance.spec import load, operation_digest, wall_clock_ms
 
@@ -30,18 +28,12 @@ ABSENT = object()
 class Host:
     """A host with its own signing key; ``clock`` gives epoch milliseconds."""
 
-    private_key: Ed25519PrivateKey = field(default_factory=Ed25519PrivateKey.generate)
+    signer: ContextSigner = field(default_factory=ContextSigner)
     clock: Callable[[], int] = wall_clock_ms
     _audit_ids: itertools.count[int] = field(default_factory=itertools.count, repr=False)
 
-    def public_pem(self) -> bytes:
-        return self.private_key.public_key().public_bytes(
-            Encoding.PEM, PublicFormat.SubjectPublicKeyInfo
-        )
-
     def write_public_key(self, path: Path) -> Path:
-        path.write_bytes(self.public_pem())
-        return path
+        return self.signer.write_public_key(path)
 
     def claims(self, tool: str, /, **overrides: Any) -> dict[str, Any]:
         """Claims binding one call of ``tool``; ``ttl_s`` sets ``exp - iat`` (default 60)."""
@@ -63,12 +55,7 @@ class Host:
         return {name: value for name, value in claims.items() if value is not ABSENT}
 
     def sign(self, claims: Mapping[str, Any], *, headers: Mapping[str, Any] | None = None) -> str:
-        return jwt.encode(
-            dict(claims),
-            self.private_key,
-            algorithm="EdDSA",
-            headers={"typ": TOKEN_TYPE, **(headers or {})},
-        )
+        return self.signer.sign(claims, headers=headers)
 
     def token(self, tool: str, /, **overrides: Any) -> str:
         return self.sign(self.claims(tool, **overrides))

@@ -92,7 +92,7 @@ def service() -> FakeService:
 
 @pytest.fixture
 def server(host: Host, service: FakeService, clock: FakeClock) -> Server[Any]:
-    return build_server(service, HostBinding(host.private_key.public_key(), clock=clock))
+    return build_server(service, HostBinding(host.signer.public_key(), clock=clock))
 
 
 async def answer(
@@ -153,7 +153,7 @@ def hmac_with_public_key(host: Host) -> dict[str, Any]:
     """The algorithm-confusion attack: HS256 keyed with the host's public PEM."""
     header = {"alg": "HS256", "typ": TOKEN_TYPE}
     unsigned_token = compact(header, host.claims(SEARCH)).rstrip(".")
-    mac = hmac.new(host.public_pem(), unsigned_token.encode(), hashlib.sha256).digest()
+    mac = hmac.new(host.signer.public_pem(), unsigned_token.encode(), hashlib.sha256).digest()
     return {META_KEY: unsigned_token + "." + b64(mac)}
 
 
@@ -175,12 +175,7 @@ def signed_payload(payload: bytes) -> Any:
     """A validly signed JWS whose payload is not a claims object."""
 
     def build(host: Host) -> dict[str, Any]:
-        import jwt
-
-        token = jwt.api_jws.encode(
-            payload, host.private_key, algorithm="EdDSA", headers={"typ": TOKEN_TYPE}
-        )
-        return {META_KEY: token}
+        return {META_KEY: host.signer.sign_payload(payload)}
 
     return build
 

@@ -1,0 +1,1 @@
+"""How the harness binds host-owned values to each call (DESIGN.md, Host binding)."""
