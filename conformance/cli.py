@@ -79,3 +79,6 @@ def docs(spec_dir: Path | None, output: Path, check: bool) -> None:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(text, encoding="utf-8")
     click.echo(f"wrote {output}")
+
+
+from . import run_command  # noqa: E402,F401 - registers the run command on main

@@ -14,12 +14,12 @@ from typing import Any
 from ._arguments import ArgumentVerdict, wall_clock_ms
 from ._arguments import check_clock as _check_clock
 from ._arguments import validate_arguments as _validate
-from ._crossref import instant_ms
 from ._documents import PACKAGED_ROOT, SpecFileError
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._pointers import resolve as resolve_pointer
 from ._spec import Spec
 from .canonical import canonical_json, digest, operation_digest
+from .instants import instant, instant_ms
 
 __all__ = [
     "PACKAGED_ROOT",
@@ -37,6 +37,7 @@ __all__ = [
     "canonical_json",
     "check_clock",
     "digest",
+    "instant",
     "instant_ms",
     "load",
     "operation_digest",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ._pointers import Location, matches
+from .instants import instant_ms
 
 
 @dataclass(frozen=True)
@@ -67,15 +67,6 @@ def cross_reference_breaches(document: Any, entries: list[dict[str, Any]]) -> It
     """Breaches of ``x-crossReferences`` entries, entry by entry, in document order."""
     for entry in entries:
         yield from CROSS_REFERENCE_KINDS[entry["kind"]](document, entry)
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def instant_ms(text: str) -> int:
-    """Epoch milliseconds of a canonical Instant (YYYY-MM-DDTHH:mm:ss.sssZ)."""
-    moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f%z")
-    return (moment - _EPOCH) // timedelta(milliseconds=1)
 
 
 def _after_now(document: Any, entry: dict[str, Any], now_ms: int) -> Iterator[Breach]:

@@ -134,12 +134,14 @@ class Spec:
             ) from None
 
     def schema(self, schema_id: str) -> Any:
-        return self.registry.contents(schema_id)
+        """The schema of that ``$id``, or the subschema a URI with a JSON Pointer fragment names."""
+        return self.registry.resolver().lookup(schema_id).contents
 
     def validator(self, schema_id: str) -> Any:
         """A Draft 2020-12 validator with the spec vocabulary for the schema of that ``$id``."""
         if schema_id not in self._validators:
-            inlined = inline_refs(self.schema(schema_id), self.registry.resolver(schema_id))
+            resolved = self.registry.resolver().lookup(schema_id)
+            inlined = inline_refs(resolved.contents, resolved.resolver)
             self._validators[schema_id] = SpecValidator(inlined, registry=self.registry)
         return self._validators[schema_id]
 

@@ -1,0 +1,52 @@
+"""Known failures of a CI gate: a listed failure passes the gate, a listed rule that now passes
+fails it as stale, an unlisted failure fails it.
+
+The file is JSON: ``{"known_failures": {"RULE-ID": "why it is known", ...}}``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class BaselineError(Exception):
+    file: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class Baseline:
+    known_failures: dict[str, str]
+
+    @classmethod
+    def load(cls, path: Path, rule_ids: set[str]) -> Baseline:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise BaselineError(str(path), f"cannot be read: {error.strerror or error}") from None
+        except ValueError as error:
+            raise BaselineError(str(path), f"is not JSON: {error}") from None
+        known = data.get("known_failures") if isinstance(data, dict) else None
+        if not isinstance(known, dict) or not all(isinstance(v, str) for v in known.values()):
+            raise BaselineError(str(path), 'expected {"known_failures": {"RULE-ID": "reason"}}')
+        unknown = sorted(set(known) - rule_ids)
+        if unknown:
+            raise BaselineError(str(path), f"names rules the spec does not have: {unknown}")
+        return cls(dict(known))
+
+    def mark(self, rule: str, verdict: str) -> str | None:
+        """``known_failure``, ``stale`` or None for one rule's verdict."""
+        if rule not in self.known_failures:
+            return None
+        return "known_failure" if verdict in ("fail", "warn", "error") else "stale"
+
+
+def gate_fails(verdict: str, mark: str | None) -> bool:
+    """Whether one rule fails the gate (exit code 1)."""
+    return (verdict == "fail" and mark != "known_failure") or mark == "stale"

@@ -1,0 +1,1 @@
+"""The checks: one module per rule family, each check declaring the rules it decides."""

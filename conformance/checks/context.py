@@ -1,0 +1,212 @@
+"""What a check works with: the session, the host, the rule ledger, and contract-level helpers.
+
+``expect`` records one verdict-bearing comparison against a rule. The helpers (``capture``,
+``accept``, ``search``, ...) are plain calls with valid, unique arguments; they record nothing
+themselves, so a check states exactly what it decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+from engram_conformance.spec import Spec
+
+from ..host import Host, Identity
+from ..ledger import Failure, Ledger
+from ..observation import Observation
+from ..session import Session
+from ..targets.descriptor import Policy
+from .builders import capture_arguments
+
+SEARCH = "engram_memory_search"
+GET = "engram_memory_get"
+CAPTURE = "engram_memory_capture"
+ADMIT = "engram_memory_request_admission"
+WITHDRAW = "engram_memory_withdraw"
+FORGET = "engram_memory_forget"
+
+
+class CheckFailed(Exception):
+    """Raised by ``require``: the check cannot go on (its precondition did not hold)."""
+
+
+class CheckContext:
+    def __init__(
+        self,
+        *,
+        check: str,
+        spec: Spec,
+        policy: Policy,
+        host: Host,
+        session: Session,
+        ledger: Ledger,
+        run_id: str,
+        seed: int,
+    ) -> None:
+        self.check = check
+        self.spec = spec
+        self.policy = policy
+        self.host = host
+        self.session = session
+        self.ledger = ledger
+        self.run_id = run_id
+        self.seed = seed
+        self.identity = host.new_identity()
+        self._first_call = len(session.transcript)
+        self._unique = itertools.count(1)
+
+    # recording ---------------------------------------------------------------------------
+    def calls(self) -> tuple[dict[str, Any], ...]:
+        """This check's calls so far, as data."""
+        return tuple(o.to_json() for o in self.session.transcript[self._first_call :])
+
+    def expect(self, rule: str, ok: bool, *, expected: str, observed: Any) -> bool:
+        if ok:
+            self.ledger.passed(rule, self.check)
+        else:
+            shown = observed if isinstance(observed, str) else _show(observed)
+            failure = Failure(self.check, expected, shown, self.calls(), self.seed)
+            self.ledger.failed(rule, failure)
+        return ok
+
+    def not_applicable(self, rule: str, reason: str) -> None:
+        """Record that the target's declared policy makes ``rule`` unreachable."""
+        self.ledger.inapplicable(rule, self.check, reason)
+
+    def require(self, ok: bool, what: str, observed: Any = None) -> None:
+        """Stop the check when a step it builds on did not work (its rules become ``error``)."""
+        if not ok:
+            raise CheckFailed(f"{what}; observed {_show(observed)}")
+
+    # identities and values -----------------------------------------------------------------
+    def new_identity(self, label: str = "") -> Identity:
+        return self.host.new_identity(label)
+
+    def unique(self, label: str) -> str:
+        """A token nobody else uses in this run (also a distinctive search term)."""
+        return f"{label}{self.run_id}x{self.check.replace('_', '')[:24]}x{next(self._unique)}"
+
+    def key(self, label: str = "key") -> str:
+        return f"{self.unique(label)}-idempotency"
+
+    # calls ---------------------------------------------------------------------------------
+    async def call(
+        self,
+        tool: str,
+        arguments: Any,
+        *,
+        identity: Identity | None = None,
+        meta: dict[str, Any] | None = None,
+        **claims: Any,
+    ) -> Observation:
+        """One call bound to ``identity`` (default: the check's own); ``claims`` override."""
+        bound = self.host.claims(identity or self.identity, tool, **claims)
+        sent_meta = self.host.meta(bound) if meta is None else meta
+        return await self.session.call(tool, arguments, sent_meta, bound)
+
+    def capture_arguments(self, text: str | None = None, **options: Any) -> dict[str, Any]:
+        identity = options.pop("identity", None) or self.identity
+        return capture_arguments(
+            self.spec,
+            key=options.pop("key", None) or self.key("capture"),
+            purpose_ref=identity.purpose_ref,
+            text=text or f"note {self.unique('text')}",
+            **options,
+        )
+
+    async def capture(
+        self, arguments: dict[str, Any] | None = None, *, identity: Identity | None = None
+    ) -> Observation:
+        arguments = arguments or self.capture_arguments(identity=identity)
+        return await self.call(CAPTURE, arguments, identity=identity)
+
+    async def admit(
+        self, candidate_id: Any, *, identity: Identity | None = None, key: str | None = None
+    ) -> Observation:
+        arguments = {"candidate_id": candidate_id, "idempotency_key": key or self.key("admit")}
+        return await self.call(ADMIT, arguments, identity=identity)
+
+    async def pending(self, text: str | None = None, *, identity: Identity | None = None) -> str:
+        """A pending candidate's id (the check stops if capture does not work)."""
+        captured = await self.capture(
+            self.capture_arguments(text, identity=identity), identity=identity
+        )
+        self.require(
+            captured.ok and "candidate_id" in captured.value, "capture failed", captured.summary()
+        )
+        return captured.value["candidate_id"]
+
+    async def accepted(self, text: str | None = None, *, identity: Identity | None = None) -> str:
+        """An accepted record's id (the check stops if capture or admission does not work)."""
+        candidate_id = await self.pending(text, identity=identity)
+        admitted = await self.admit(candidate_id, identity=identity)
+        outcome = admitted.value.get("outcome", {})
+        self.require(
+            outcome.get("status") == "accepted" and "record_id" in outcome,
+            "admission of a clean capture was not accepted",
+            admitted.summary(),
+        )
+        return outcome["record_id"]
+
+    async def confirmed(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        identity: Identity | None = None,
+        **approval: Any,
+    ) -> Observation:
+        """A call carrying a human approval of exactly this call (overridable)."""
+        confirmation = self.host.confirmation(tool, arguments, **approval)
+        return await self.call(tool, arguments, identity=identity, confirmation=confirmation)
+
+    async def withdraw(
+        self, candidate_id: Any, *, identity: Identity | None = None, key: str | None = None
+    ) -> Observation:
+        arguments = {
+            "candidate_id": candidate_id,
+            "idempotency_key": key or self.key("withdraw"),
+            "reason_ref": "reason:conformance",
+        }
+        return await self.confirmed(WITHDRAW, arguments, identity=identity)
+
+    async def forget(
+        self, record_id: Any, *, identity: Identity | None = None, key: str | None = None
+    ) -> Observation:
+        arguments = {
+            "record_id": record_id,
+            "idempotency_key": key or self.key("forget"),
+            "reason_ref": "reason:conformance",
+        }
+        return await self.confirmed(FORGET, arguments, identity=identity)
+
+    async def search(
+        self, query: str, *, identity: Identity | None = None, **arguments: Any
+    ) -> Observation:
+        identity = identity or self.identity
+        sent = {"query": query, "purpose_ref": identity.purpose_ref, **arguments}
+        return await self.call(SEARCH, sent, identity=identity)
+
+    async def get(
+        self, record_id: Any, *, identity: Identity | None = None, **arguments: Any
+    ) -> Observation:
+        identity = identity or self.identity
+        sent = {"record_id": record_id, "purpose_ref": identity.purpose_ref, **arguments}
+        return await self.call(GET, sent, identity=identity)
+
+    async def found(self, query: str, *, identity: Identity | None = None) -> list[str]:
+        """The record ids a search returns (the check stops if search fails)."""
+        answer = await self.search(query, identity=identity)
+        self.require(answer.ok, "search failed", answer.summary())
+        return [p.get("record", {}).get("record_id") for p in answer.value.get("records", [])]
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Observation):
+        return value.summary()
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)[:2000]
+    except (TypeError, ValueError):
+        return repr(value)[:2000]

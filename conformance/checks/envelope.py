@@ -1,0 +1,127 @@
+"""Per-call checks of every answer: the envelope, the text copy, isError, auditId, the errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from engram_conformance.spec import Spec
+
+from ..observation import Observation
+from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
+from .registry import check, per_call
+
+Expect = Callable[..., bool]
+PROTOCOL_CODES = (-32602, -32603)
+ENVELOPE = "urn:engram-conformance:schema:envelope"
+#: Argument strings shorter than this are too common to count as an echo of the input.
+ECHO_MIN_LENGTH = 8
+
+
+@per_call(rules=("ENV-010",))
+def answers_are_results_or_the_two_protocol_errors(
+    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
+) -> None:
+    if observed.method == "tools/call" and observed.outcome == "protocol_error":
+        expect(
+            "ENV-010",
+            observed.error_code in PROTOCOL_CODES,
+            expected="a tool result, or JSON-RPC error -32602 or -32603",
+            observed=f"JSON-RPC error {observed.error_code}: {observed.error_message}",
+        )
+
+
+@per_call(rules=("ERR-006",))
+def protocol_errors_carry_their_constant_messages(
+    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
+) -> None:
+    if observed.outcome == "protocol_error" and observed.error_code in spec.protocol_errors:
+        wanted = spec.protocol_errors[observed.error_code].message
+        expect(
+            "ERR-006",
+            observed.error_message == wanted,
+            expected=f"{observed.error_code} with message {wanted!r}",
+            observed=repr(observed.error_message),
+        )
+
+
+@per_call(rules=("ENV-001", "ENV-002", "ENV-003", "ENV-004", "ENV-005", "ENV-006"))
+def envelope_has_the_contract_shape(
+    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
+) -> None:
+    if observed.outcome != "result" or observed.method != "tools/call":
+        return
+    envelope = observed.structured
+    expect(
+        "ENV-004",
+        isinstance(envelope, dict) and _text_copy(observed.text) == envelope,
+        expected="structuredContent, and a text content whose JSON equals it",
+        observed={"structuredContent": envelope, "text": observed.text},
+    )
+    if not isinstance(envelope, dict):
+        return
+    ok = envelope.get("ok")
+    branch = "Success" if ok is True else "Failure"
+    errors = list(spec.validator(f"{ENVELOPE}#/$defs/{branch}").iter_errors(envelope))
+    extra = [e.message for e in errors if e.validator == "additionalProperties"]
+    other = [f"{e.json_path}: {e.message}" for e in errors if e.validator != "additionalProperties"]
+    expect(
+        "ENV-001" if ok is True else "ENV-002",
+        not other,
+        expected=f"the {branch.lower()} envelope of the contract text, section 2",
+        observed=other or envelope,
+    )
+    expect("ENV-003", not extra, expected="no envelope field beyond the contract's", observed=extra)
+    expect(
+        "ENV-005",
+        observed.is_error is (ok is not True),
+        expected=f"isError {ok is not True} for ok {ok}",
+        observed=f"isError {observed.is_error}",
+    )
+    bound = (observed.claims or {}).get("audit_id")
+    expect(
+        "ENV-006",
+        envelope.get("auditId") == bound,
+        expected=f"auditId {bound!r} (the bound audit_id)",
+        observed=repr(envelope.get("auditId")),
+    )
+
+
+def _text_copy(text: str | None) -> Any:
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+@check(rules=("ENV-001", "ENV-002"), tools=(CAPTURE, ADMIT, SEARCH, GET, WITHDRAW, FORGET))
+async def every_tool_answers_envelopes(ctx: CheckContext) -> None:
+    """Each tool once on its success path and once on a failure path.
+
+    The per-call checks judge every one of these answers (shape, text copy, isError, auditId,
+    error catalogue); this check also requires that each answer is the envelope of its path.
+    """
+    text = ctx.unique("envelope")
+    record_id = await ctx.accepted(f"envelope check {text}")
+    candidate_id = await ctx.pending()
+    unknown_record = "mem_" + "a" * 52
+    answers = [
+        (await ctx.search(text), True),
+        (await ctx.get(record_id), True),
+        (await ctx.get(unknown_record), False),
+        (await ctx.admit("cand-unknown-" + text), False),
+        (await ctx.withdraw(candidate_id), True),
+        (await ctx.withdraw("cand-unknown-" + text), False),
+        (await ctx.forget(record_id), True),
+        (await ctx.forget(unknown_record), False),
+    ]
+    for observed, success in answers:
+        rule = "ENV-001" if success else "ENV-002"
+        envelope = observed.envelope or {}
+        ctx.expect(
+            rule,
+            envelope.get("ok") is success,
+            expected=f"{observed.tool}: ok {success}",
+            observed=observed,
+        )

@@ -1,0 +1,18 @@
+"""Imports every family module so that their checks register."""
+
+from . import (  # noqa: F401
+    discovery,
+    envelope,
+    errors,
+    gate,
+    host,
+    idempotency,
+    lifecycle,
+    paging,
+    privacy,
+    redaction,
+    retention,
+    schema,
+    scope,
+    search,
+)

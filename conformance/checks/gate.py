@@ -1,0 +1,1 @@
+"""Checks of the gate rules (being written)."""

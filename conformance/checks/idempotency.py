@@ -1,0 +1,1 @@
+"""Checks of the idempotency rules (being written)."""

@@ -1,0 +1,1 @@
+"""Checks of the lifecycle rules (being written)."""

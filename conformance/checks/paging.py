@@ -1,0 +1,1 @@
+"""Checks of the paging rules (being written)."""

@@ -1,0 +1,1 @@
+"""Checks of the privacy rules (being written)."""

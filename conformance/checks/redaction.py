@@ -1,0 +1,1 @@
+"""Checks of the redaction rules (being written)."""

@@ -1,0 +1,1 @@
+"""Checks of the scope rules (being written)."""

@@ -1,0 +1,1 @@
+"""Checks of the search rules (being written)."""

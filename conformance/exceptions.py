@@ -1,0 +1,37 @@
+"""What can go wrong while the harness drives a server, step by step.
+
+- start: ``StartupFailed`` (the command cannot run, exits, or the URL never answers);
+- initialize and every call: ``ServerFault`` (the connection broke, the server crashed, hung past
+  the call timeout, or answered something that is not MCP);
+- descriptor reading: ``targets.descriptor.DescriptorError``.
+A ``ServerFault`` during a check makes that check's rules ``error`` with the evidence; it never
+ends the run. ``StartupFailed`` ends it with exit code 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class StartupFailed(Exception):
+    """The server could not be started or reached."""
+
+    problem: str
+    stderr_tail: str = ""
+
+    def __str__(self) -> str:
+        tail = (
+            f"\n--- server stderr (last lines) ---\n{self.stderr_tail}" if self.stderr_tail else ""
+        )
+        return f"the server could not be started: {self.problem}{tail}"
+
+
+@dataclass(frozen=True)
+class ServerFault(Exception):
+    """The server crashed, hung or spoke garbage during a call."""
+
+    problem: str
+
+    def __str__(self) -> str:
+        return self.problem

@@ -1,0 +1,83 @@
+"""What the checks found, rule by rule, and the verdict each rule gets from it.
+
+A check records expectations (``passed`` or ``failed`` with expected and observed) against the
+rules it declares; a check that cannot finish (the server faulted, the harness erred) records an
+``error``. A rule passes only when something was actually checked and nothing failed: a rule
+nothing evaluated is never green.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram_conformance.spec import Rule
+
+VERDICT_ORDER = ("pass", "not_applicable", "warn", "fail", "error")
+MAX_FAILURES_KEPT = 5  # a few examples of a broken rule are evidence enough
+
+
+@dataclass(frozen=True)
+class Failure:
+    check: str
+    expected: str
+    observed: str
+    calls: tuple[dict[str, Any], ...] = ()
+    seed: int | None = None
+
+
+@dataclass
+class Evidence:
+    """Everything recorded against one rule."""
+
+    checks: set[str] = field(default_factory=set)
+    passed: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    not_applicable: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str
+    reason: str | None = None
+
+
+class Ledger:
+    def __init__(self) -> None:
+        self.evidence: dict[str, Evidence] = defaultdict(Evidence)
+
+    def passed(self, rule: str, check: str) -> None:
+        entry = self.evidence[rule]
+        entry.checks.add(check)
+        entry.passed += 1
+
+    def failed(self, rule: str, failure: Failure) -> None:
+        entry = self.evidence[rule]
+        entry.checks.add(failure.check)
+        if len(entry.failures) < MAX_FAILURES_KEPT:
+            entry.failures.append(failure)
+
+    def errored(self, rule: str, check: str, problem: str) -> None:
+        entry = self.evidence[rule]
+        entry.checks.add(check)
+        entry.errors.append(problem)
+
+    def inapplicable(self, rule: str, check: str, reason: str) -> None:
+        """The target's declared policy makes the rule unreachable (nothing to test)."""
+        entry = self.evidence[rule]
+        entry.checks.add(check)
+        entry.not_applicable.append(reason)
+
+    def verdict(self, rule: Rule) -> Verdict:
+        entry = self.evidence.get(rule.id)
+        if entry is not None and entry.not_applicable and not (entry.passed or entry.failures):
+            return Verdict("not_applicable", entry.not_applicable[0])
+        if entry is None or not (entry.passed or entry.failures or entry.errors):
+            return Verdict("error", "not testable here: no check evaluated this rule")
+        if entry.failures:
+            return Verdict("fail" if rule.level == "must" else "warn")
+        if entry.errors:
+            return Verdict("error", entry.errors[0])
+        return Verdict("pass")

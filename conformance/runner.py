@@ -1,0 +1,244 @@
+"""The one runner: drive a target through the selected checks and decide every rule.
+
+The CLI and the pytest plugin both call ``run``. Per rule: ``not_applicable`` when the target
+declares a tool absent (or the rule cannot be tested from outside a server), ``error`` when a
+claimed tool is not listed or nothing decided the rule, else the ledger's verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from engram_conformance.spec import Rule, Spec, wall_clock_ms
+
+from .checks.context import CheckContext, CheckFailed
+from .checks.registry import Check, PerCall, all_checks, all_per_call
+from .exceptions import ServerFault
+from .host import Host
+from .ledger import Failure, Ledger, Verdict
+from .session import Session
+from .targets.descriptor import Policy
+from .targets.launch import Target, describe, tail
+
+CHECK_TIMEOUT_S = 120.0
+SIX = 6
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    profile: str = "quick"
+    only: tuple[str, ...] = ()
+    seed: int | None = None
+    budget_s: float | None = None
+    binding_mode: str = "signed-meta"
+
+
+@dataclass
+class RunResult:
+    """Everything a report is made of."""
+
+    verdicts: dict[str, Verdict]
+    ledger: Ledger
+    checks_of_rule: dict[str, list[str]]
+    tools_listed: list[str]
+    tools_claimed: list[str]
+    server_info: dict[str, str] | None
+    transcripts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    seed: int = 0
+    started_at_ms: int = 0
+    duration_s: float = 0.0
+
+
+def selected(checks: Iterable[Check], options: RunOptions) -> list[Check]:
+    def wanted(check: Check) -> bool:
+        if options.profile == "quick" and check.profile == "full":
+            return False
+        if not options.only:
+            return True
+        return any(item in check.rules or check.family == item for item in options.only)
+
+    return [check for check in checks if wanted(check)]
+
+
+def rule_selected(rule: Rule, options: RunOptions) -> bool:
+    return not options.only or rule.id in options.only or rule.family in options.only
+
+
+async def run(
+    target: Target, spec: Spec, policy: Policy, host: Host, options: RunOptions
+) -> RunResult:
+    seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
+    started, started_ms = time.monotonic(), wall_clock_ms()
+    ledger = Ledger()
+    per_call = all_per_call()
+    memories: dict[str, dict[str, Any]] = {name: {} for name in per_call}
+    checks = selected(all_checks().values(), options)
+    listed: list[str] = []
+    server_info = None
+    transcripts: dict[str, list[dict[str, Any]]] = {}
+    pending = list(checks)
+    blocked: dict[str, str] = {}
+    first_connection = True
+    while pending:
+        async with target.connect() as client:
+            session = Session(client, getattr(target, "call_timeout_s", 10.0))
+            session.observers.append(_observer(spec, ledger, per_call, memories))
+            if first_connection:
+                first_connection = False
+                info = client.server_info
+                server_info = (
+                    {
+                        "name": info.name,
+                        "version": info.version,
+                        "protocol_version": client.protocol_version,
+                    }
+                    if info
+                    else None
+                )
+                _, tools = await session.list_tools()
+                listed = [tool.name for tool in tools]
+                blocked = _blocked_tools(spec, policy, listed)
+            while pending:
+                check = pending.pop(0)
+                if options.budget_s is not None and time.monotonic() - started > options.budget_s:
+                    for rule in check.rules:
+                        ledger.errored(rule, check.id, "not evaluated: the time budget ran out")
+                    continue
+                if _not_runnable(check, policy, blocked, options):
+                    continue
+                context = CheckContext(
+                    check=check.id,
+                    spec=spec,
+                    policy=policy,
+                    host=host,
+                    session=session,
+                    ledger=ledger,
+                    run_id=host.run_id,
+                    seed=seed,
+                )
+                fault = await _run_one(check, context, ledger)
+                calls = context.calls()
+                if any(ledger.evidence[r].failures for r in check.rules if r in ledger.evidence):
+                    transcripts[check.id] = list(calls)
+                if fault:
+                    stderr = tail(target.stderr_log) if target.stderr_log else ""
+                    for rule in check.rules:
+                        ledger.errored(
+                            rule,
+                            check.id,
+                            f"the server faulted: {fault}"
+                            + (f"; stderr: {stderr[-500:]}" if stderr else ""),
+                        )
+                    transcripts[check.id] = list(calls)
+                    break  # reconnect (restart the server) for the checks left
+    verdicts = _verdicts(spec, policy, blocked, ledger, checks, options)
+    checks_of_rule: dict[str, list[str]] = {}
+    for check in [*all_checks().values(), *per_call.values()]:
+        for rule in check.rules:
+            checks_of_rule.setdefault(rule, []).append(check.id)
+    return RunResult(
+        verdicts,
+        ledger,
+        checks_of_rule,
+        listed,
+        list(policy.tools),
+        server_info,
+        transcripts,
+        seed,
+        started_ms,
+        time.monotonic() - started,
+    )
+
+
+async def _run_one(check: Check, context: CheckContext, ledger: Ledger) -> str | None:
+    """Run one check; returns the fault text when the server broke (then it must reconnect)."""
+    try:
+        with anyio.fail_after(CHECK_TIMEOUT_S):
+            await check.function(context)
+    except ServerFault as fault:
+        return str(fault)
+    except CheckFailed as stopped:
+        for rule in check.rules:
+            ledger.errored(rule, check.id, f"the check could not go on: {stopped}")
+    except TimeoutError:
+        for rule in check.rules:
+            ledger.errored(rule, check.id, f"the check did not finish within {CHECK_TIMEOUT_S} s")
+    except Exception as error:  # a harness fault is reported, never blamed on the server
+        for rule in check.rules:
+            ledger.errored(rule, check.id, f"harness error in {check.id}: {describe(error)}")
+    return None
+
+
+def _observer(
+    spec: Spec, ledger: Ledger, per_call: dict[str, PerCall], memories: dict[str, dict[str, Any]]
+):
+    def observe(observation: Any) -> None:
+        for check in per_call.values():
+
+            def expect(
+                rule: str, ok: bool, *, expected: str, observed: Any, _id: str = check.id
+            ) -> bool:
+                if ok:
+                    ledger.passed(rule, _id)
+                else:
+                    shown = observed if isinstance(observed, str) else repr(observed)[:2000]
+                    ledger.failed(rule, Failure(_id, expected, shown, (observation.to_json(),)))
+                return ok
+
+            with contextlib.suppress(Exception):
+                check.function(spec, observation, expect, memories[check.id])
+
+    return observe
+
+
+def _blocked_tools(spec: Spec, policy: Policy, listed: list[str]) -> dict[str, str]:
+    """Tool -> why checks needing it cannot run (declared absent, or claimed but not listed)."""
+    blocked = {}
+    for tool in spec.tools:
+        if tool not in policy.tools:
+            blocked[tool] = f"not_applicable: the target declares {tool} absent"
+        elif tool not in listed:
+            blocked[tool] = f"error: not testable: tool {tool} absent from tools/list"
+    return blocked
+
+
+def _not_runnable(
+    check: Check, policy: Policy, blocked: dict[str, str], options: RunOptions
+) -> bool:
+    if check.binding is not None and check.binding != options.binding_mode:
+        return True
+    return any(tool in blocked for tool in check.tools)
+
+
+def _verdicts(
+    spec: Spec,
+    policy: Policy,
+    blocked: dict[str, str],
+    ledger: Ledger,
+    checks: list[Check],
+    options: RunOptions,
+) -> dict[str, Verdict]:
+    verdicts: dict[str, Verdict] = {}
+    for rule in spec.rules.values():
+        if not rule_selected(rule, options):
+            continue
+        if not rule.testable:
+            verdicts[rule.id] = Verdict(
+                "not_applicable", f"not testable from outside a server: {rule.untestable_reason}"
+            )
+            continue
+        reasons = [blocked[t] for t in rule.tools if t in blocked]
+        if (reasons and len(reasons) == len(rule.tools)) or (
+            reasons and not ledger.evidence.get(rule.id)
+        ):
+            kind, _, why = reasons[0].partition(": ")
+            verdicts[rule.id] = Verdict(kind, why)
+            continue
+        verdicts[rule.id] = ledger.verdict(rule)
+    return verdicts

@@ -1,0 +1,114 @@
+"""A connection to the server under test: calls with per-call timeouts, faults, a transcript.
+
+Every observation is appended to the transcript and shown to the observers (the per-call
+checks). A broken connection or a timeout becomes an observation with ``outcome == "fault"``
+and raises ``ServerFault`` so that the check stops; the runner then reconnects.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import anyio
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+
+from .exceptions import ServerFault
+from .observation import Observation
+from .targets.launch import describe
+
+Observer = Callable[[Observation], None]
+
+
+class Session:
+    def __init__(self, client: Client, call_timeout_s: float) -> None:
+        self.client = client
+        self.call_timeout_s = call_timeout_s
+        self.transcript: list[Observation] = []
+        self.observers: list[Observer] = []
+
+    def _record(self, observation: Observation) -> Observation:
+        self.transcript.append(observation)
+        for observer in self.observers:
+            observer(observation)
+        if observation.outcome == "fault":
+            raise ServerFault(observation.fault or "the connection failed")
+        return observation
+
+    async def call(
+        self, tool: str, arguments: Any, meta: dict[str, Any] | None, claims: dict[str, Any] | None
+    ) -> Observation:
+        started = time.perf_counter()
+        base = {
+            "index": len(self.transcript),
+            "method": "tools/call",
+            "tool": tool,
+            "arguments": arguments,
+            "claims": claims,
+        }
+        try:
+            with anyio.fail_after(self.call_timeout_s):
+                result = await self.client.call_tool(tool, arguments, meta=meta)
+        except MCPError as error:
+            observed = Observation(
+                **base,
+                outcome="protocol_error",
+                error_code=error.code,
+                error_message=error.error.message,
+            )
+        except TimeoutError:
+            observed = Observation(
+                **base, outcome="fault", fault=f"no answer within {self.call_timeout_s} s"
+            )
+        except Exception as error:  # the transport broke or the answer was not MCP
+            observed = Observation(**base, outcome="fault", fault=describe(error))
+        else:
+            text = next((c.text for c in result.content if getattr(c, "type", "") == "text"), None)
+            observed = Observation(
+                **base,
+                outcome="result",
+                structured=result.structured_content,
+                text=text,
+                is_error=bool(result.is_error),
+            )
+        elapsed = (time.perf_counter() - started) * 1000
+        return self._record(_with_latency(observed, elapsed))
+
+    async def list_tools(self, meta: dict[str, Any] | None = None) -> tuple[Observation, list[Any]]:
+        """The tools the server lists (with this ``_meta``), and the observation of the call."""
+        started = time.perf_counter()
+        base = {
+            "index": len(self.transcript),
+            "method": "tools/list",
+            "tool": None,
+            "arguments": None,
+            "claims": None,
+        }
+        tools: list[Any] = []
+        try:
+            with anyio.fail_after(self.call_timeout_s):
+                listed = await self.client.list_tools(meta=meta, cache_mode="bypass")
+        except MCPError as error:
+            observed = Observation(
+                **base,
+                outcome="protocol_error",
+                error_code=error.code,
+                error_message=error.error.message,
+            )
+        except TimeoutError:
+            observed = Observation(**base, outcome="fault", fault="tools/list timed out")
+        except Exception as error:
+            observed = Observation(**base, outcome="fault", fault=describe(error))
+        else:
+            tools = list(listed.tools)
+            names = [tool.name for tool in tools]
+            observed = Observation(**base, outcome="result", structured={"tools": names})
+        elapsed = (time.perf_counter() - started) * 1000
+        return self._record(_with_latency(observed, elapsed)), tools
+
+
+def _with_latency(observation: Observation, latency_ms: float) -> Observation:
+    return replace(observation, latency_ms=latency_ms)

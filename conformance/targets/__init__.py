@@ -1,0 +1,1 @@
+"""How the harness reaches a server: descriptors, launching, connections."""

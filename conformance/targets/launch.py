@@ -1,0 +1,200 @@
+"""Start or reach the server of a target and open an MCP client session to it.
+
+Placeholders of the descriptor (``{state_dir}``, ``{host_public_key_file}``, ``{port}``) are
+filled per launch; the server's stderr goes to a log file whose tail becomes evidence.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from ..exceptions import StartupFailed
+from .descriptor import TargetDescriptor
+
+#: Environment passed to a stdio server besides the descriptor's own ``env``.
+_INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PYTHONPATH")
+STDERR_TAIL_LINES = 40
+
+
+def describe(error: BaseException) -> str:
+    """A one-line account of an exception, unwrapping single-exception groups."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+@dataclass
+class Workspace:
+    """The per-run folder: server state, the host key file, and the server's stderr log."""
+
+    root: Path
+    host_public_key_file: Path
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def stderr_log(self) -> Path:
+        return self.root / "server-stderr.log"
+
+
+class Target:
+    """Something the harness can connect to, once or again after a crash."""
+
+    name: str
+    transport: str
+    stderr_log: Path | None = None
+
+    def connect(self) -> Any:  # an async context manager yielding an initialized Client
+        raise NotImplementedError
+
+
+class LaunchedTarget(Target):
+    """A target described by a descriptor: a stdio command, or an HTTP URL (maybe started)."""
+
+    def __init__(self, descriptor: TargetDescriptor, workspace: Workspace) -> None:
+        self.descriptor = descriptor
+        self.workspace = workspace
+        self.name = descriptor.name
+        self.transport = descriptor.transport
+        self.stderr_log = workspace.stderr_log
+        self.port = free_port()
+        workspace.state_dir.mkdir(parents=True, exist_ok=True)
+
+    def fill(self, text: str) -> str:
+        values = {
+            "state_dir": str(self.workspace.state_dir),
+            "host_public_key_file": str(self.workspace.host_public_key_file),
+            "port": str(self.port),
+        }
+        try:
+            return text.format(**values)
+        except (KeyError, IndexError, ValueError) as error:
+            raise StartupFailed(f"unknown placeholder in {text!r}: {error}") from None
+
+    def _env(self) -> dict[str, str]:
+        inherited = {k: os.environ[k] for k in _INHERITED_ENV if k in os.environ}
+        return {**inherited, **{k: self.fill(v) for k, v in self.descriptor.env.items()}}
+
+    @asynccontextmanager
+    async def connect(self) -> AsyncIterator[Client]:
+        timeout = self.descriptor.call_timeout_s
+        if self.transport == "stdio":
+            command = [self.fill(part) for part in self.descriptor.command]
+            parameters = StdioServerParameters(
+                command=command[0], args=command[1:], env=self._env()
+            )
+            with self.workspace.stderr_log.open("a", encoding="utf-8") as errlog:
+                transport = stdio_client(parameters, errlog=errlog)
+                async with _initialized(transport, timeout, self.stderr_log) as client:
+                    yield client
+            return
+        url = self.fill(self.descriptor.url or "")
+        with self._started_http(url):
+            async with _initialized(url, timeout, self.stderr_log) as client:
+                yield client
+
+    @contextlib.contextmanager
+    def _started_http(self, url: str):  # type: ignore[no-untyped-def]
+        if not self.descriptor.command:
+            yield
+            return
+        command = [self.fill(part) for part in self.descriptor.command]
+        with self.workspace.stderr_log.open("a", encoding="utf-8") as errlog:
+            try:
+                process = subprocess.Popen(  # noqa: S603 - the descriptor's own command
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=errlog,
+                    stderr=errlog,
+                    env={**os.environ, **self._env()},
+                )
+            except OSError as error:
+                raise StartupFailed(f"cannot run {shlex.join(command)}: {error}") from None
+            try:
+                _wait_for_port(url, process, self.descriptor.startup_timeout_s, self.stderr_log)
+                yield
+            finally:
+                process.terminate()
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=5)
+
+
+def _wait_for_port(url: str, process: subprocess.Popen, timeout_s: float, log: Path | None) -> None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host, port = (
+        parts.hostname or "127.0.0.1",
+        parts.port or (443 if parts.scheme == "https" else 80),
+    )
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise StartupFailed(
+                f"the server exited with code {process.returncode}", tail(log) if log else ""
+            )
+        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
+            return
+        time.sleep(0.1)
+    raise StartupFailed(f"nothing answered at {url} within {timeout_s} s", tail(log) if log else "")
+
+
+@asynccontextmanager
+async def _initialized(server: Any, timeout_s: float, log: Path | None) -> AsyncIterator[Client]:
+    """An initialized client; a failure to initialize (in ``timeout_s``) is StartupFailed."""
+    client = Client(server, mode="legacy", read_timeout_seconds=timeout_s)
+    try:
+        await client.__aenter__()
+    except Exception as error:  # any failure to start is reported with evidence, not raised raw
+        raise StartupFailed(describe(error), tail(log) if log else "") from None
+    try:
+        yield client
+    finally:
+        with contextlib.suppress(Exception):
+            await client.__aexit__(None, None, None)
+
+
+class InProcessTarget(Target):
+    """A server object in this process (fast tests, mutants): the SDK's in-memory transport."""
+
+    def __init__(self, name: str, server_factory: Callable[[], Any]) -> None:
+        self.name = name
+        self.transport = "inprocess"
+        self._factory = server_factory
+
+    @asynccontextmanager
+    async def connect(self) -> AsyncIterator[Client]:
+        async with _initialized(self._factory(), 10.0, None) as client:
+            yield client

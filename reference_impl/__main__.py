@@ -1,0 +1,5 @@
+"""``python -m engram_conformance.reference_impl`` runs the ``engram-reference`` command."""
+
+from .cli import main
+
+main()

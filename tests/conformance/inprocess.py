@@ -1,0 +1,78 @@
+"""Run the harness against the reference server in this process, optionally through a mutant.
+
+A mutant wraps the reference's ``MemoryService`` (or its ``HostBinding``) and alters one
+behaviour; the reference's own code carries no fault switch. ``run_against`` returns the run's
+result, whose verdicts the tests read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from engram_conformance.conformance.bindings.signed_meta import ContextSigner
+from engram_conformance.conformance.host import Host
+from engram_conformance.conformance.runner import RunOptions, RunResult, run
+from engram_conformance.conformance.targets.descriptor import Policy
+from engram_conformance.conformance.targets.launch import InProcessTarget
+from engram_conformance.reference_impl.binding import HostBinding
+from engram_conformance.reference_impl.policy import HostPolicy
+from engram_conformance.reference_impl.server import build_server
+from engram_conformance.reference_impl.service import MemoryService
+from engram_conformance.spec import load
+
+Wrap = Callable[[Any], Any]
+
+
+def run_against(
+    state_dir: Path,
+    *,
+    service_mutant: Wrap | None = None,
+    binding_mutant: Wrap | None = None,
+    server_policy: HostPolicy | None = None,
+    target_policy: Policy | None = None,
+    only: tuple[str, ...] = (),
+    profile: str = "quick",
+    seed: int = 1,
+) -> RunResult:
+    """The harness's result for the reference (mutated as asked), in-process."""
+    spec = load()
+    signer = ContextSigner(spec)
+    service: Any = MemoryService(state_dir, server_policy or HostPolicy(), spec=spec)
+    if service_mutant is not None:
+        service = service_mutant(service)
+    binding: Any = HostBinding(signer.public_key(), spec=spec)
+    if binding_mutant is not None:
+        binding = binding_mutant(binding)
+    target = InProcessTarget("reference-in-process", lambda: build_server(service, binding))
+    host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
+    options = RunOptions(profile=profile, only=only, seed=seed)
+    try:
+        return anyio.run(run, target, spec, target_policy or Policy(), host, options)
+    finally:
+        (service.inner if hasattr(service, "inner") else service).close()
+
+
+def broken_verdict(rule: str) -> str:
+    """The verdict of a broken rule: ``fail`` for a must, ``warn`` for should and profile."""
+    return "fail" if load().rules[rule].level == "must" else "warn"
+
+
+class ServiceProxy:
+    """Base of service mutants: passes every call to the reference unless a subclass alters it."""
+
+    def __init__(self, inner: MemoryService) -> None:
+        self.inner = inner
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        return self.alter(tool, arguments, context, self.inner.call(tool, arguments, context))
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        return envelope
+
+    def close(self) -> None:
+        self.inner.close()
