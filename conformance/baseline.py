@@ -47,6 +47,11 @@ class Baseline:
         return "known_failure" if verdict in ("fail", "warn", "error") else "stale"
 
 
-def gate_fails(verdict: str, mark: str | None) -> bool:
-    """Whether one rule fails the gate (exit code 1)."""
-    return (verdict == "fail" and mark != "known_failure") or mark == "stale"
+def gate_fails(verdict: str, level: str, mark: str | None) -> bool:
+    """Whether one rule fails the gate (exit code 1).
+
+    A ``must`` rule the harness could not decide (``error``) fails it too: a server that crashes
+    on every check must not pass a gate by producing no ``fail``.
+    """
+    broken = verdict == "fail" or (verdict == "error" and level == "must")
+    return (broken and mark != "known_failure") or mark == "stale"

@@ -81,4 +81,4 @@ def docs(spec_dir: Path | None, output: Path, check: bool) -> None:
     click.echo(f"wrote {output}")
 
 
-from . import run_command  # noqa: E402,F401 - registers the run command on main
+from . import replay_command, rules_command, run_command  # noqa: E402,F401 - register commands

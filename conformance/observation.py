@@ -23,6 +23,7 @@ class Observation:
     tool: str | None
     arguments: Any
     claims: dict[str, Any] | None
+    meta: dict[str, Any] | None
     outcome: Outcome
     structured: Any = None
     text: str | None = None
@@ -76,6 +77,7 @@ class Observation:
             "tool": self.tool,
             "arguments": self.arguments,
             "claims": self.claims,
+            "meta": self.meta,
             "answer": self.answer(),
             "latency_ms": round(self.latency_ms, 3),
         }

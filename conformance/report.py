@@ -55,7 +55,7 @@ def build_document(
         verdict = result.verdicts[rule.id]
         counts[verdict.verdict] += 1
         mark = baseline.mark(rule.id, verdict.verdict) if baseline else None
-        gate_failed |= gate_fails(verdict.verdict, mark)
+        gate_failed |= gate_fails(verdict.verdict, rule.level, mark)
         evidence = result.ledger.evidence.get(rule.id)
         failures = []
         for failure in evidence.failures if evidence else []:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 import shlex
 import sys
-import tempfile
 from pathlib import Path
 
 import anyio
@@ -20,33 +19,15 @@ from .exceptions import StartupFailed
 from .host import Host
 from .report import build_document, write_transcripts
 from .runner import RunOptions, run
-from .targets.descriptor import DescriptorError, TargetDescriptor, load_descriptor
-from .targets.launch import LaunchedTarget, Workspace
-from .targets.reference import reference_descriptor
+from .target_options import chosen_descriptor, launched, target_options
+from .targets.descriptor import DescriptorError
 
 
-def _descriptor(
-    target: Path | None, reference: bool, stdio: str | None, url: str | None
-) -> TargetDescriptor:
-    chosen = [x for x in (target, stdio, url) if x] + ([True] if reference else [])
-    if len(chosen) != 1:
-        raise click.UsageError("give exactly one of --target, --reference, --stdio, --url")
-    if target:
-        return load_descriptor(target)
-    if reference:
-        return reference_descriptor()
-    if stdio:
-        return TargetDescriptor(name=stdio, transport="stdio", command=tuple(shlex.split(stdio)))
-    return TargetDescriptor(name=str(url), transport="http", url=url)
+SHOWN = 20  # rules listed on the terminal; the reports hold all
 
 
 @main.command("run")
-@click.option(
-    "--target", type=click.Path(dir_okay=False, path_type=Path), help="A target descriptor (TOML)."
-)
-@click.option("--reference", is_flag=True, help="The bundled reference server.")
-@click.option("--stdio", metavar="CMD", help="A stdio server command line (default policy).")
-@click.option("--url", metavar="URL", help="A streamable HTTP endpoint (default policy).")
+@target_options
 @click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
 @click.option(
     "--only",
@@ -82,7 +63,7 @@ def run_command(
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
     spec = load()
     try:
-        descriptor = _descriptor(target, reference, stdio, url)
+        descriptor = chosen_descriptor(target, reference, stdio, url)
         known = Baseline.load(baseline, set(spec.rules)) if baseline else None
     except (DescriptorError, BaselineError) as error:
         click.echo(f"engram-conformance: {error}", err=True)
@@ -96,13 +77,10 @@ def run_command(
         binding_mode=descriptor.binding_mode,
     )
     signer = ContextSigner(spec)
-    with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
-        root = Path(scratch)
-        workspace = Workspace(root, signer.write_public_key(root / "host-public-key.pem"))
-        launched = LaunchedTarget(descriptor, workspace)
-        host = Host(spec, signer, secrets.token_hex(3))
+    host = Host(spec, signer, secrets.token_hex(3))
+    with launched(descriptor, signer) as server:
         try:
-            result = anyio.run(run, launched, spec, descriptor.policy, host, options)
+            result = anyio.run(run, server, spec, descriptor.policy, host, options)
         except StartupFailed as error:
             click.echo(f"engram-conformance: {error}", err=True)
             sys.exit(EXIT_UNUSABLE)
@@ -113,7 +91,7 @@ def run_command(
         spec,
         result,
         options,
-        launched,
+        server,
         descriptor=descriptor.source,
         command=command,
         baseline=known,
@@ -121,9 +99,12 @@ def run_command(
     )
     written = write_reports(document, report_dir)
     click.echo(document["conformance"]["summary"])
-    for rule in document["rules"]:
-        if rule["verdict"] in ("fail", "error") or rule["baseline"] == "stale":
-            reason = rule["reason"] or (rule["failures"][0]["expected"] if rule["failures"] else "")
-            click.echo(f"  {rule['verdict'].upper():5} {rule['id']:11} {reason}"[:160])
+    notable = [r for r in document["rules"] if r["verdict"] in ("fail", "error") or r["baseline"]]
+    for rule in notable[:SHOWN]:
+        reason = rule["reason"] or (rule["failures"][0]["expected"] if rule["failures"] else "")
+        mark = f" ({rule['baseline']})" if rule["baseline"] else ""
+        click.echo(f"  {rule['verdict'].upper():5} {rule['id']:11}{mark} {reason}"[:160])
+    if len(notable) > SHOWN:
+        click.echo(f"  ... and {len(notable) - SHOWN} more in {report_dir / 'summary.md'}")
     click.echo(f"reports: {', '.join(str(path) for path in written.values())}")
     sys.exit(document["exit_code"])

@@ -48,6 +48,7 @@ class Session:
             "tool": tool,
             "arguments": arguments,
             "claims": claims,
+            "meta": meta,
         }
         try:
             with anyio.fail_after(self.call_timeout_s):
@@ -86,6 +87,7 @@ class Session:
             "tool": None,
             "arguments": None,
             "claims": None,
+            "meta": meta,
         }
         tools: list[Any] = []
         try:

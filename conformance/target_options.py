@@ -1,0 +1,59 @@
+"""The target options shared by ``run`` and ``replay``: exactly one way to reach a server."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import shlex
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .bindings.signed_meta import ContextSigner
+from .targets.descriptor import TargetDescriptor, load_descriptor
+from .targets.launch import LaunchedTarget, Workspace
+from .targets.reference import reference_descriptor
+
+
+def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--target",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="A target descriptor (TOML).",
+        ),
+        click.option("--reference", is_flag=True, help="The bundled reference server."),
+        click.option(
+            "--stdio", metavar="CMD", help="A stdio server command line (default policy)."
+        ),
+        click.option("--url", metavar="URL", help="A streamable HTTP endpoint (default policy)."),
+    ]
+    return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)
+
+
+def chosen_descriptor(
+    target: Path | None, reference: bool, stdio: str | None, url: str | None
+) -> TargetDescriptor:
+    """The descriptor the options name; DescriptorError for a bad file."""
+    chosen = [x for x in (target, stdio, url) if x] + ([True] if reference else [])
+    if len(chosen) != 1:
+        raise click.UsageError("give exactly one of --target, --reference, --stdio, --url")
+    if target:
+        return load_descriptor(target)
+    if reference:
+        return reference_descriptor()
+    if stdio:
+        return TargetDescriptor(name=stdio, transport="stdio", command=tuple(shlex.split(stdio)))
+    return TargetDescriptor(name=str(url), transport="http", url=url)
+
+
+@contextlib.contextmanager
+def launched(descriptor: TargetDescriptor, signer: ContextSigner) -> Iterator[LaunchedTarget]:
+    """The descriptor's target in a scratch workspace (state folder, host key), removed after."""
+    with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
+        root = Path(scratch)
+        workspace = Workspace(root, signer.write_public_key(root / "host-public-key.pem"))
+        yield LaunchedTarget(descriptor, workspace)
