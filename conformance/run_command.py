@@ -22,7 +22,6 @@ from .runner import RunOptions, run
 from .target_options import chosen_descriptor, launched, target_options
 from .targets.descriptor import DescriptorError
 
-
 SHOWN = 20  # rules listed on the terminal; the reports hold all
 
 
