@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-@dataclass(frozen=True)
+@dataclass
 class BaselineError(Exception):
     file: str
     problem: str

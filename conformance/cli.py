@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -23,6 +24,9 @@ SPEC_DIR = click.option(
 @click.version_option(package_name="engram-conformance")
 def main() -> None:
     """Conformance kit for the Engram memory MCP contract."""
+    # The SDK logs the faults of a misbehaving server with tracebacks; the harness reports them
+    # as verdicts with evidence instead.
+    logging.getLogger("mcp").setLevel(logging.CRITICAL)
 
 
 @main.group()

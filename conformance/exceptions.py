@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass
 class StartupFailed(Exception):
     """The server could not be started or reached."""
 
@@ -27,7 +27,7 @@ class StartupFailed(Exception):
         return f"the server could not be started: {self.problem}{tail}"
 
 
-@dataclass(frozen=True)
+@dataclass
 class ServerFault(Exception):
     """The server crashed, hung or spoke garbage during a call."""
 

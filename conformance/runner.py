@@ -121,6 +121,8 @@ async def run(
                     ledger=ledger,
                     run_id=host.run_id,
                     seed=seed,
+                    state_files=target.state_files,
+                    server_log=target.stderr_log,
                 )
                 fault = await _run_one(check, context, ledger)
                 calls = context.calls()
@@ -234,9 +236,9 @@ def _verdicts(
             )
             continue
         reasons = [blocked[t] for t in rule.tools if t in blocked]
-        if (reasons and len(reasons) == len(rule.tools)) or (
-            reasons and not ledger.evidence.get(rule.id)
-        ):
+        evidence = ledger.evidence.get(rule.id)
+        decided = evidence is not None and bool(evidence.passed or evidence.failures)
+        if reasons and not decided:
             kind, _, why = reasons[0].partition(": ")
             verdicts[rule.id] = Verdict(kind, why)
             continue

@@ -15,12 +15,16 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
 from .exceptions import ServerFault
 from .observation import Observation
 from .targets.launch import describe
 
 Observer = Callable[[Observation], None]
+#: Errors the SDK client raises itself when the transport breaks or a request times out: faults
+#: of the server, not answers from it.
+TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: "no answer in time"}
 
 
 class Session:
@@ -54,12 +58,7 @@ class Session:
             with anyio.fail_after(self.call_timeout_s):
                 result = await self.client.call_tool(tool, arguments, meta=meta)
         except MCPError as error:
-            observed = Observation(
-                **base,
-                outcome="protocol_error",
-                error_code=error.code,
-                error_message=error.error.message,
-            )
+            observed = _answered_error(base, error)
         except TimeoutError:
             observed = Observation(
                 **base, outcome="fault", fault=f"no answer within {self.call_timeout_s} s"
@@ -94,12 +93,7 @@ class Session:
             with anyio.fail_after(self.call_timeout_s):
                 listed = await self.client.list_tools(meta=meta, cache_mode="bypass")
         except MCPError as error:
-            observed = Observation(
-                **base,
-                outcome="protocol_error",
-                error_code=error.code,
-                error_message=error.error.message,
-            )
+            observed = _answered_error(base, error)
         except TimeoutError:
             observed = Observation(**base, outcome="fault", fault="tools/list timed out")
         except Exception as error:
@@ -110,6 +104,16 @@ class Session:
             observed = Observation(**base, outcome="result", structured={"tools": names})
         elapsed = (time.perf_counter() - started) * 1000
         return self._record(_with_latency(observed, elapsed)), tools
+
+
+def _answered_error(base: dict[str, Any], error: MCPError) -> Observation:
+    """A JSON-RPC error the server sent, or a transport fault the SDK reports as one."""
+    if error.code in TRANSPORT_CODES:
+        problem = f"{TRANSPORT_CODES[error.code]} ({error.error.message})"
+        return Observation(**base, outcome="fault", fault=problem)
+    return Observation(
+        **base, outcome="protocol_error", error_code=error.code, error_message=error.error.message
+    )
 
 
 def _with_latency(observation: Observation, latency_ms: float) -> Observation:

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import base64
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engram_conformance.spec import digest
+from engram_conformance.spec import digest, instant
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 VERIFIER_ID = "engram-reference:asserted"
-
-
-def instant(epoch_ms: int) -> str:
-    """The canonical Instant (YYYY-MM-DDTHH:mm:ss.sssZ) of epoch milliseconds."""
-    moment = _EPOCH + timedelta(milliseconds=epoch_ms)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def record_id_of(record_digest: str) -> str:

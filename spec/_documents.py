@@ -21,7 +21,7 @@ EXAMPLES_META = "urn:engram-conformance:meta:examples"
 SCHEMA_GLOBS = ("schemas/**/*.schema.json", "binding/*.schema.json")
 
 
-@dataclass(frozen=True)
+@dataclass
 class SpecFileError(Exception):
     """A spec file that cannot be used: the file, the JSON Pointer inside it, what is wrong."""
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from engram_conformance.spec import Spec
@@ -44,6 +46,8 @@ class CheckContext:
         ledger: Ledger,
         run_id: str,
         seed: int,
+        state_files: Callable[[], list[Path]] | None = None,
+        server_log: Path | None = None,
     ) -> None:
         self.check = check
         self.spec = spec
@@ -53,6 +57,10 @@ class CheckContext:
         self.ledger = ledger
         self.run_id = run_id
         self.seed = seed
+        #: the files the descriptor's ``[state] files`` match now (None: the target lists none)
+        self.state_files = state_files
+        #: the server's stderr log, when the harness started the server
+        self.server_log = server_log
         self.identity = host.new_identity()
         self._first_call = len(session.transcript)
         self._unique = itertools.count(1)

@@ -19,7 +19,7 @@ SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text
 ALL_TOOLS = tuple(SCHEMA["properties"]["policy"]["properties"]["tools"]["items"]["enum"])
 
 
-@dataclass(frozen=True)
+@dataclass
 class DescriptorError(Exception):
     """A descriptor that cannot be used: the file, the dotted key, and what is wrong."""
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram_conformance.spec import canonical_json, digest
+from engram_conformance.spec import canonical_json, digest, instant
 
 from ..envelope import Refusal
-from ..records import instant, is_current, sealed_digest
+from ..records import is_current, sealed_digest
 from ..redaction import packet
 from .call import Call
 from .mutation import authorization_digest

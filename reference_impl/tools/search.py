@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engram_conformance.spec import canonical_json, digest
+from engram_conformance.spec import canonical_json, digest, instant
 
 from ..envelope import Refusal
 from ..paging import PageCursor
-from ..records import instant, sealed_digest
+from ..records import sealed_digest
 from ..redaction import packet
 from .call import Call
 

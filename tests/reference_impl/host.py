@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engram_conformance.conformance.bindings.signed_meta import ContextSigner
-from engram_conformance.reference_impl.records import instant
-from engram_conformance.spec import load, operation_digest, wall_clock_ms
+from engram_conformance.spec import instant, load, operation_digest, wall_clock_ms
 
 META_KEY = "engram/invocation"
 TOKEN_TYPE = "engram-invocation+jwt"

@@ -18,9 +18,8 @@ from typing import Any
 
 from engram_conformance.reference_impl.context import Confirmation, InvocationContext
 from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.records import instant
 from engram_conformance.reference_impl.service import MemoryService
-from engram_conformance.spec import Spec, digest, instant_ms, load, operation_digest
+from engram_conformance.spec import Spec, digest, instant, instant_ms, load, operation_digest
 from jsonschema import Draft202012Validator
 
 SEARCH = "engram_memory_search"

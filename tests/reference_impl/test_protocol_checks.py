@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 from engram_conformance.reference_impl.binding import HostBinding
 from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.reference_impl.records import instant
 from engram_conformance.reference_impl.server import build_server
-from engram_conformance.spec import Spec, operation_digest
+from engram_conformance.spec import Spec, instant, operation_digest
 from mcp import Client
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
