@@ -17,6 +17,7 @@ from .bindings.signed_meta import ContextSigner
 from .cli import EXIT_UNUSABLE, main
 from .exceptions import StartupFailed
 from .host import Host
+from .progress import progress_display
 from .report import build_document, write_transcripts
 from .runner import RunOptions, run
 from .target_options import chosen_descriptor, launched, target_options
@@ -77,9 +78,9 @@ def run_command(
     )
     signer = ContextSigner(spec)
     host = Host(spec, signer, secrets.token_hex(3))
-    with launched(descriptor, signer) as server:
+    with launched(descriptor, signer) as server, progress_display() as progress:
         try:
-            result = anyio.run(run, server, spec, descriptor.policy, host, options)
+            result = anyio.run(run, server, spec, descriptor.policy, host, options, progress)
         except StartupFailed as error:
             click.echo(f"engram-conformance: {error}", err=True)
             sys.exit(EXIT_UNUSABLE)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,9 +70,18 @@ def rule_selected(rule: Rule, options: RunOptions) -> bool:
     return not options.only or rule.id in options.only or rule.family in options.only
 
 
+Progress = Callable[[Check, int, int], None]
+
+
 async def run(
-    target: Target, spec: Spec, policy: Policy, host: Host, options: RunOptions
+    target: Target,
+    spec: Spec,
+    policy: Policy,
+    host: Host,
+    options: RunOptions,
+    progress: Progress | None = None,
 ) -> RunResult:
+    """Run the selected checks; ``progress(check, done, total)`` is told of each check begun."""
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
     started, started_ms = time.monotonic(), wall_clock_ms()
     ledger = Ledger()
@@ -106,6 +115,8 @@ async def run(
                 blocked = _blocked_tools(spec, policy, listed)
             while pending:
                 check = pending.pop(0)
+                if progress is not None:
+                    progress(check, len(checks) - len(pending), len(checks))
                 if options.budget_s is not None and time.monotonic() - started > options.budget_s:
                     for rule in check.rules:
                         ledger.errored(rule, check.id, "not evaluated: the time budget ran out")

@@ -23,13 +23,14 @@ ECHO_MIN_LENGTH = 8
 def answers_are_results_or_the_two_protocol_errors(
     spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
 ) -> None:
-    if observed.method == "tools/call" and observed.outcome == "protocol_error":
-        expect(
-            "ENV-010",
-            observed.error_code in PROTOCOL_CODES,
-            expected="a tool result, or JSON-RPC error -32602 or -32603",
-            observed=f"JSON-RPC error {observed.error_code}: {observed.error_message}",
-        )
+    if observed.method != "tools/call" or observed.outcome == "fault":
+        return
+    expect(
+        "ENV-010",
+        observed.outcome == "result" or observed.error_code in PROTOCOL_CODES,
+        expected="a tool result, or JSON-RPC error -32602 or -32603",
+        observed=f"JSON-RPC error {observed.error_code}: {observed.error_message}",
+    )
 
 
 @per_call(rules=("ERR-006",))
