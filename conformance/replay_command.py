@@ -35,8 +35,9 @@ def replay_command(
 
     async def go() -> list[Replayed]:
         with launched(descriptor, signer) as server:
-            async with server.connect() as client:
-                return await replay(Session(client, descriptor.call_timeout_s), signer, entries)
+            async with server.connect() as connection:
+                session = Session(connection, descriptor.call_timeout_s)
+                return await replay(session, signer, entries)
 
     try:
         done = anyio.run(go)

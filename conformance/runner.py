@@ -95,11 +95,12 @@ async def run(
     blocked: dict[str, str] = {}
     first_connection = True
     while pending:
-        async with target.connect() as client:
-            session = Session(client, getattr(target, "call_timeout_s", 10.0))
+        async with target.connect() as connection:
+            session = Session(connection, target.call_timeout_s)
             session.observers.append(_observer(spec, ledger, per_call, memories))
             if first_connection:
                 first_connection = False
+                client = connection.default
                 info = client.server_info
                 server_info = (
                     {
@@ -121,7 +122,12 @@ async def run(
                     for rule in check.rules:
                         ledger.errored(rule, check.id, "not evaluated: the time budget ran out")
                     continue
-                if _not_runnable(check, policy, blocked, options):
+                if check.binding is not None and check.binding != options.binding_mode:
+                    for rule in check.rules:
+                        reason = f"needs the {check.binding} binding; the target binds by"
+                        ledger.inapplicable(rule, check.id, f"{reason} {options.binding_mode}")
+                    continue
+                if any(tool in blocked for tool in check.tools):
                     continue
                 context = CheckContext(
                     check=check.id,
@@ -219,14 +225,6 @@ def _blocked_tools(spec: Spec, policy: Policy, listed: list[str]) -> dict[str, s
         elif tool not in listed:
             blocked[tool] = f"error: not testable: tool {tool} absent from tools/list"
     return blocked
-
-
-def _not_runnable(
-    check: Check, policy: Policy, blocked: dict[str, str], options: RunOptions
-) -> bool:
-    if check.binding is not None and check.binding != options.binding_mode:
-        return True
-    return any(tool in blocked for tool in check.tools)
 
 
 def _verdicts(

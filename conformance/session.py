@@ -13,12 +13,12 @@ from dataclasses import replace
 from typing import Any
 
 import anyio
-from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-from .exceptions import ServerFault
+from .exceptions import ServerFault, StartupFailed
 from .observation import Observation
+from .targets.connection import Connection
 from .targets.launch import describe
 
 Observer = Callable[[Observation], None]
@@ -28,8 +28,8 @@ TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: 
 
 
 class Session:
-    def __init__(self, client: Client, call_timeout_s: float) -> None:
-        self.client = client
+    def __init__(self, connection: Connection, call_timeout_s: float) -> None:
+        self.connection = connection
         self.call_timeout_s = call_timeout_s
         self.transcript: list[Observation] = []
         self.observers: list[Observer] = []
@@ -55,8 +55,12 @@ class Session:
             "meta": meta,
         }
         try:
+            # opened outside the time limit: a client's task groups must not live in its scope
+            client = await self.connection.client_for(claims)
             with anyio.fail_after(self.call_timeout_s):
-                result = await self.client.call_tool(tool, arguments, meta=meta)
+                result = await client.call_tool(tool, arguments, meta=meta)
+        except StartupFailed as error:
+            observed = Observation(**base, outcome="fault", fault=str(error))
         except MCPError as error:
             observed = _answered_error(base, error)
         except TimeoutError:
@@ -91,7 +95,8 @@ class Session:
         tools: list[Any] = []
         try:
             with anyio.fail_after(self.call_timeout_s):
-                listed = await self.client.list_tools(meta=meta, cache_mode="bypass")
+                client = self.connection.default
+                listed = await client.list_tools(meta=meta, cache_mode="bypass")
         except MCPError as error:
             observed = _answered_error(base, error)
         except TimeoutError:

@@ -7,26 +7,32 @@ filled per launch; the server's stderr goes to a log file whose tail becomes evi
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shlex
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from ..exceptions import StartupFailed
+from .connection import IDENTITY_CLAIMS, Connection
 from .descriptor import TargetDescriptor
 
 #: Environment passed to a stdio server besides the descriptor's own ``env``.
 _INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PYTHONPATH")
 STDERR_TAIL_LINES = 40
+#: The identity that fills the binding's templates for the connection used before any check.
+DISCOVERY_IDENTITY = {name: f"discovery-{name}" for name in IDENTITY_CLAIMS}
 
 
 def describe(error: BaseException) -> str:
@@ -50,6 +56,12 @@ def tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def matching_files(patterns: Iterable[str]) -> list[Path]:
+    """The files (not folders) that the glob ``patterns`` match now; ``**`` spans folders."""
+    found = {Path(name) for pattern in patterns for name in glob.glob(pattern, recursive=True)}
+    return sorted(path for path in found if path.is_file())
+
+
 @dataclass
 class Workspace:
     """The per-run folder: server state, the host key file, and the server's stderr log."""
@@ -71,9 +83,12 @@ class Target:
 
     name: str
     transport: str
+    call_timeout_s: float = 10.0
     stderr_log: Path | None = None
+    #: the files holding the server's state now (the descriptor's ``[state] files``), if known
+    state_files: Callable[[], list[Path]] | None = None
 
-    def connect(self) -> Any:  # an async context manager yielding an initialized Client
+    def connect(self) -> Any:  # an async context manager yielding an initialized Connection
         raise NotImplementedError
 
 
@@ -85,46 +100,69 @@ class LaunchedTarget(Target):
         self.workspace = workspace
         self.name = descriptor.name
         self.transport = descriptor.transport
+        self.call_timeout_s = descriptor.call_timeout_s
         self.stderr_log = workspace.stderr_log
         self.port = free_port()
         workspace.state_dir.mkdir(parents=True, exist_ok=True)
+        if descriptor.state_files:
+            self.state_files = self._state_files
 
-    def fill(self, text: str) -> str:
+    def _state_files(self) -> list[Path]:
+        return matching_files(self.fill(pattern) for pattern in self.descriptor.state_files)
+
+    def fill(self, text: str, identity: dict[str, str] | None = None) -> str:
         values = {
             "state_dir": str(self.workspace.state_dir),
             "host_public_key_file": str(self.workspace.host_public_key_file),
             "port": str(self.port),
+            **(identity or DISCOVERY_IDENTITY),
         }
         try:
             return text.format(**values)
         except (KeyError, IndexError, ValueError) as error:
             raise StartupFailed(f"unknown placeholder in {text!r}: {error}") from None
 
-    def _env(self) -> dict[str, str]:
+    def _env(self, identity: dict[str, str] | None = None) -> dict[str, str]:
         inherited = {k: os.environ[k] for k in _INHERITED_ENV if k in os.environ}
-        return {**inherited, **{k: self.fill(v) for k, v in self.descriptor.env.items()}}
+        declared = {**self.descriptor.env}
+        if self.descriptor.binding_mode == "process-env":
+            declared |= self.descriptor.binding_env
+        return {**inherited, **{k: self.fill(v, identity) for k, v in declared.items()}}
 
     @asynccontextmanager
-    async def connect(self) -> AsyncIterator[Client]:
+    async def connect(self) -> AsyncIterator[Connection]:
+        """An initialized connection; with a per-identity binding, one client per identity."""
+        per_identity = self.descriptor.binding_mode != "signed-meta"
+        with self._started_http(self.fill(self.descriptor.url or "")):
+            async with AsyncExitStack() as stack:
+                default = await stack.enter_async_context(self._client(DISCOVERY_IDENTITY))
+                yield Connection(default, stack, self._client if per_identity else None)
+
+    @asynccontextmanager
+    async def _client(self, identity: dict[str, str]) -> AsyncIterator[Client]:
         timeout = self.descriptor.call_timeout_s
         if self.transport == "stdio":
-            command = [self.fill(part) for part in self.descriptor.command]
+            command = [self.fill(part, identity) for part in self.descriptor.command]
             parameters = StdioServerParameters(
-                command=command[0], args=command[1:], env=self._env()
+                command=command[0], args=command[1:], env=self._env(identity)
             )
             with self.workspace.stderr_log.open("a", encoding="utf-8") as errlog:
                 transport = stdio_client(parameters, errlog=errlog)
                 async with _initialized(transport, timeout, self.stderr_log) as client:
                     yield client
             return
-        url = self.fill(self.descriptor.url or "")
-        with self._started_http(url):
-            async with _initialized(url, timeout, self.stderr_log) as client:
-                yield client
+        url = self.fill(self.descriptor.url or "", identity)
+        headers = {k: self.fill(v, identity) for k, v in self.descriptor.binding_headers.items()}
+        server: Any = url
+        if self.descriptor.binding_mode == "http-headers":
+            http = httpx2.AsyncClient(headers=headers)
+            server = streamable_http_client(url, http_client=http)
+        async with _initialized(server, timeout, self.stderr_log) as client:
+            yield client
 
     @contextlib.contextmanager
     def _started_http(self, url: str):  # type: ignore[no-untyped-def]
-        if not self.descriptor.command:
+        if self.transport != "http" or not self.descriptor.command:
             yield
             return
         command = [self.fill(part) for part in self.descriptor.command]
@@ -189,12 +227,18 @@ async def _initialized(server: Any, timeout_s: float, log: Path | None) -> Async
 class InProcessTarget(Target):
     """A server object in this process (fast tests, mutants): the SDK's in-memory transport."""
 
-    def __init__(self, name: str, server_factory: Callable[[], Any]) -> None:
+    def __init__(
+        self, name: str, server_factory: Callable[[], Any], state_dir: Path | None = None
+    ) -> None:
         self.name = name
         self.transport = "inprocess"
         self._factory = server_factory
+        if state_dir is not None:
+            pattern = f"{glob.escape(str(state_dir))}/**"
+            self.state_files = lambda: matching_files([pattern])
 
     @asynccontextmanager
-    async def connect(self) -> AsyncIterator[Client]:
-        async with _initialized(self._factory(), 10.0, None) as client:
-            yield client
+    async def connect(self) -> AsyncIterator[Connection]:
+        async with AsyncExitStack() as stack:
+            client = await stack.enter_async_context(_initialized(self._factory(), 10.0, None))
+            yield Connection(client, stack)

@@ -1,0 +1,60 @@
+"""The process-env and http-headers bindings: each identity reaches the server its own way."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import anyio
+from engram_conformance.conformance.bindings.signed_meta import ContextSigner
+from engram_conformance.conformance.host import Host
+from engram_conformance.conformance.session import Session
+from engram_conformance.conformance.targets.descriptor import TargetDescriptor
+from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
+from engram_conformance.spec import load
+
+FIXTURE = str(Path(__file__).with_name("fixtures") / "echo_binding_server.py")
+
+
+async def bound_tenants(descriptor: TargetDescriptor, root: Path) -> list[str]:
+    spec = load()
+    signer = ContextSigner(spec)
+    workspace = Workspace(root, signer.write_public_key(root / "key.pem"))
+    host = Host(spec, signer, "adapters")
+    first, second = host.new_identity(), host.new_identity()
+    target = LaunchedTarget(descriptor, workspace)
+    tenants = []
+    async with target.connect() as connection:
+        session = Session(connection, 10)
+        for identity in (first, second, first):
+            claims = host.claims(identity, "engram_memory_search")
+            observed = await session.call("engram_memory_search", {}, None, claims)
+            tenants.append(json.loads(observed.text or "{}")["bound_tenant"])
+    assert tenants[0] == first.tenant and tenants[1] == second.tenant
+    return tenants
+
+
+def test_process_env_starts_one_process_per_identity(tmp_path: Path) -> None:
+    descriptor = TargetDescriptor(
+        name="env-bound",
+        transport="stdio",
+        command=(sys.executable, FIXTURE, "stdio"),
+        binding_mode="process-env",
+        binding_env={"ENGRAM_TENANT": "{tenant}"},
+    )
+    tenants = anyio.run(bound_tenants, descriptor, tmp_path)
+    assert tenants[2] == tenants[0]
+
+
+def test_http_headers_carry_each_identity(tmp_path: Path) -> None:
+    descriptor = TargetDescriptor(
+        name="header-bound",
+        transport="http",
+        url="http://127.0.0.1:{port}/mcp",
+        command=(sys.executable, FIXTURE, "http", "{port}"),
+        binding_mode="http-headers",
+        binding_headers={"X-Engram-Tenant": "{tenant}"},
+    )
+    tenants = anyio.run(bound_tenants, descriptor, tmp_path)
+    assert tenants[2] == tenants[0]
