@@ -25,6 +25,8 @@ class Failure:
     observed: str
     calls: tuple[dict[str, Any], ...] = ()
     seed: int | None = None
+    #: the scripted check whose calls show the failure (a per-call check fails during one)
+    during: str | None = None
 
 
 @dataclass
@@ -47,6 +49,7 @@ class Verdict:
 class Ledger:
     def __init__(self) -> None:
         self.evidence: dict[str, Evidence] = defaultdict(Evidence)
+        self.failure_count = 0
 
     def passed(self, rule: str, check: str) -> None:
         entry = self.evidence[rule]
@@ -56,6 +59,7 @@ class Ledger:
     def failed(self, rule: str, failure: Failure) -> None:
         entry = self.evidence[rule]
         entry.checks.add(failure.check)
+        self.failure_count += 1
         if len(entry.failures) < MAX_FAILURES_KEPT:
             entry.failures.append(failure)
 

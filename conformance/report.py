@@ -59,7 +59,7 @@ def build_document(
         evidence = result.ledger.evidence.get(rule.id)
         failures = []
         for failure in evidence.failures if evidence else []:
-            transcript = transcript_paths.get(failure.check)
+            transcript = transcript_paths.get(failure.during or failure.check)
             failures.append(
                 {
                     "check": failure.check,

@@ -7,7 +7,6 @@ claimed tool is not listed or nothing decided the rule, else the ledger's verdic
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
 from collections.abc import Callable, Iterable
@@ -93,11 +92,12 @@ async def run(
     transcripts: dict[str, list[dict[str, Any]]] = {}
     pending = list(checks)
     blocked: dict[str, str] = {}
+    current: dict[str, str | None] = {"check": None}
     first_connection = True
     while pending:
         async with target.connect() as connection:
             session = Session(connection, target.call_timeout_s)
-            session.observers.append(_observer(spec, ledger, per_call, memories))
+            session.observers.append(_observer(spec, ledger, per_call, memories, current))
             if first_connection:
                 first_connection = False
                 client = connection.default
@@ -141,9 +141,11 @@ async def run(
                     state_files=target.state_files,
                     server_log=target.stderr_log,
                 )
+                current["check"] = check.id
+                failures_before = ledger.failure_count
                 fault = await _run_one(check, context, ledger)
                 calls = context.calls()
-                if any(ledger.evidence[r].failures for r in check.rules if r in ledger.evidence):
+                if ledger.failure_count > failures_before:
                     transcripts[check.id] = list(calls)
                 if fault:
                     stderr = tail(target.stderr_log) if target.stderr_log else ""
@@ -195,8 +197,14 @@ async def _run_one(check: Check, context: CheckContext, ledger: Ledger) -> str |
 
 
 def _observer(
-    spec: Spec, ledger: Ledger, per_call: dict[str, PerCall], memories: dict[str, dict[str, Any]]
-):
+    spec: Spec,
+    ledger: Ledger,
+    per_call: dict[str, PerCall],
+    memories: dict[str, dict[str, Any]],
+    current: dict[str, str | None],
+) -> Callable[[Any], None]:
+    """Runs every per-call check on an observation, during the check ``current["check"]``."""
+
     def observe(observation: Any) -> None:
         for check in per_call.values():
 
@@ -207,11 +215,18 @@ def _observer(
                     ledger.passed(rule, _id)
                 else:
                     shown = observed if isinstance(observed, str) else repr(observed)[:2000]
-                    ledger.failed(rule, Failure(_id, expected, shown, (observation.to_json(),)))
+                    calls = (observation.to_json(),)
+                    failure = Failure(_id, expected, shown, calls, during=current["check"])
+                    ledger.failed(rule, failure)
                 return ok
 
-            with contextlib.suppress(Exception):
+            try:
                 check.function(spec, observation, expect, memories[check.id])
+            except Exception as error:  # a broken check is reported, never crashes the run
+                for rule in check.rules:
+                    ledger.errored(
+                        rule, check.id, f"harness error in {check.id}: {describe(error)}"
+                    )
 
     return observe
 

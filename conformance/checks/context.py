@@ -75,7 +75,7 @@ class CheckContext:
             self.ledger.passed(rule, self.check)
         else:
             shown = observed if isinstance(observed, str) else _show(observed)
-            failure = Failure(self.check, expected, shown, self.calls(), self.seed)
+            failure = Failure(self.check, expected, shown, self.calls(), self.seed, self.check)
             self.ledger.failed(rule, failure)
         return ok
 
@@ -128,13 +128,28 @@ class CheckContext:
         self, arguments: dict[str, Any] | None = None, *, identity: Identity | None = None
     ) -> Observation:
         arguments = arguments or self.capture_arguments(identity=identity)
-        return await self.call(CAPTURE, arguments, identity=identity)
+        return await self._gated(CAPTURE, arguments, identity)
 
     async def admit(
         self, candidate_id: Any, *, identity: Identity | None = None, key: str | None = None
     ) -> Observation:
         arguments = {"candidate_id": candidate_id, "idempotency_key": key or self.key("admit")}
-        return await self.call(ADMIT, arguments, identity=identity)
+        return await self._gated(ADMIT, arguments, identity)
+
+    def needs_confirmation(self, tool: str) -> bool:
+        """Whether calls of ``tool`` need a human approval: always, or by the target's policy."""
+        gate = self.spec.tools[tool].confirmation
+        return gate == "always" or (
+            gate == "host_policy" and tool in self.policy.confirmation_required
+        )
+
+    async def _gated(
+        self, tool: str, arguments: dict[str, Any], identity: Identity | None
+    ) -> Observation:
+        """A call confirmed when it needs it (capture and admission: by the target's policy)."""
+        if self.needs_confirmation(tool):
+            return await self.confirmed(tool, arguments, identity=identity)
+        return await self.call(tool, arguments, identity=identity)
 
     async def pending(self, text: str | None = None, *, identity: Identity | None = None) -> str:
         """A pending candidate's id (the check stops if capture does not work)."""

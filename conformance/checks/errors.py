@@ -8,8 +8,9 @@ from typing import Any
 from engram_conformance.spec import Spec
 
 from ..observation import Observation
+from .context import CheckContext
 from .envelope import ECHO_MIN_LENGTH
-from .registry import per_call
+from .registry import check, per_call
 
 Expect = Callable[..., bool]
 
@@ -129,3 +130,15 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _strings(item)
+
+
+@check(rules=("ERR-006",), binding="signed-meta")
+async def protocol_errors_are_provoked(ctx: CheckContext) -> None:
+    """An unknown tool and a call without any context: the two protocol errors, whose messages
+    the per-call check ``protocol_errors_carry_their_constant_messages`` judges."""
+    unknown = await ctx.call("engram_memory_purge", {})
+    missing = await ctx.call("engram_memory_search", {"query": "q", "purpose_ref": "p"}, meta={})
+    for observed, code in ((unknown, -32602), (missing, -32603)):
+        ctx.expect(
+            "ERR-006", observed.code == code, expected=f"JSON-RPC error {code}", observed=observed
+        )

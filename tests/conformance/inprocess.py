@@ -46,7 +46,9 @@ def run_against(
     binding: Any = HostBinding(signer.public_key(), spec=spec)
     if binding_mutant is not None:
         binding = binding_mutant(binding)
-    target = InProcessTarget("reference-in-process", lambda: build_server(service, binding))
+    target = InProcessTarget(
+        "reference-in-process", lambda: build_server(service, binding), state_dir
+    )
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
     options = RunOptions(profile=profile, only=only, seed=seed)
     try:

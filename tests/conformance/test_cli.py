@@ -1,0 +1,78 @@
+"""The engram-conformance commands: run, replay and rules, their reports and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.report import write_transcripts
+from engram_conformance.reports.document import load as load_report
+
+from ..mutants.test_envelope_mutants import WrongAuditId
+from .inprocess import run_against
+
+
+def invoke(*arguments: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(arguments), catch_exceptions=False)
+
+
+def test_run_against_the_reference_writes_every_report(tmp_path: Path) -> None:
+    result = invoke("run", "--reference", "--only", "ENV,ERR", "--report-dir", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Full conformance class (all six tools):")
+    for name in ("report.json", "junit.xml", "summary.md", "report.html"):
+        assert (tmp_path / name).is_file()
+    document = load_report(tmp_path / "report.json")
+    assert {rule.family for rule in document.rules} == {"ENV", "ERR"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            'name = "x"\n[server]\ntransport = "stdio"\ncomand = ["x"]\n',
+            "at server.comand: unknown key (did you mean 'command'?)",
+        ),
+        ('name = "x"\n[server]\ntransport = "stdio"\n', "at server.command: is required"),
+        ('name = "x"\n[server]\ntransport = "pigeon"\ncommand = ["x"]\n', "at server.transport:"),
+        ("name = [", "is not valid TOML"),
+    ],
+    ids=["misspelt-key", "missing-command", "bad-transport", "not-toml"],
+)
+def test_a_bad_descriptor_is_named_precisely_and_exits_2(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "target.toml"
+    path.write_text(text, encoding="utf-8")
+    result = invoke("run", "--target", str(path), "--report-dir", str(tmp_path / "r"))
+    assert result.exit_code == 2
+    assert f"{path}" in result.output and message in result.output
+
+
+def test_one_target_option_is_required() -> None:
+    result = CliRunner().invoke(main, ["run"])
+    assert result.exit_code == 2
+    assert "exactly one of --target, --reference, --stdio, --url" in result.output
+
+
+def test_rules_lists_every_rule_with_its_checks() -> None:
+    result = invoke("rules")
+    lines = result.output.splitlines()
+    assert any(
+        line.startswith("ENV-006") and "envelope_has_the_contract_shape" in line for line in lines
+    )
+    assert any(line.startswith("AGENT-001") and "(not testable)" in line for line in lines)
+
+
+def test_replay_resends_a_transcript_and_maps_issued_ids(tmp_path: Path) -> None:
+    result = run_against(tmp_path / "state", service_mutant=WrongAuditId, only=("ENV",))
+    paths = write_transcripts(result, tmp_path / "report")
+    transcript = tmp_path / "report" / paths["every_tool_answers_envelopes"]
+    calls = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
+    assert any(call["tool"] == "engram_memory_request_admission" for call in calls)
+    replayed = invoke("replay", str(transcript), "--reference")
+    assert replayed.exit_code == 0, replayed.output
+    assert f"{len(calls)} calls replayed, 0 answered differently" in replayed.output
