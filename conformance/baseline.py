@@ -42,8 +42,8 @@ class Baseline:
 
     def mark(self, rule: str, verdict: str) -> str | None:
         """``known_failure``, ``stale`` or None for one rule's verdict."""
-        if rule not in self.known_failures:
-            return None
+        if rule not in self.known_failures or verdict == "not_applicable":
+            return None  # a listed rule the target makes inapplicable is neither known nor stale
         return "known_failure" if verdict in ("fail", "warn", "error") else "stale"
 
 

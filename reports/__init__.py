@@ -1,1 +1,50 @@
-"""Report writers: the JSON report document rendered to JUnit XML, Markdown and HTML."""
+"""Report writers: the JSON report document rendered to JUnit XML, Markdown and HTML.
+
+``ReportDocument`` is the report of one run (``load`` reads and validates a report.json);
+``write_reports`` writes the report folder. The renderers ``junit``, ``markdown`` and ``html``
+each turn a document, and nothing else, into text.
+"""
+
+from ._schema import SCHEMA_ID, InvalidReport, schema
+from .document import (
+    COUNTED_ORDER,
+    CallRecord,
+    ConformanceInfo,
+    FailureRecord,
+    Kit,
+    ReportDocument,
+    RuleRecord,
+    RunInfo,
+    ServerInfo,
+    SpecIdentity,
+    TargetInfo,
+    Verdict,
+    load,
+    tally,
+    validate,
+    worst,
+)
+from .writer import write_reports
+
+__all__ = [
+    "COUNTED_ORDER",
+    "SCHEMA_ID",
+    "CallRecord",
+    "ConformanceInfo",
+    "FailureRecord",
+    "InvalidReport",
+    "Kit",
+    "ReportDocument",
+    "RuleRecord",
+    "RunInfo",
+    "ServerInfo",
+    "SpecIdentity",
+    "TargetInfo",
+    "Verdict",
+    "load",
+    "schema",
+    "tally",
+    "validate",
+    "worst",
+    "write_reports",
+]

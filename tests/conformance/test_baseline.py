@@ -24,6 +24,7 @@ def test_listed_unlisted_and_stale(tmp_path: Path) -> None:
     assert not gate_fails("fail", "must", known.mark("ENV-006", "fail"))
     assert known.mark("ENV-006", "pass") == "stale"
     assert gate_fails("pass", "profile", "stale")
+    assert known.mark("ENV-006", "not_applicable") is None
     assert known.mark("ENV-001", "fail") is None
     assert gate_fails("fail", "must", None)
 

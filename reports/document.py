@@ -1,0 +1,330 @@
+"""The report document: typed, immutable views of report.json, and the loader that validates it.
+
+The JSON document is the source of truth of a run; every renderer reads only these views. Each
+view mirrors one object of report.schema.json field for field (``ConformanceInfo.conformance_class``
+is the JSON ``class``). Tool arguments and answers stay the JSON values they were; treat them as
+read-only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+
+from ._schema import SCHEMA_ID, InvalidReport, check_schema, parse
+
+Level = Literal["must", "should", "profile"]
+Profile = Literal["quick", "full"]
+Transport = Literal["stdio", "http", "inprocess"]
+ConformanceClass = Literal["full", "partial", "none"]
+BaselineStatus = Literal["known_failure", "stale"]
+
+_BASELINE_NOTES = {
+    "known_failure": "known failure (in the baseline)",
+    "stale": "stale baseline entry",
+}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Verdict(StrEnum):
+    """A rule's verdict, declared from best to worst: pass, not_applicable, warn, fail, error."""
+
+    PASS = "pass"  # noqa: S105 (a verdict, not a password)
+    NOT_APPLICABLE = "not_applicable"
+    WARN = "warn"
+    FAIL = "fail"
+    ERROR = "error"
+
+    @property
+    def severity(self) -> int:
+        """The verdict's rank: 0 for pass up to 4 for error."""
+        return list(Verdict).index(self)
+
+    @property
+    def label(self) -> str:
+        """The verdict as prose ("not applicable")."""
+        return self.value.replace("_", " ")
+
+
+def worst(verdicts: Iterable[Verdict], default: Verdict = Verdict.PASS) -> Verdict:
+    """The most severe of ``verdicts`` (``default`` when there are none)."""
+    return max(verdicts, key=lambda verdict: verdict.severity, default=default)
+
+
+#: The order in which the report's counts (and summaries) list the verdicts.
+COUNTED_ORDER = (Verdict.PASS, Verdict.FAIL, Verdict.WARN, Verdict.NOT_APPLICABLE, Verdict.ERROR)
+
+
+def tally(verdicts: Iterable[Verdict | str]) -> Mapping[Verdict, int]:
+    """How many of ``verdicts`` are each verdict: every verdict, in ``COUNTED_ORDER``."""
+    counted = Counter(Verdict(verdict) for verdict in verdicts)
+    return MappingProxyType({verdict: counted[verdict] for verdict in COUNTED_ORDER})
+
+
+@dataclass(frozen=True)
+class Kit:
+    name: str
+    version: str
+
+
+@dataclass(frozen=True)
+class SpecIdentity:
+    contract_version: str
+    spec_version: str
+    digest: str
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    started_at: str
+    duration_s: float
+    seed: int
+    profile: Profile
+    budget_s: float | None
+    only: tuple[str, ...]
+    command: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunInfo:
+        return cls(**{**data, "only": tuple(data["only"])})
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    name: str
+    version: str
+    protocol_version: str
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    name: str
+    transport: Transport
+    descriptor: str | None
+    server_info: ServerInfo | None
+    stderr_tail: str | None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TargetInfo:
+        info = data["server_info"]
+        return cls(**{**data, "server_info": None if info is None else ServerInfo(**info)})
+
+
+@dataclass(frozen=True)
+class ConformanceInfo:
+    conformance_class: ConformanceClass = field(metadata={"json": "class"})
+    tools_claimed: tuple[str, ...]
+    tools_listed: tuple[str, ...]
+    summary: str
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ConformanceInfo:
+        return cls(
+            conformance_class=data["class"],
+            tools_claimed=tuple(data["tools_claimed"]),
+            tools_listed=tuple(data["tools_listed"]),
+            summary=data["summary"],
+        )
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    tool: str
+    arguments: Any
+    answer: Any
+
+
+@dataclass(frozen=True)
+class FailureRecord:
+    check: str
+    expected: str
+    observed: str
+    seed: int | None
+    calls: tuple[CallRecord, ...]
+    transcript: str | None
+    reproduce: str | None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FailureRecord:
+        return cls(**{**data, "calls": tuple(CallRecord(**call) for call in data["calls"])})
+
+    def call_lines(self) -> tuple[str, ...]:
+        """Each call as one line of JSON, for display."""
+        return tuple(json.dumps(asdict(call), ensure_ascii=False) for call in self.calls)
+
+
+@dataclass(frozen=True)
+class RuleRecord:
+    id: str
+    family: str
+    level: Level
+    statement: str
+    source: str
+    verdict: Verdict
+    checks: tuple[str, ...]
+    reason: str | None
+    baseline: BaselineStatus | None
+    flaky: bool
+    failures: tuple[FailureRecord, ...]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RuleRecord:
+        return cls(
+            **{
+                **data,
+                "verdict": Verdict(data["verdict"]),
+                "checks": tuple(data["checks"]),
+                "failures": tuple(FailureRecord.from_dict(f) for f in data["failures"]),
+            }
+        )
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What a reader should know beside the verdict: baseline status, flakiness."""
+        notes = [_BASELINE_NOTES[self.baseline]] if self.baseline else []
+        return (*notes, "flaky") if self.flaky else tuple(notes)
+
+    @property
+    def fails_gate(self) -> bool:
+        """Whether this rule makes the run fail: a failure not in the baseline, or a stale entry."""
+        if self.baseline == "stale":
+            return True
+        return self.verdict == Verdict.FAIL and self.baseline is None
+
+
+@dataclass(frozen=True)
+class ReportDocument:
+    """One run's report. Build it from data with ``from_dict`` (validated) or field by field."""
+
+    kit: Kit
+    spec: SpecIdentity
+    run: RunInfo
+    target: TargetInfo
+    conformance: ConformanceInfo
+    exit_code: Literal[0, 1, 2]
+    counts: Mapping[Verdict, int]
+    rules: tuple[RuleRecord, ...]
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ReportDocument:
+        """The document that ``data`` (parsed JSON) describes; raises InvalidReport if invalid."""
+        check_schema(data)
+        document = cls(
+            kit=Kit(**data["kit"]),
+            spec=SpecIdentity(**data["spec"]),
+            run=RunInfo.from_dict(data["run"]),
+            target=TargetInfo.from_dict(data["target"]),
+            conformance=ConformanceInfo.from_dict(data["conformance"]),
+            exit_code=data["exit_code"],
+            counts=MappingProxyType({v: data["counts"][v] for v in COUNTED_ORDER}),
+            rules=tuple(RuleRecord.from_dict(rule) for rule in data["rules"]),
+        )
+        _check_consistency(document)
+        return document
+
+    def to_dict(self) -> dict[str, Any]:
+        """The document as JSON data (what report.json holds)."""
+        return {"$schema": SCHEMA_ID, **_json_value(self)}
+
+    def to_json(self) -> str:
+        """The document as pretty JSON text, which ``load`` reads back equal.
+
+        Non-ASCII text is written as is; lone surrogates (which a server may send as escapes)
+        are written as escapes again, since UTF-8 cannot encode them.
+        """
+        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+    def problems(self) -> dict[str, tuple[RuleRecord, ...]]:
+        """The rules a reader needs first, under the titles renderers give them, in this order:
+        failures (new before known), errors, stale baseline entries, warnings."""
+        failures = [rule for rule in self.rules if rule.verdict == Verdict.FAIL]
+        failures.sort(key=lambda rule: rule.baseline == "known_failure")
+        return {
+            "Failures": tuple(failures),
+            "Errors": tuple(rule for rule in self.rules if rule.verdict == Verdict.ERROR),
+            "Stale baseline entries": tuple(r for r in self.rules if r.baseline == "stale"),
+            "Warnings": tuple(rule for rule in self.rules if rule.verdict == Verdict.WARN),
+        }
+
+    def by_family(self) -> dict[str, tuple[RuleRecord, ...]]:
+        """The rules grouped by family, families and rules in document order."""
+        families: dict[str, list[RuleRecord]] = {}
+        for rule in self.rules:
+            families.setdefault(rule.family, []).append(rule)
+        return {family: tuple(rules) for family, rules in families.items()}
+
+
+def _json_value(value: Any) -> Any:
+    if is_dataclass(value):
+        return {
+            f.metadata.get("json", f.name): _json_value(getattr(value, f.name))
+            for f in fields(value)
+        }
+    if isinstance(value, Verdict):
+        return value.value
+    if isinstance(value, tuple):
+        return [_json_value(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(key): _json_value(item) for key, item in value.items()}
+    return value
+
+
+def _check_consistency(document: ReportDocument) -> None:
+    """What the schema cannot say: a real start time, unique ids, true counts, an honest exit."""
+    try:
+        datetime.fromisoformat(document.run.started_at)
+    except ValueError as error:
+        raise InvalidReport("/run/started_at", f"not a real instant: {error}") from error
+    first_index: dict[str, int] = {}
+    for index, rule in enumerate(document.rules):
+        if rule.id.split("-")[0] != rule.family:
+            problem = f"family {rule.family!r} is not the prefix of rule id {rule.id!r}"
+            raise InvalidReport(f"/rules/{index}/family", problem)
+        if rule.id in first_index:
+            problem = f"duplicate rule id {rule.id!r} (first at /rules/{first_index[rule.id]})"
+            raise InvalidReport(f"/rules/{index}/id", problem)
+        first_index[rule.id] = index
+    actual = tally(rule.verdict for rule in document.rules)
+    for verdict in COUNTED_ORDER:
+        if document.counts[verdict] != actual[verdict]:
+            problem = f"says {document.counts[verdict]} but {actual[verdict]} rules are {verdict}"
+            raise InvalidReport(f"/counts/{verdict}", problem)
+    gate = next((rule for rule in document.rules if rule.fails_gate), None)
+    if document.exit_code == 0 and gate is not None:
+        why = (
+            "is a stale baseline entry"
+            if gate.baseline == "stale"
+            else "fails (not in the baseline)"
+        )
+        raise InvalidReport("/exit_code", f"is 0 but rule {gate.id} {why}")
+
+
+def validate(data: Any) -> None:
+    """Raise InvalidReport unless ``data`` (parsed JSON) is a valid report document."""
+    ReportDocument.from_dict(data)
+
+
+def load(source: str | os.PathLike[str]) -> ReportDocument:
+    """The report in ``source``: JSON text if a ``str``, else the path of a report.json.
+
+    Raises InvalidReport (with the file, when there is one) for anything but a valid document.
+    """
+    if isinstance(source, str):
+        return ReportDocument.from_dict(parse(source))
+    path = Path(source)
+    try:
+        return ReportDocument.from_dict(parse(path.read_text(encoding="utf-8")))
+    except UnicodeDecodeError as error:
+        raise InvalidReport("", f"not UTF-8: {error}", str(path)) from error
+    except InvalidReport as error:
+        raise replace(error, source=str(path)) from error

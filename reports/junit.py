@@ -1,0 +1,113 @@
+"""JUnit XML rendered from the report document: one testsuite per family, one testcase per rule.
+
+JUnit readers go red on exactly what fails the gate and on what could not be decided:
+- a failure not in the baseline, and a stale baseline entry: ``<failure>``;
+- error: ``<error>``;
+- a known failure (fail or error listed in the baseline): ``<skipped>``, as pytest renders xfail;
+- not_applicable: ``<skipped>`` with its reason;
+- warn: a pass, with the warning in ``<system-out>``.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
+from .sanitize import scrub, shorten, truncate
+
+NAME_LIMIT = 80
+MESSAGE_LIMIT = 200
+EVIDENCE_LIMIT = 10_000
+
+_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+#: Outcome element -> the attribute that counts it.
+_TALLIES = {"failure": "failures", "error": "errors", "skipped": "skipped"}
+
+
+def render(document: ReportDocument) -> str:
+    """The JUnit XML of ``document``."""
+    root = ET.Element("testsuites", name="engram-conformance")
+    for family, rules in document.by_family().items():
+        suite = ET.SubElement(root, "testsuite", name=family)
+        for rule in rules:
+            _testcase(suite, rule)
+        _count(suite)
+    _count(root)
+    root.set("time", f"{document.run.duration_s:.3f}")
+    ET.indent(root)
+    return _DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _count(element: ET.Element) -> None:
+    """Set the tests, failures, errors and skipped attributes from the testcases inside."""
+    cases = list(element.iter("testcase"))
+    element.set("tests", str(len(cases)))
+    for outcome, attribute in _TALLIES.items():
+        element.set(attribute, str(sum(case.find(outcome) is not None for case in cases)))
+
+
+def _testcase(suite: ET.Element, rule: RuleRecord) -> None:
+    name = scrub(f"{rule.id} {shorten(rule.statement, NAME_LIMIT)}")
+    case = ET.SubElement(suite, "testcase", classname=rule.family, name=name)
+    details = _details(rule)
+    outcome = _outcome(rule)
+    if outcome is not None:
+        tag, message = outcome
+        element = ET.SubElement(case, tag, message=scrub(shorten(message, MESSAGE_LIMIT)))
+        if tag != "skipped":
+            element.text = details
+    notes = []
+    if rule.verdict == Verdict.WARN:
+        notes.append(f"warning: this {rule.level} rule is broken")
+    if rule.flaky:
+        notes.append("flaky: the checks disagreed when the same inputs were run again")
+    if rule.failures and (outcome is None or outcome[0] == "skipped"):
+        notes.append(details)
+    if notes:
+        ET.SubElement(case, "system-out").text = "\n".join(notes)
+
+
+def _outcome(rule: RuleRecord) -> tuple[str, str] | None:
+    """The outcome element's tag and message, or None for a plain pass."""
+    if rule.baseline == "known_failure" and rule.verdict in (Verdict.FAIL, Verdict.ERROR):
+        return "skipped", f"known failure (in the baseline): {rule.verdict.label}"
+    if rule.fails_gate:
+        return "failure", _failure_message(rule)
+    if rule.verdict == Verdict.ERROR:
+        return "error", rule.reason or ""
+    if rule.verdict == Verdict.NOT_APPLICABLE:
+        return "skipped", rule.reason or ""
+    return None
+
+
+def _failure_message(rule: RuleRecord) -> str:
+    if rule.baseline == "stale":
+        return "stale baseline entry: the rule no longer fails; remove it from the baseline"
+    if not rule.failures:
+        return f"{rule.id} fails"
+    first = rule.failures[0]
+    return f"{first.check}: expected {first.expected}; observed {first.observed}"
+
+
+def _details(rule: RuleRecord) -> str:
+    lines = [f"{rule.id} ({rule.level}, {rule.source}): {rule.statement}"]
+    if rule.reason:
+        lines.append(f"reason: {rule.reason}")
+    lines.extend(_evidence(failure) for failure in rule.failures)
+    return scrub("\n".join(lines))
+
+
+def _evidence(failure: FailureRecord) -> str:
+    seed = f" (seed {failure.seed})" if failure.seed is not None else ""
+    lines = [
+        "",
+        f"check: {failure.check}{seed}",
+        f"expected: {truncate(failure.expected, EVIDENCE_LIMIT)}",
+        f"observed: {truncate(failure.observed, EVIDENCE_LIMIT)}",
+    ]
+    lines.extend(f"call: {truncate(call, EVIDENCE_LIMIT)}" for call in failure.call_lines())
+    if failure.transcript:
+        lines.append(f"transcript: {failure.transcript}")
+    if failure.reproduce:
+        lines.append(f"reproduce: {failure.reproduce}")
+    return "\n".join(lines)

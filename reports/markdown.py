@@ -1,0 +1,129 @@
+"""Markdown for a pull-request comment or a CI step summary, rendered from the report document.
+
+The first line is the conformance summary, as CI tools show a summary's first line. Failures
+come next (fail, then error, then stale baseline entries), then warnings, then every rule in a
+collapsed list. Text from the report is escaped, evidence goes in fenced code blocks, and only
+the first ``DETAILED_LIMIT`` rules are shown in full: GitHub refuses comments over 65,536
+characters, and report.html has the rest.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .document import FailureRecord, ReportDocument, RuleRecord
+from .sanitize import scrub, shorten, truncate
+
+BLOCK_LIMIT = 2_000
+CALL_LIMIT = 400  # per call, so that a block shows every step of a shrunk sequence
+DETAILED_LIMIT = 25
+STATEMENT_LIMIT = 120
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>&|~#])")
+_BACKTICKS = re.compile("`+")
+
+
+def inline(text: str) -> str:
+    """Untrusted text as one line of Markdown that shows exactly that text."""
+    return _SPECIAL.sub(r"\\\1", " ".join(scrub(text).split()))
+
+
+def code_block(text: str, info: str = "text") -> str:
+    """Evidence in a fenced block whose fence is longer than any run of backticks inside."""
+    body = scrub(truncate(text, BLOCK_LIMIT))
+    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def render(document: ReportDocument) -> str:
+    """The Markdown summary of ``document``."""
+    parts = [scrub(document.conformance.summary), _counts_table(document), _run_line(document)]
+    detailed_left = DETAILED_LIMIT
+    for title, rules in document.problems().items():
+        if not rules:
+            continue
+        parts.append(f"## {title} ({len(rules)})")
+        for rule in rules:
+            parts.append(_rule_section(rule) if detailed_left > 0 else _rule_line(rule))
+            detailed_left -= 1
+    if document.target.stderr_tail:
+        tail = code_block(document.target.stderr_tail)
+        parts.append(
+            f"<details><summary>Server stderr (last lines)</summary>\n\n{tail}\n\n</details>"
+        )
+    parts.append(_all_rules(document))
+    return "\n\n".join(parts) + "\n"
+
+
+def _counts_table(document: ReportDocument) -> str:
+    header = " | ".join(verdict.label for verdict in document.counts)
+    counts = " | ".join(str(count) for count in document.counts.values())
+    return f"| {header} |\n|{'---:|' * len(document.counts)}\n| {counts} |"
+
+
+def _run_line(document: ReportDocument) -> str:
+    target, run, spec = document.target, document.run, document.spec
+    reached = target.transport
+    if target.descriptor:
+        reached += f", descriptor {inline(target.descriptor)}"
+    server = "did not initialize"
+    if target.server_info:
+        info = target.server_info
+        server = f"{inline(info.name)} {inline(info.version)}, MCP {inline(info.protocol_version)}"
+    return (
+        f"**Target** {inline(target.name)} ({reached}), server {server} · "
+        f"**contract** {spec.contract_version}, spec {spec.spec_version} `{spec.digest}` · "
+        f"**run** {run.profile} profile, seed {run.seed}, {run.duration_s:.1f} s, "
+        f"exit code {document.exit_code}"
+    )
+
+
+def _headline(rule: RuleRecord) -> str:
+    return " · ".join([rule.id, rule.verdict.label, rule.level, *rule.notes])
+
+
+def _rule_line(rule: RuleRecord) -> str:
+    return f"- **{_headline(rule)}**: {inline(shorten(rule.statement, STATEMENT_LIMIT))}"
+
+
+def _rule_section(rule: RuleRecord) -> str:
+    checks = ", ".join(f"`{check}`" for check in rule.checks) or "none"
+    parts = [
+        f"### {_headline(rule)}",
+        inline(rule.statement),
+        f"Source: {inline(rule.source)} · checks: {checks}",
+    ]
+    if rule.reason:
+        parts.append(f"Reason: {inline(rule.reason)}")
+    if rule.baseline == "stale":
+        parts.append("Listed in the baseline but no longer fails: remove it from the baseline.")
+    parts.extend(_failure(failure) for failure in rule.failures)
+    return "\n\n".join(parts)
+
+
+def _failure(failure: FailureRecord) -> str:
+    seed = f" (seed {failure.seed})" if failure.seed is not None else ""
+    parts = [
+        f"#### `{failure.check}`{seed}",
+        f"Expected:\n\n{code_block(failure.expected)}",
+        f"Observed:\n\n{code_block(failure.observed)}",
+    ]
+    if failure.calls:
+        calls = "\n".join(truncate(line, CALL_LIMIT) for line in failure.call_lines())
+        parts.append(f"Calls ({len(failure.calls)}):\n\n{code_block(calls, 'json')}")
+    if failure.transcript:
+        parts.append(f"Transcript: {inline(failure.transcript)}")
+    if failure.reproduce:
+        parts.append(f"Reproduce:\n\n{code_block(failure.reproduce, 'sh')}")
+    return "\n\n".join(parts)
+
+
+def _all_rules(document: ReportDocument) -> str:
+    rows = "\n".join(
+        f"| {rule.id} | {rule.level} | {rule.verdict.label} | "
+        f"{inline(shorten(rule.statement, STATEMENT_LIMIT))} |"
+        for rule in document.rules
+    )
+    table = f"| Rule | Level | Verdict | Statement |\n|---|---|---|---|\n{rows}" if rows else ""
+    return f"<details><summary>All rules ({len(document.rules)})</summary>\n\n{table}\n\n</details>"
