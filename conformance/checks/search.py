@@ -298,24 +298,23 @@ async def search_without_match_answers_an_empty_page(ctx: CheckContext) -> None:
 
 @check(rules=("SEARCH-010",), tools=(SEARCH, CAPTURE, ADMIT))
 async def semantic_ranking_is_never_silently_dropped(ctx: CheckContext) -> None:
-    """lexical_and_semantic answers RANKING_UNAVAILABLE (retriable) or a result.
+    """lexical_and_semantic answers RANKING_UNAVAILABLE (retriable), unless the deployment has one.
 
-    The descriptor does not say whether the server has a semantic channel, and a result does
-    not show which channels ranked it: an ok answer may be a genuine semantic ranking or the
-    silent lexical fallback the rule forbids. The harness cannot tell them apart, so an ok
-    answer leaves the rule not applicable, never passed. Any error other than a retriable
-    RANKING_UNAVAILABLE fails: with a semantic channel the answer is a result, without one it is
-    RANKING_UNAVAILABLE.
+    A result does not show which channels ranked it, so the target descriptor says whether the
+    deployment has a semantic channel (``[policy] semantic_channel``, default false). Without
+    one, an ok answer is the silent lexical fallback the rule forbids. With one, an ok answer is
+    expected, and RANKING_UNAVAILABLE (retriable: the channel is down) is allowed too.
     """
     term = ctx.unique("semantic")
     await ctx.accepted(f"semantic {term}")
     policy = {**LEXICAL, "minimum_channels": "lexical_and_semantic"}
     answer = await ctx.search(term, capability_policy=policy)
     if answer.ok:
-        ctx.not_applicable(
+        ctx.expect(
             "SEARCH-010",
-            "lexical_and_semantic answered a result: the server ranks semantically or falls back "
-            "silently, which no answer tells apart (the descriptor declares no semantic channel)",
+            ctx.policy.semantic_channel,
+            expected="RANKING_UNAVAILABLE: the target declares no semantic channel",
+            observed=answer,
         )
         return
     error = (answer.envelope or {}).get("error") or {}

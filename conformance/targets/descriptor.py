@@ -43,6 +43,7 @@ class Policy:
     confirmation_required: frozenset[str] = frozenset()
     reconciliation_families: frozenset[str] = frozenset()
     redacted_fields: frozenset[str] = frozenset()
+    semantic_channel: bool = False
     tools: tuple[str, ...] = ALL_TOOLS
 
 
@@ -91,6 +92,7 @@ class TargetDescriptor:
                 confirmation_required=frozenset(policy.get("confirmation_required", ())),
                 reconciliation_families=frozenset(policy.get("reconciliation_families", ())),
                 redacted_fields=frozenset(policy.get("redacted_fields", ())),
+                semantic_channel=policy.get("semantic_channel", False),
                 tools=tuple(policy.get("tools", ALL_TOOLS)),
             ),
             state_files=tuple(data.get("state", {}).get("files", ())),

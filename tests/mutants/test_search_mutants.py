@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.spec import digest
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
@@ -287,10 +288,19 @@ def test_search_mutant_is_caught(
     assert broken(result, "SEARCH") == {rule: broken_verdict(rule) for rule in rules}
 
 
-def test_silent_lexical_fallback_is_never_passed(tmp_path: Path) -> None:
-    """The harness cannot see a silent fallback (no declared semantic channel): not a pass."""
+def test_silent_lexical_fallback_fails_without_a_declared_semantic_channel(tmp_path: Path) -> None:
     result = run_against(tmp_path, service_mutant=SilentLexicalFallback, only=("SEARCH-010",))
-    assert result.verdicts["SEARCH-010"].verdict == "not_applicable"
+    assert result.verdicts["SEARCH-010"].verdict == broken_verdict("SEARCH-010")
+
+
+def test_a_declared_semantic_channel_may_answer_a_result(tmp_path: Path) -> None:
+    result = run_against(
+        tmp_path / "state",
+        service_mutant=SilentLexicalFallback,
+        target_policy=Policy(semantic_channel=True),
+        only=("SEARCH-010",),
+    )
+    assert result.verdicts["SEARCH-010"].verdict == "pass"
 
 
 def test_reference_passes_every_search_rule(tmp_path: Path) -> None:
