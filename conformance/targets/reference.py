@@ -8,7 +8,10 @@ from .descriptor import TargetDescriptor
 
 
 def reference_descriptor() -> TargetDescriptor:
-    """``engram-reference serve`` over stdio, run by this Python, with its default policy."""
+    """``engram-reference serve`` over stdio, run by this Python, with its default policy.
+
+    Its whole state folder is listed as state files, as in ``targets/reference.toml``.
+    """
     command = (
         sys.executable,
         "-m",
@@ -19,4 +22,6 @@ def reference_descriptor() -> TargetDescriptor:
         "--host-public-key",
         "{host_public_key_file}",
     )
-    return TargetDescriptor(name="reference", transport="stdio", command=command)
+    return TargetDescriptor(
+        name="reference", transport="stdio", command=command, state_files=("{state_dir}/**",)
+    )

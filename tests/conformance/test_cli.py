@@ -76,3 +76,17 @@ def test_replay_resends_a_transcript_and_maps_issued_ids(tmp_path: Path) -> None
     replayed = invoke("replay", str(transcript), "--reference")
     assert replayed.exit_code == 0, replayed.output
     assert f"{len(calls)} calls replayed, 0 answered differently" in replayed.output
+
+
+def test_the_reference_descriptor_file_matches_the_built_in_one() -> None:
+    from engram_conformance.conformance.targets.descriptor import load_descriptor
+    from engram_conformance.conformance.targets.reference import reference_descriptor
+
+    from ..conftest import REPO_ROOT
+
+    shipped = load_descriptor(REPO_ROOT / "targets" / "reference.toml")
+    built_in = reference_descriptor()
+    assert shipped.policy == built_in.policy
+    assert shipped.state_files == built_in.state_files
+    assert shipped.binding_mode == built_in.binding_mode
+    assert shipped.command[1:] == built_in.command[3:]
