@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -23,7 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from engram_conformance.spec import Spec, instant_ms, load, resolve_pointer, wall_clock_ms
 
-from .context import Confirmation, InvocationContext
+from .context import UNUSABLE_CONFIRMATION, Confirmation, InvocationContext
 
 #: The longest lifetime a context may claim, ``exp - iat``, in seconds.
 MAX_LIFETIME_S = 300
@@ -123,7 +124,8 @@ class HostBinding:
         """The context a compact JWS binds, or ContextUnavailable. The ``tool`` claim is not
         compared with anything here: ``admit_call`` does that, ``tools/list`` does not."""
         claims = self._verified_claims(token)
-        if next(self._claims_validator.iter_errors(claims), None) is not None:
+        errors = list(self._claims_validator.iter_errors(claims))
+        if any(list(error.absolute_path)[:1] != ["confirmation"] for error in errors):
             raise ContextUnavailable("the claims do not match the binding schema")
         issued_at_s, expires_at_s = int(claims["iat"]), int(claims["exp"])
         now_ms = self._clock()
@@ -133,6 +135,9 @@ class HostBinding:
             raise ContextUnavailable("the context has expired")
         if issued_at_s * 1000 > now_ms + CLOCK_SKEW_MS:
             raise ContextUnavailable("the context is issued in the future")
+        if errors:  # a confirmation present but malformed holds for no call (GATE-006)
+            context = _context({**claims, "confirmation": None}, issued_at_s, expires_at_s)
+            return replace(context, confirmation=UNUSABLE_CONFIRMATION)
         return _context(claims, issued_at_s, expires_at_s)
 
     def _verified_claims(self, token: Any) -> dict[str, Any]:

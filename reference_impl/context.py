@@ -21,6 +21,12 @@ class Confirmation:
     expires_at_ms: int
 
 
+#: What a confirmation claim that is present but malformed (a field missing, a time that is not
+#: an Instant) binds: a confirmation, so withdraw and forget pass the protocol checks, that holds
+#: for no call, so the gate answers gate_failed.
+UNUSABLE_CONFIRMATION = Confirmation("", "", "", "", 0, 0)
+
+
 @dataclass(frozen=True)
 class InvocationContext:
     """The verified claims of one call's signed invocation context."""

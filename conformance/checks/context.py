@@ -128,13 +128,13 @@ class CheckContext:
         self, arguments: dict[str, Any] | None = None, *, identity: Identity | None = None
     ) -> Observation:
         arguments = arguments or self.capture_arguments(identity=identity)
-        return await self._gated(CAPTURE, arguments, identity)
+        return await self.call_approved(CAPTURE, arguments, identity=identity)
 
     async def admit(
         self, candidate_id: Any, *, identity: Identity | None = None, key: str | None = None
     ) -> Observation:
         arguments = {"candidate_id": candidate_id, "idempotency_key": key or self.key("admit")}
-        return await self._gated(ADMIT, arguments, identity)
+        return await self.call_approved(ADMIT, arguments, identity=identity)
 
     def needs_confirmation(self, tool: str) -> bool:
         """Whether calls of ``tool`` need a human approval: always, or by the target's policy."""
@@ -143,10 +143,10 @@ class CheckContext:
             gate == "host_policy" and tool in self.policy.confirmation_required
         )
 
-    async def _gated(
-        self, tool: str, arguments: dict[str, Any], identity: Identity | None
+    async def call_approved(
+        self, tool: str, arguments: dict[str, Any], *, identity: Identity | None = None
     ) -> Observation:
-        """A call confirmed when it needs it (capture and admission: by the target's policy)."""
+        """The call, carrying a human approval of it when its tool needs one."""
         if self.needs_confirmation(tool):
             return await self.confirmed(tool, arguments, identity=identity)
         return await self.call(tool, arguments, identity=identity)

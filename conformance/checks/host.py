@@ -1,1 +1,619 @@
-"""Checks of the host rules (being written)."""
+"""Host binding: the signed invocation context, per-tool authorization, the order of checks.
+
+These checks play the host of the signed-meta profile (DESIGN.md, "Host binding") and also forge
+the contexts a server must refuse: raw claims, unsigned tokens, another key, wrong headers, bad
+times, missing claims. A refused context is JSON-RPC error -32603; an unknown or disabled tool
+-32602. Each refusal is judged against a control call whose context is valid, so that a server
+that refuses everything does not pass.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import hmac
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engram_conformance.spec import instant, wall_clock_ms
+
+from ..bindings.signed_meta import ContextSigner
+from ..host import ABSENT
+from ..observation import Observation
+from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
+from .registry import check
+
+SIGNED_META = "signed-meta"
+CONTEXT_UNAVAILABLE = -32603
+UNKNOWN_TOOL = -32602
+#: Names in the memory namespace that are none of the six tools (maintenance is never a tool).
+NOT_A_TOOL = ("engram_memory_rewind", "engram_memory_admin")
+UNKNOWN_RECORD = "mem_" + "a" * 52
+#: An expected answer: the one the same call with a valid context got.
+LIKE_CONTROL = "the answer with a valid context"
+#: Arguments that would select maintenance (contract text, section 0); none is a tool argument.
+MAINTENANCE_ARGUMENTS = {
+    "admin": True,
+    "bootstrap": True,
+    "rotate_keys": True,
+    "revoke": "principal-1",
+    "backup": True,
+    "restore": "backup-1",
+    "migrate": True,
+    "invalidate_projection": True,
+    "supersedes": UNKNOWN_RECORD,
+    "dispute": True,
+    "rewind_to": "cursor-1",
+    "expire": True,
+    "include_history": True,
+    "include_candidates": True,
+}
+TRUST_CLASSES = ("earned", "asserted", "signed")
+DUPLICATE = "duplicate_exact"
+
+Cases = Mapping[str, tuple[dict[str, Any], "str | None", Any]]
+
+
+# shared helpers (the gate checks use them too) ---------------------------------------------------
+async def offered(ctx: CheckContext) -> list[str]:
+    """The six tools the target claims and lists without a context, in the spec's order."""
+    _, tools = await ctx.session.list_tools()
+    listed = {tool.name for tool in tools}
+    return [name for name in ctx.spec.tools if name in ctx.policy.tools and name in listed]
+
+
+def arguments(ctx: CheckContext, tool: str) -> dict[str, Any]:
+    """Valid arguments of ``tool``; a target they name does not exist."""
+    purpose = ctx.identity.purpose_ref
+    if tool == SEARCH:
+        return {"query": ctx.unique("query"), "purpose_ref": purpose}
+    if tool == GET:
+        return {"record_id": UNKNOWN_RECORD, "purpose_ref": purpose}
+    if tool == CAPTURE:
+        return ctx.capture_arguments()
+    target = ctx.spec.tools[tool].target  # candidate_id or record_id
+    sent = {
+        target: UNKNOWN_RECORD if target == "record_id" else ctx.unique("candidate"),
+        "idempotency_key": ctx.key(tool),
+    }
+    if tool in (WITHDRAW, FORGET):
+        sent["reason_ref"] = "reason:conformance"
+    return sent
+
+
+async def subject(ctx: CheckContext, tool: str) -> dict[str, Any]:
+    """Valid arguments of ``tool`` whose target exists: a pending candidate, a current record."""
+    sent = arguments(ctx, tool)
+    if tool in (ADMIT, WITHDRAW):
+        sent["candidate_id"] = await ctx.pending()
+    elif tool == FORGET:
+        sent["record_id"] = await ctx.accepted()
+    return sent
+
+
+def claims(ctx: CheckContext, tool: str, sent: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+    """Valid claims for this call, with a confirmation that holds when the tool needs one."""
+    if ctx.needs_confirmation(tool) and "confirmation" not in overrides:
+        overrides["confirmation"] = ctx.host.confirmation(tool, sent)
+    return ctx.host.claims(ctx.identity, tool, **overrides)
+
+
+async def send(
+    ctx: CheckContext,
+    tool: str,
+    sent: Any,
+    bound: dict[str, Any] | None,
+    token: str | None = None,
+) -> Observation:
+    """The call with ``bound`` signed by the host as its context, or ``token`` instead;
+    ``bound`` None and no token: the call carries no context at all."""
+    if token is None and bound is not None:
+        token = ctx.host.signer.sign(bound)
+    meta = None if token is None else {ctx.host.signer.meta_key: token}
+    return await ctx.session.call(tool, sent, meta, bound)
+
+
+def first_time(observed: Observation) -> bool:
+    """A success that is no replay: nothing of an earlier call had been kept."""
+    value = observed.value
+    return observed.ok and value.get("replayed") is not True and value.get("status") != DUPLICATE
+
+
+def expect_code(ctx: CheckContext, rule: str, observed: Observation, code: Any, what: str) -> bool:
+    return ctx.expect(rule, observed.code == code, expected=f"{what}: {code}", observed=observed)
+
+
+def with_purpose(
+    ctx: CheckContext, tool: str, sent: dict[str, Any], purpose: str
+) -> dict[str, Any]:
+    """``sent`` with its purpose_ref argument (capture: in the payload) set to ``purpose``."""
+    changed = copy.deepcopy(sent)
+    *parents, name = (ctx.spec.tools[tool].purpose_argument or "").split("/")[1:]
+    holder = changed
+    for part in parents:
+        holder = holder[part]
+    holder[name] = purpose
+    return changed
+
+
+async def _judge_contexts(
+    ctx: CheckContext, rule: str, cases: Callable[[str, dict[str, Any]], Cases]
+) -> None:
+    """For each offered tool: a control call with a valid context, then each case's context.
+
+    A case is (claims, token or None for the claims signed by the host, the expected answer:
+    a JSON-RPC error code or ``LIKE_CONTROL``).
+    """
+    for tool in await offered(ctx):
+        sent = arguments(ctx, tool)
+        control = await send(ctx, tool, sent, claims(ctx, tool, sent))
+        ctx.require(
+            control.outcome == "result", f"{tool} with a valid context is answered", control
+        )
+        for case, (bound, token, wanted) in cases(tool, sent).items():
+            observed = await send(ctx, tool, sent, bound, token)
+            if wanted == LIKE_CONTROL:
+                ctx.expect(
+                    rule,
+                    observed.outcome == "result" and observed.code == control.code,
+                    expected=f"{tool}, {case}: answered like a valid context ({control.code})",
+                    observed=observed,
+                )
+            else:
+                expect_code(ctx, rule, observed, wanted, f"{tool}, {case}")
+
+
+def _without(bound: dict[str, Any], claim: str) -> dict[str, Any]:
+    return {name: value for name, value in bound.items() if name != claim}
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _compact(header: dict[str, Any], payload: bytes, sign: Callable[[bytes], bytes]) -> str:
+    signing_input = f"{_b64(json.dumps(header).encode())}.{_b64(payload)}"
+    return f"{signing_input}.{_b64(sign(signing_input.encode()))}"
+
+
+def _forgeries(ctx: CheckContext, bound: dict[str, Any]) -> dict[str, str]:
+    """Contexts carrying valid claims that a server must not trust."""
+    signer = ctx.host.signer
+    payload = json.dumps(bound).encode()
+    typ = ctx.spec.schema(ctx.spec.contract["binding_schema"])["x-header"]["typ"]
+    public_pem = signer.public_pem()
+    signed = signer.sign(bound)
+    return {
+        "the claims as plain JSON, not a compact JWS": payload.decode(),
+        "an unsigned JWS (alg none)": _compact({"alg": "none", "typ": typ}, payload, lambda _: b""),
+        "a JWS with its signature removed": signed.rsplit(".", 1)[0] + ".",
+        "alg HS256 keyed with the host's public key": _compact(
+            {"alg": "HS256", "typ": typ},
+            payload,
+            lambda data: hmac.new(public_pem, data, hashlib.sha256).digest(),
+        ),
+        "typ JWT instead of the profile's": signer.sign(bound, headers={"typ": "JWT"}),
+        "signed with a key other than the host's": ContextSigner(ctx.spec).sign(bound),
+    }
+
+
+# HOST-001 to HOST-005: the context ------------------------------------------------------------
+@check(rules=("HOST-001",), binding=SIGNED_META)
+async def call_without_a_context_is_refused(ctx: CheckContext) -> None:
+    for tool in await offered(ctx):
+        sent = arguments(ctx, tool)
+        for meta in (None, {"example.org/trace": "trace-1"}):
+            observed = await ctx.session.call(tool, sent, meta, None)
+            expect_code(ctx, "HOST-001", observed, CONTEXT_UNAVAILABLE, f"{tool} with _meta {meta}")
+
+
+@check(rules=("HOST-002",), binding=SIGNED_META)
+async def untrusted_context_is_refused(ctx: CheckContext) -> None:
+    def cases(tool: str, sent: dict[str, Any]) -> Cases:
+        bound = claims(ctx, tool, sent)
+        return {
+            case: (bound, token, CONTEXT_UNAVAILABLE)
+            for case, token in _forgeries(ctx, bound).items()
+        }
+
+    await _judge_contexts(ctx, "HOST-002", cases)
+
+
+@check(rules=("HOST-003",), binding=SIGNED_META)
+async def context_times_are_checked(ctx: CheckContext) -> None:
+    """Expired, too long-lived and issued-in-the-future contexts are refused; 5 s of skew on
+    ``iat`` and a 300 s lifetime are accepted (with margins for the two clocks)."""
+
+    def cases(tool: str, sent: dict[str, Any]) -> Cases:
+        now_s = wall_clock_ms() // 1000
+        times = {
+            "expired 10 s ago": (now_s - 70, now_s - 10, CONTEXT_UNAVAILABLE),
+            "exp - iat 301 s": (now_s, now_s + 301, CONTEXT_UNAVAILABLE),
+            "iat 20 s in the future": (now_s + 20, now_s + 80, CONTEXT_UNAVAILABLE),
+            "exp - iat 300 s": (now_s, now_s + 300, LIKE_CONTROL),
+            "iat 3 s in the future": (now_s + 3, now_s + 63, LIKE_CONTROL),
+        }
+        return {
+            case: (claims(ctx, tool, sent, iat=iat, exp=exp), None, wanted)
+            for case, (iat, exp, wanted) in times.items()
+        }
+
+    await _judge_contexts(ctx, "HOST-003", cases)
+
+
+@check(rules=("HOST-004",), binding=SIGNED_META)
+async def context_claims_are_required_or_optional(ctx: CheckContext) -> None:
+    """Each required claim missing is refused; an optional claim that is null counts as absent
+    (a null confirmation is not tried on withdraw and forget: absent, it refuses them)."""
+    required = ctx.spec.schema(ctx.spec.contract["binding_schema"])["required"]
+
+    def cases(tool: str, sent: dict[str, Any]) -> Cases:
+        bound = claims(ctx, tool, sent)
+        found: dict[str, tuple[dict[str, Any], str | None, Any]] = {
+            f"no {claim} claim": (_without(bound, claim), None, CONTEXT_UNAVAILABLE)
+            for claim in required
+        }
+        optional = ["deadline", "cancellation_ref", "tools"]
+        if not ctx.needs_confirmation(tool):
+            optional.append("confirmation")
+        for claim in optional:
+            found[f"{claim} null"] = (claims(ctx, tool, sent, **{claim: None}), None, LIKE_CONTROL)
+        return found
+
+    await _judge_contexts(ctx, "HOST-004", cases)
+
+
+@check(rules=("HOST-005",), binding=SIGNED_META)
+async def context_for_another_tool_is_refused(ctx: CheckContext) -> None:
+    def cases(tool: str, sent: dict[str, Any]) -> Cases:
+        six = list(ctx.spec.tools)
+        other = six[(six.index(tool) + 1) % len(six)]
+        bound = {**claims(ctx, tool, sent), "tool": other}
+        return {f"a context naming {other}": (bound, None, CONTEXT_UNAVAILABLE)}
+
+    await _judge_contexts(ctx, "HOST-005", cases)
+
+
+@check(rules=("HOST-006",))
+async def purpose_other_than_the_bound_one_is_refused(ctx: CheckContext) -> None:
+    bound_purpose = ctx.identity.purpose_ref
+    for tool in await offered(ctx):
+        if ctx.spec.tools[tool].purpose_argument is None:
+            continue
+        sent = arguments(ctx, tool)
+        control = await ctx.call_approved(tool, sent)
+        ctx.require(control.outcome == "result", f"{tool} with the bound purpose", control)
+        for purpose in ("purpose:another", bound_purpose.upper(), bound_purpose + " "):
+            observed = await ctx.call_approved(tool, with_purpose(ctx, tool, sent, purpose))
+            expect_code(
+                ctx,
+                "HOST-006",
+                observed,
+                CONTEXT_UNAVAILABLE,
+                f"{tool} with purpose_ref {purpose!r} while {bound_purpose!r} is bound",
+            )
+
+
+# HOST-007 to HOST-011: which tools exist and are enabled ------------------------------------------
+@check(rules=("HOST-007",))
+async def unknown_tool_is_refused(ctx: CheckContext) -> None:
+    for name in NOT_A_TOOL:
+        observed = await ctx.call(name, {})
+        expect_code(ctx, "HOST-007", observed, UNKNOWN_TOOL, f"a call of {name}")
+
+
+@check(rules=("HOST-008", "HOST-011"), binding=SIGNED_META)
+async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None:
+    """A tool the ``tools`` claim leaves out is refused exactly like a tool that does not
+    exist; a tool enabled alone is served."""
+    unknown = await send(ctx, NOT_A_TOOL[0], {}, ctx.host.claims(ctx.identity, NOT_A_TOOL[0]))
+    ctx.require(unknown.code == UNKNOWN_TOOL, "an unknown tool is refused with -32602", unknown)
+    tools = await offered(ctx)
+    for tool, neighbour in zip(tools, tools[1:] + tools[:1], strict=True):
+        sent = arguments(ctx, tool)
+        alone = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=[tool]))
+        ctx.expect(
+            "HOST-011",
+            alone.outcome == "result",
+            expected=f"{tool} served when the tools claim enables it alone",
+            observed=alone,
+        )
+        others = [name for name in ctx.spec.tools if name != tool]
+        for enabled in ([neighbour] if neighbour != tool else [], others):
+            observed = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=enabled))
+            what = f"{tool} with the tools claim {enabled}"
+            expect_code(ctx, "HOST-011", observed, UNKNOWN_TOOL, what)
+            ctx.expect(
+                "HOST-008",
+                observed.answer() == unknown.answer(),
+                expected=f"{what}: the answer to a tool that does not exist, {unknown.summary()}",
+                observed=observed,
+            )
+
+
+async def _listed(ctx: CheckContext, bound: dict[str, Any] | None) -> tuple[Observation, list[str]]:
+    """tools/list with ``bound`` signed as its context (None: no context), and the names."""
+    meta = None if bound is None else {ctx.host.signer.meta_key: ctx.host.signer.sign(bound)}
+    observed, tools = await ctx.session.list_tools(meta)
+    return observed, [tool.name for tool in tools]
+
+
+@check(rules=("HOST-009", "HOST-011"), binding=SIGNED_META)
+async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
+    """Without a context, or with no ``tools`` restriction, every offered tool is listed; a
+    ``tools`` claim lists exactly what it enables, whatever the context's ``tool`` claim names
+    (here the last offered tool, which most of the subsets leave out)."""
+    tools = await offered(ctx)
+    ctx.require(bool(tools), "some memory tool is offered", tools)
+    _, names = await _listed(ctx, None)
+    every = sorted(name for name in names if name in ctx.spec.tools)
+    ctx.expect(
+        "HOST-009",
+        set(ctx.policy.tools) <= set(every),
+        expected=f"tools/list without a context lists the claimed {list(ctx.policy.tools)}",
+        observed=every,
+    )
+    half = tools[: max(1, len(tools) // 2)]
+    subset = ("HOST-009", "HOST-011")
+    cases: list[tuple[tuple[str, ...], Any, list[str]]] = [
+        (("HOST-009",), ABSENT, every),
+        (("HOST-009",), None, every),
+        (subset, half, half),
+        (subset, [], []),
+        *((subset, [tool], [tool]) for tool in tools),
+    ]
+    for rules, enabled, wanted in cases:
+        bound = ctx.host.claims(ctx.identity, tools[-1], tools=enabled)
+        observed, names = await _listed(ctx, bound)
+        listed = sorted(name for name in names if name in ctx.spec.tools)
+        for rule in rules:
+            ctx.expect(
+                rule,
+                observed.outcome == "result" and listed == sorted(wanted),
+                expected=f"tools/list with the tools claim {enabled} lists {sorted(wanted)}",
+                observed=observed if observed.outcome != "result" else listed,
+            )
+
+
+@check(rules=("HOST-010",), binding=SIGNED_META)
+async def tools_list_with_an_untrusted_context_is_refused(ctx: CheckContext) -> None:
+    bound = ctx.host.claims(ctx.identity, SEARCH)
+    control, _ = await ctx.session.list_tools(
+        {ctx.host.signer.meta_key: ctx.host.signer.sign(bound)}
+    )
+    ctx.require(control.outcome == "result", "tools/list with a valid context answers", control)
+    now_s = wall_clock_ms() // 1000
+    untrusted = {
+        **_forgeries(ctx, bound),
+        "an expired context": ctx.host.signer.sign({**bound, "iat": now_s - 70, "exp": now_s - 10}),
+        "a context without its tenant claim": ctx.host.signer.sign(_without(bound, "tenant")),
+    }
+    for case, token in untrusted.items():
+        observed, _ = await ctx.session.list_tools({ctx.host.signer.meta_key: token})
+        expect_code(ctx, "HOST-010", observed, CONTEXT_UNAVAILABLE, f"tools/list with {case}")
+
+
+# HOST-013, HOST-014, HOST-017: what arguments can never carry ------------------------------------
+@check(rules=("HOST-013",))
+async def maintenance_is_never_a_tool_or_an_argument(ctx: CheckContext) -> None:
+    _, tools = await ctx.session.list_tools()
+    extra = [
+        tool.name
+        for tool in tools
+        if tool.name.startswith("engram_memory_") and tool.name not in ctx.spec.tools
+    ]
+    ctx.expect(
+        "HOST-013", not extra, expected="no engram_memory_ tool beyond the six", observed=extra
+    )
+    await _expect_extra_arguments_refused(ctx, "HOST-013", MAINTENANCE_ARGUMENTS)
+
+
+async def _expect_extra_arguments_refused(
+    ctx: CheckContext, rule: str, extras: Mapping[str, Any]
+) -> None:
+    """Each offered tool, called validly with one argument of ``extras`` added: INVALID_SCHEMA."""
+    for tool in await offered(ctx):
+        for name, value in extras.items():
+            observed = await ctx.call_approved(tool, {**arguments(ctx, tool), name: value})
+            expect_code(ctx, rule, observed, "INVALID_SCHEMA", f"{tool} with an argument {name}")
+
+
+@check(rules=("HOST-014",))
+async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
+    other = ctx.new_identity("elsewhere")
+    past = instant(wall_clock_ms() - 60_000)
+    host_owned = {
+        "tenant": other.tenant,
+        "workspace": other.workspace,
+        "scope": {"tenantId": other.tenant, "workspaceId": other.workspace},
+        "principal": other.principal,
+        "agent_id": "agent:from-arguments",
+        "session": "session:from-arguments",
+        "credential": "credential-from-arguments",
+        "auditId": "audit-from-arguments",
+        "deadline": past,
+        "cancellation": "cancellation-from-arguments",
+        "confirmation": {"ref": "approval-from-arguments", "approved_at": past},
+        "elicitationRef": "elicitation-from-arguments",
+    }
+    await _expect_extra_arguments_refused(ctx, "HOST-014", host_owned)
+
+
+@check(rules=("HOST-017",), tools=(CAPTURE, ADMIT, SEARCH, GET))
+async def trust_class_is_assigned_by_the_host(ctx: CheckContext) -> None:
+    sent = ctx.capture_arguments()
+    sent["payload"]["trust"] = {"class": "signed"}
+    observed = await ctx.capture(sent)
+    expect_code(ctx, "HOST-017", observed, "INVALID_SCHEMA", "a capture whose payload has trust")
+    if "trust" in ctx.policy.redacted_fields:
+        return  # the target declares that it hides trust from what it returns
+    text = ctx.unique("trust")
+    record_id = await ctx.accepted(f"trust class check {text}")
+    found = await ctx.search(text)
+    read = await ctx.get(record_id)
+    packets = [*found.value.get("records", []), read.value]
+    ctx.require(
+        found.ok and read.ok and len(packets) > 1, "search and get return the record", packets
+    )
+    for packet in packets:
+        record = packet.get("record", {})
+        trust = record.get("trust")
+        ctx.expect(
+            "HOST-017",
+            isinstance(trust, dict) and trust.get("class") in TRUST_CLASSES,
+            expected=f"record {record.get('record_id')} with trust.class among {TRUST_CLASSES}",
+            observed={"trust": trust},
+        )
+
+
+# HOST-015, HOST-016: the deadline, and the order of checks ---------------------------------------
+@check(rules=("HOST-015",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def passed_deadline_is_exceeded_and_writes_nothing(ctx: CheckContext) -> None:
+    """A passed deadline answers DEADLINE_EXCEEDED; the same call with a deadline still ahead
+    then runs for the first time (nothing was kept: no state change, no key reserved)."""
+    for tool in await offered(ctx):
+        sent = await subject(ctx, tool)
+        late = await send(
+            ctx, tool, sent, claims(ctx, tool, sent, deadline=instant(wall_clock_ms() - 1_000))
+        )
+        error = (late.envelope or {}).get("error") or {}
+        ctx.expect(
+            "HOST-015",
+            late.code == "DEADLINE_EXCEEDED" and error.get("retriable") is True,
+            expected=f"{tool} past its deadline: DEADLINE_EXCEEDED, retriable true",
+            observed=late,
+        )
+        if ctx.spec.tools[tool].kind == "read":
+            continue
+        ahead = instant(wall_clock_ms() + 60_000)
+        in_time = await send(ctx, tool, sent, claims(ctx, tool, sent, deadline=ahead))
+        ctx.expect(
+            "HOST-015",
+            first_time(in_time),
+            expected=f"{tool} then runs for the first time: the late call wrote nothing",
+            observed=in_time,
+        )
+
+
+def _order_cases(ctx: CheckContext) -> list[tuple[str, str, dict[str, Any], Any, Any]]:
+    """Calls failing two checks: (case, tool, arguments, claims or None, the first failure's code).
+
+    Pairs with the confirmation gate, replay and the clock are the GATE, IDEM and RET rules'.
+    """
+    now = wall_clock_ms()
+    past, now_s = instant(now - 1_000), now // 1000
+    search, get = arguments(ctx, SEARCH), arguments(ctx, GET)
+    elsewhere = with_purpose(ctx, SEARCH, search, "purpose:another")
+    withdraw = arguments(ctx, WITHDRAW)
+    unconfirmed = {"confirmation": ABSENT}
+    capture = ctx.capture_arguments()
+    capture["payload"]["citations"][0]["content_digest"] = "sha256:not-hex"
+    capture["evidence"]["evidence_ref"] = ""
+
+    def bound(tool: str, sent: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+        return claims(ctx, tool, sent, **overrides)
+
+    return [
+        ("an unknown tool without a context", NOT_A_TOOL[0], {}, None, UNKNOWN_TOOL),
+        (
+            "a disabled tool with an expired context",
+            SEARCH,
+            search,
+            bound(SEARCH, search, tools=[GET], iat=now_s - 70, exp=now_s - 10),
+            CONTEXT_UNAVAILABLE,
+        ),
+        (
+            "a disabled tool with a context naming another tool",
+            SEARCH,
+            search,
+            {**bound(SEARCH, search, tools=[GET]), "tool": GET},
+            CONTEXT_UNAVAILABLE,
+        ),
+        (
+            "a disabled tool with another purpose_ref",
+            SEARCH,
+            elsewhere,
+            bound(SEARCH, elsewhere, tools=[GET]),
+            UNKNOWN_TOOL,
+        ),
+        (
+            "a disabled withdraw without a confirmation",
+            WITHDRAW,
+            withdraw,
+            bound(WITHDRAW, withdraw, tools=[SEARCH], **unconfirmed),
+            UNKNOWN_TOOL,
+        ),
+        (
+            "another purpose_ref with a passed deadline",
+            SEARCH,
+            elsewhere,
+            bound(SEARCH, elsewhere, deadline=past),
+            CONTEXT_UNAVAILABLE,
+        ),
+        (
+            "another purpose_ref with invalid arguments",
+            SEARCH,
+            {**elsewhere, "limit": 0},
+            bound(SEARCH, elsewhere),
+            CONTEXT_UNAVAILABLE,
+        ),
+        (
+            "withdraw without a confirmation, with a passed deadline",
+            WITHDRAW,
+            withdraw,
+            bound(WITHDRAW, withdraw, deadline=past, **unconfirmed),
+            CONTEXT_UNAVAILABLE,
+        ),
+        (
+            "withdraw without a confirmation, with invalid arguments",
+            WITHDRAW,
+            {**withdraw, "reason_ref": ""},
+            bound(WITHDRAW, withdraw, **unconfirmed),
+            CONTEXT_UNAVAILABLE,
+        ),
+        (
+            "a passed deadline with invalid arguments",
+            SEARCH,
+            {**search, "limit": 0},
+            bound(SEARCH, search, deadline=past),
+            "DEADLINE_EXCEEDED",
+        ),
+        (
+            "get of an unknown record with a passed deadline",
+            GET,
+            get,
+            bound(GET, get, deadline=past),
+            "DEADLINE_EXCEEDED",
+        ),
+        (
+            "a passed deadline and a confirmation that does not hold",
+            WITHDRAW,
+            withdraw,
+            bound(
+                WITHDRAW,
+                withdraw,
+                deadline=past,
+                confirmation=ctx.host.confirmation(WITHDRAW, withdraw, target="another"),
+            ),
+            "DEADLINE_EXCEEDED",
+        ),
+        (
+            "a capture breaking the schema in a field after a broken digest form",
+            CAPTURE,
+            capture,
+            bound(CAPTURE, capture),
+            "INVALID_SCHEMA",
+        ),
+    ]
+
+
+@check(rules=("HOST-016",), binding=SIGNED_META)
+async def first_failing_check_decides_the_answer(ctx: CheckContext) -> None:
+    tools = await offered(ctx)
+    for case, tool, sent, bound, wanted in _order_cases(ctx):
+        if tool in ctx.spec.tools and tool not in tools:
+            continue
+        observed = await send(ctx, tool, sent, bound)
+        expect_code(ctx, "HOST-016", observed, wanted, f"{tool}, {case}")

@@ -1,1 +1,205 @@
-"""Checks of the scope rules (being written)."""
+"""Checks of the scope rules (SCOPE): tenant and workspace isolation, shared memory within a scope.
+
+Every foreign identity keeps the owner's principal name (and agent, session and purpose), so that
+only the scope tells the two apart: a server that keyed anything by principal alone would show it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..host import Identity
+from ..observation import Observation
+from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
+from .idempotency import effect, kept_its_state, send, unknown_target
+from .registry import check
+
+NOT_FOUND = "NOT_FOUND"
+#: A word of every capture text the checks' default helpers write (``note <token>``).
+COMMON_WORD = "note"
+ALL_TOOLS = (SEARCH, GET, CAPTURE, ADMIT, WITHDRAW, FORGET)
+
+
+def neighbours(ctx: CheckContext) -> dict[str, tuple[Identity, tuple[str, ...]]]:
+    """Scopes next to the check's own, each with the rules its isolation decides."""
+    owner, fresh = ctx.identity, ctx.new_identity()
+    return {
+        "another tenant, same workspace": (
+            replace(owner, tenant=fresh.tenant),
+            ("SCOPE-001", "SCOPE-002"),
+        ),
+        "same tenant, another workspace": (
+            replace(owner, workspace=fresh.workspace),
+            ("SCOPE-001", "SCOPE-002"),
+        ),
+        "another tenant and workspace": (
+            fresh.with_principal(owner.principal),
+            ("SCOPE-001",),
+        ),
+    }
+
+
+async def visible_record(ctx: CheckContext, token: str) -> str:
+    """A record accepted in the check's own scope, whose text has ``token`` and the common word;
+    the check stops unless search in its own scope returns it."""
+    record = await ctx.accepted(f"{COMMON_WORD} {token}")
+    ctx.require(record in await ctx.found(token), "search does not return an accepted record")
+    return record
+
+
+def _without_audit(answer: Observation) -> Any:
+    """The answer with its auditId left out (the one field allowed to differ)."""
+    if answer.envelope is None:
+        return answer.answer()
+    return {name: value for name, value in answer.envelope.items() if name != "auditId"}
+
+
+@check(rules=("SCOPE-001", "SCOPE-002"), tools=(SEARCH, GET, CAPTURE, ADMIT))
+async def records_stay_in_their_scope(ctx: CheckContext) -> None:
+    token = ctx.unique("scoped")
+    record = await visible_record(ctx, token)
+    for where, (identity, rules) in neighbours(ctx).items():
+        found = await ctx.found(token, identity=identity)
+        got = await ctx.get(record, identity=identity)
+        for rule in rules:
+            ctx.expect(
+                rule,
+                record not in found,
+                expected=f"search in {where}: not the record {record}",
+                observed=found,
+            )
+            ctx.expect(
+                rule,
+                not got.ok,
+                expected=f"get in {where}: no record (the record is out of scope)",
+                observed=got,
+            )
+
+
+async def _attempt(ctx: CheckContext, tool: str, target: str, identity: Identity) -> Observation:
+    if tool == GET:
+        return await ctx.get(target, identity=identity)
+    return await send(ctx, tool, target, ctx.key(tool), identity=identity)
+
+
+@check(rules=("SCOPE-003", "SCOPE-005", "SCOPE-006"), tools=(GET, CAPTURE, ADMIT, WITHDRAW, FORGET))
+async def foreign_ids_answer_like_unknown_ids(ctx: CheckContext) -> None:
+    """From another tenant (same workspace and principal names), each tool on the owner's
+    candidate or record and on an id nobody issued; then the owner's targets are unchanged."""
+    candidate, record = await ctx.pending(), await ctx.accepted()
+    foreign, _ = neighbours(ctx)["another tenant, same workspace"]
+    for tool in (GET, ADMIT, WITHDRAW, FORGET):
+        target = record if tool in (GET, FORGET) else candidate
+        of_other_scope = await _attempt(ctx, tool, target, foreign)
+        unknown = await _attempt(ctx, tool, unknown_target(ctx, tool), foreign)
+        for answer, whose in ((of_other_scope, "another scope's"), (unknown, "an unknown")):
+            ctx.expect(
+                "SCOPE-003",
+                answer.code == NOT_FOUND,
+                expected=f"{tool} of {whose} id: {NOT_FOUND}",
+                observed=answer,
+            )
+        if tool != GET:
+            ctx.expect(
+                "SCOPE-005",
+                _without_audit(of_other_scope) == _without_audit(unknown),
+                expected=f"{tool}: another scope's id answered exactly as an unknown id "
+                f"{_without_audit(unknown)}",
+                observed=_without_audit(of_other_scope),
+            )
+    for target, is_record, state in ((candidate, False, "pending"), (record, True, "current")):
+        kept, probe = await kept_its_state(ctx, target, record=is_record)
+        ctx.expect(
+            "SCOPE-006",
+            kept,
+            expected=f"still {state} in its own scope after the foreign mutations",
+            observed=probe,
+        )
+
+
+@check(rules=("SCOPE-004",), tools=(GET, CAPTURE, ADMIT, FORGET))
+async def get_not_found_tells_nothing(ctx: CheckContext) -> None:
+    """get of an id nobody issued, of another scope's record, and of a forgotten record (not
+    eligible any more), all from the check's own scope."""
+    foreign, _ = neighbours(ctx)["another tenant, same workspace"]
+    forgotten = await ctx.accepted()
+    forget = await ctx.forget(forgotten)
+    ctx.require(forget.ok, "forget of a current record failed", forget)
+    unknown = await ctx.get(unknown_target(ctx, GET))
+    cases = {
+        "another scope's record": await ctx.get(await ctx.accepted(identity=foreign)),
+        "a forgotten record": await ctx.get(forgotten),
+    }
+    ctx.expect(
+        "SCOPE-004",
+        unknown.code == NOT_FOUND,
+        expected=f"get of an unknown id: {NOT_FOUND}",
+        observed=unknown,
+    )
+    for case, answer in cases.items():
+        ctx.expect(
+            "SCOPE-004",
+            answer.code == NOT_FOUND and _without_audit(answer) == _without_audit(unknown),
+            expected=f"get of {case}: the answer to an unknown id, {_without_audit(unknown)}",
+            observed=_without_audit(answer),
+        )
+
+
+@check(rules=("SCOPE-007",), tools=(SEARCH, CAPTURE, ADMIT))
+async def fresh_scope_is_empty(ctx: CheckContext) -> None:
+    """A record exists elsewhere (in the check's own scope) with the word searched for."""
+    token = ctx.unique("elsewhere")
+    await visible_record(ctx, token)
+    fresh = ctx.new_identity("fresh")
+    for query in (COMMON_WORD, token):
+        answer = await ctx.search(query, identity=fresh)
+        ctx.expect(
+            "SCOPE-007",
+            answer.ok and answer.value.get("records") == [],
+            expected=f"search {query!r} in a scope never used: ok with no records",
+            observed=answer,
+        )
+
+
+@check(rules=("SCOPE-008",), tools=ALL_TOOLS)
+async def scope_members_share_memory(ctx: CheckContext) -> None:
+    """One principal captures; another (with its own agent_id and session) admits, reads,
+    withdraws and forgets what the first wrote."""
+    owner = ctx.identity
+    member = replace(
+        owner,
+        principal=f"{owner.principal}-member",
+        agent_id="agent:other",
+        session="session:other",
+    )
+    token = ctx.unique("shared")
+    admitted = await ctx.admit(await ctx.pending(f"{COMMON_WORD} {token}"), identity=member)
+    status, _, record = effect(ADMIT, admitted)
+    ctx.expect(
+        "SCOPE-008",
+        status == "accepted" and record is not None,
+        expected="another principal's admission of the owner's clean candidate: accepted",
+        observed=admitted,
+    )
+    ctx.require(record is not None, "no record to read", admitted)
+    found = await ctx.found(token, identity=member)
+    ctx.expect(
+        "SCOPE-008",
+        record in found,
+        expected=f"another principal's search: the record {record}",
+        observed=found,
+    )
+    candidate = await ctx.pending()
+    answers = {
+        "get": await ctx.get(record, identity=member),
+        "withdraw": await send(ctx, WITHDRAW, candidate, ctx.key(), identity=member),
+        "forget": await send(ctx, FORGET, record, ctx.key(), identity=member),
+    }
+    for step, answer in answers.items():
+        ctx.expect(
+            "SCOPE-008",
+            answer.ok,
+            expected=f"another principal's {step} of the owner's memory succeeds",
+            observed=answer,
+        )

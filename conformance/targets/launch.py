@@ -58,7 +58,9 @@ def tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
 
 def matching_files(patterns: Iterable[str]) -> list[Path]:
     """The files (not folders) that the glob ``patterns`` match now; ``**`` spans folders."""
-    found = {Path(name) for pattern in patterns for name in glob.glob(pattern, recursive=True)}
+    found: set[Path] = set()
+    for pattern in patterns:  # glob.glob, as Path.glob takes no absolute pattern
+        found.update(Path(name) for name in glob.glob(pattern, recursive=True))  # noqa: PTH207
     return sorted(path for path in found if path.is_file())
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.reference_impl.binding import HostBinding
-from engram_conformance.reference_impl.context import InvocationContext
+from engram_conformance.reference_impl.context import UNUSABLE_CONFIRMATION, InvocationContext
 from engram_conformance.reference_impl.server import build_server
 from engram_conformance.spec import Spec, instant, operation_digest
 from mcp import Client
@@ -226,15 +226,6 @@ BAD_CLAIMS = {
     "tools not a list": {"tools": SEARCH},
     "deadline not an Instant": {"deadline": "2026-12-01"},
     "deadline not a calendar instant": {"deadline": "2026-02-30T00:00:00.000Z"},
-    "confirmation missing its target": {
-        "confirmation": {
-            "ref": "r",
-            "capability": SEARCH,
-            "operation_digest": "sha256:" + "0" * 64,
-            "approved_at": "2026-12-01T12:00:00.000Z",
-            "expires_at": "2026-12-01T12:01:00.000Z",
-        }
-    },
 }
 
 
@@ -427,6 +418,25 @@ async def test_a_confirmation_that_does_not_hold_still_reaches_the_service(
     approval = host.confirmation(tool, GATED[tool], target="another-target")
     await call(server, tool, GATED[tool], host.meta(tool, confirmation=approval))
     assert len(service.contexts) == 1
+
+
+MALFORMED_CONFIRMATIONS = {
+    "missing its target": lambda approval: {k: v for k, v in approval.items() if k != "target"},
+    "approved_at not an Instant": lambda approval: {**approval, "approved_at": "2026-12-01"},
+}
+
+
+@pytest.mark.parametrize("tool", GATED)
+@pytest.mark.parametrize(
+    "breaks", MALFORMED_CONFIRMATIONS.values(), ids=MALFORMED_CONFIRMATIONS.keys()
+)
+async def test_a_malformed_confirmation_reaches_the_service_holding_for_no_call(
+    server: Server[Any], host: Host, service: FakeService, tool: str, breaks: Any
+) -> None:
+    """GATE-006: a confirmation present but malformed is the service's gate_failed, not -32603."""
+    approval = breaks(host.confirmation(tool, GATED[tool]))
+    await call(server, tool, GATED[tool], host.meta(tool, confirmation=approval))
+    assert [context.confirmation for context in service.contexts] == [UNUSABLE_CONFIRMATION]
 
 
 @pytest.mark.parametrize("tool", [CAPTURE, ADMIT])

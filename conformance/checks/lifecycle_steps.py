@@ -1,0 +1,99 @@
+"""Steps shared by the lifecycle, retention and privacy checks.
+
+Captures with a retention or a credential, waiting for an ``expires_at`` to pass, and the
+comparisons that say a record is hidden or that a refused capture wrote nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from engram_conformance.spec import instant, wall_clock_ms
+
+from ..observation import Observation
+from .context import CheckContext
+
+#: How soon an "expiring" capture expires: long enough to admit and read it first.
+EXPIRY_DELAY_MS = 2_000
+#: How long past an ``expires_at`` a check waits, so that the server's clock has passed it too.
+EXPIRY_MARGIN_MS = 300
+#: One credential of each kind the admission policy must reject (contract text, section 4).
+CREDENTIALS = {
+    "private key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
+    "-----END PRIVATE KEY-----",
+    "cloud access key": "aws_access_key_id AKIAIOSFODNN7EXAMPLE",
+    "bearer token": "Authorization: Bearer 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
+    "password pair": "password=Tr0ub4dor-and-3",
+    "JWT": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjb25mb3JtYW5jZSJ9.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg",
+}
+
+
+def outcome(admitted: Observation) -> dict[str, Any]:
+    """The admission outcome of an observation ({} when there is none)."""
+    found = admitted.value.get("outcome")
+    return found if isinstance(found, dict) else {}
+
+
+def with_retention(arguments: dict[str, Any], **retention: Any) -> dict[str, Any]:
+    """``arguments`` whose payload carries ``retention`` (derivative_rule make-ineligible)."""
+    arguments["payload"]["retention"] = {"derivative_rule": "make-ineligible", **retention}
+    return arguments
+
+
+def with_reconciliation(arguments: dict[str, Any], families: list[str]) -> dict[str, Any]:
+    """``arguments`` whose payload asks to reconcile with ``families`` (sorted, unique)."""
+    arguments["payload"]["reconciliation"] = {"family_refs": families}
+    return arguments
+
+
+def expires_at(arguments: dict[str, Any], moment_ms: int) -> dict[str, Any]:
+    """``arguments`` whose retention expires at ``moment_ms`` (epoch ms)."""
+    return with_retention(arguments, expires_at=instant(moment_ms))
+
+
+def expiring(ctx: CheckContext, text: str) -> tuple[dict[str, Any], int]:
+    """Capture arguments of ``text`` that expire soon (within the ceiling), and when (ms)."""
+    moment_ms = wall_clock_ms() + min(EXPIRY_DELAY_MS, ctx.policy.retention_ceiling_s * 1000)
+    return expires_at(ctx.capture_arguments(text), moment_ms), moment_ms
+
+
+async def wait_past(moment_ms: int) -> None:
+    """Sleep until ``moment_ms`` (epoch ms) has passed by a margin."""
+    await anyio.sleep(max(0, moment_ms + EXPIRY_MARGIN_MS - wall_clock_ms()) / 1000)
+
+
+async def credential_candidate(ctx: CheckContext, kind: str = "password pair") -> tuple[str, str]:
+    """A pending candidate whose text carries a credential of ``kind``; a word that finds it."""
+    word = ctx.unique("secret")
+    return await ctx.pending(f"note {word} {CREDENTIALS[kind]}"), word
+
+
+async def expect_hidden(ctx: CheckContext, rule: str, record_id: Any, word: str, why: str) -> None:
+    """Record under ``rule`` that get of ``record_id`` is NOT_FOUND and search for ``word``
+    does not return it."""
+    read = await ctx.get(record_id)
+    ctx.expect(rule, read.code == "NOT_FOUND", expected=f"get NOT_FOUND: {why}", observed=read)
+    found = await ctx.found(word)
+    ctx.expect(
+        rule, record_id not in found, expected=f"search omits the record: {why}", observed=found
+    )
+
+
+async def expect_refused_capture(
+    ctx: CheckContext, rule: str, arguments: dict[str, Any], code: str, why: str
+) -> None:
+    """Record under ``rule`` that the capture answers ``code`` and writes nothing.
+
+    Writing nothing is observed through the idempotency key: a clean capture with the refused
+    call's key is then a first capture (committed_pending), not a replay or DIGEST_CONFLICT.
+    """
+    refused = await ctx.capture(arguments)
+    ctx.expect(rule, refused.code == code, expected=f"{code}: {why}", observed=refused)
+    retried = await ctx.capture(ctx.capture_arguments(key=arguments["idempotency_key"]))
+    ctx.expect(
+        rule,
+        retried.value.get("status") == "committed_pending",
+        expected="nothing written: the refused call's idempotency key then commits a new capture",
+        observed=retried,
+    )
