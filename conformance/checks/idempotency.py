@@ -348,7 +348,7 @@ async def key_is_scoped_to_principal_and_scope(ctx: CheckContext) -> None:
             )
 
 
-@check(rules=("IDEM-009",), tools=(CAPTURE,), profile="full")
+@check(rules=("IDEM-009",), tools=(CAPTURE,))
 async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
     """A capture whose retention ends shortly, replayed once that instant has passed."""
     ahead_ms = min(EXPIRY_AHEAD_MS, ctx.policy.retention_ceiling_s * 1000 // 2)

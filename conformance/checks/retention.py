@@ -68,7 +68,7 @@ async def expires_at_not_after_capture_is_invalid(ctx: CheckContext) -> None:
     )
 
 
-@check(rules=("RET-004",), tools=(CAPTURE,), profile="full")
+@check(rules=("RET-004",), tools=(CAPTURE,))
 async def capture_replay_outlives_its_expiry(ctx: CheckContext) -> None:
     """A retry after a lost answer gets the first outcome, even once expires_at has passed."""
     arguments, expires_ms = expiring(ctx, f"note {ctx.unique('replayed')}")
@@ -109,7 +109,7 @@ async def past_expiry_outranks_unauthorized(ctx: CheckContext) -> None:
         )
 
 
-@check(rules=("RET-006",), tools=(CAPTURE, ADMIT, GET, SEARCH), profile="full")
+@check(rules=("RET-006",), tools=(CAPTURE, ADMIT, GET, SEARCH))
 async def expired_record_is_ineligible(ctx: CheckContext) -> None:
     word = ctx.unique("expiring")
     arguments, expires_ms = expiring(ctx, f"note {word}")
