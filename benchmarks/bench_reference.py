@@ -19,11 +19,11 @@ from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.reference_impl.context import InvocationContext
 from engram_conformance.reference_impl.policy import HostPolicy
 from engram_conformance.reference_impl.service import MemoryService
+from engram_conformance.spec.tool_names import SEARCH
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 PURPOSE = "purpose:bench"
-SEARCH = "engram_memory_search"
 
 
 def context(tool: str, tenant: str = "bench") -> InvocationContext:

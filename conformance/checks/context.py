@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engram_conformance.spec import Spec
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
 
 from ..host import Host, Identity
 from ..ledger import Failure, Ledger
@@ -21,13 +22,6 @@ from ..observation import Observation
 from ..session import Session
 from ..targets.descriptor import Policy
 from .builders import capture_arguments
-
-SEARCH = "engram_memory_search"
-GET = "engram_memory_get"
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
-WITHDRAW = "engram_memory_withdraw"
-FORGET = "engram_memory_forget"
 
 
 class CheckFailed(Exception):

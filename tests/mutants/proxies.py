@@ -11,13 +11,6 @@ from engram_conformance.reference_impl.envelope import failure
 
 from ..conformance.inprocess import ServiceProxy, family_verdicts
 
-SEARCH = "engram_memory_search"
-GET = "engram_memory_get"
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
-WITHDRAW = "engram_memory_withdraw"
-FORGET = "engram_memory_forget"
-
 
 class ContextProxy(ServiceProxy):
     """A mutant that binds some calls to another context than the host bound (``rebind``)."""

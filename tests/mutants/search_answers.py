@@ -13,11 +13,8 @@ from typing import Any
 from engram_conformance.conformance.runner import RunResult
 from engram_conformance.reference_impl.envelope import failure
 from engram_conformance.spec import digest, load
+from engram_conformance.spec.tool_names import GET, SEARCH
 
-SEARCH = "engram_memory_search"
-GET = "engram_memory_get"
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
 SEALS = {SEARCH: "response_digest", GET: "packet_digest"}
 
 Packet = dict[str, Any]

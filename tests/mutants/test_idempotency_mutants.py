@@ -15,11 +15,10 @@ from engram_conformance.reference_impl.context import InvocationContext
 from engram_conformance.reference_impl.envelope import success
 from engram_conformance.reference_impl.tools.mutation import replay_of
 from engram_conformance.spec import check_clock
+from engram_conformance.spec.tool_names import CAPTURE, FORGET
 
 from ..conformance.inprocess import ServiceProxy, assert_caught, family_verdicts, run_against
 from .proxies import (
-    CAPTURE,
-    FORGET,
     ContextProxy,
     idem_and_scope_verdicts,
     refused,

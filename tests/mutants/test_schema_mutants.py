@@ -17,14 +17,11 @@ import pytest
 from engram_conformance.conformance.runner import RunResult
 from engram_conformance.reference_impl.envelope import failure
 from engram_conformance.spec import canonical_json, load, validate_arguments
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, SEARCH, WITHDRAW
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 
 FAMILIES = ("SCHEMA", "XREF")
-SEARCH = "engram_memory_search"
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
-WITHDRAW = "engram_memory_withdraw"
 DIGEST_FORM = re.compile(r"sha256:[0-9a-f]{64}")
 SURROGATE = re.compile("[\ud800-\udfff]")
 

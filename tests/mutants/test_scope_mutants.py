@@ -7,14 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW
 
 from ..conformance.inprocess import ServiceProxy, assert_caught, family_verdicts, run_against
 from .proxies import (
-    ADMIT,
-    CAPTURE,
-    GET,
-    SEARCH,
-    WITHDRAW,
     ContextProxy,
     idem_and_scope_verdicts,
     in_scope,

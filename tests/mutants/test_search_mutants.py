@@ -11,13 +11,10 @@ from typing import Any
 import pytest
 from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.spec import digest
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, GET, SEARCH
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .search_answers import (
-    ADMIT,
-    CAPTURE,
-    GET,
-    SEARCH,
     broken,
     each_packet,
     ranked,

@@ -20,14 +20,8 @@ from engram_conformance.reference_impl.context import Confirmation, InvocationCo
 from engram_conformance.reference_impl.policy import HostPolicy
 from engram_conformance.reference_impl.service import MemoryService
 from engram_conformance.spec import Spec, digest, instant, instant_ms, load, operation_digest
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
 from jsonschema import Draft202012Validator
-
-SEARCH = "engram_memory_search"
-GET = "engram_memory_get"
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
-WITHDRAW = "engram_memory_withdraw"
-FORGET = "engram_memory_forget"
 
 #: The fake clock starts here: 2026-12-01T12:00:00.000Z.
 START_MS = instant_ms("2026-12-01T12:00:00.000Z")

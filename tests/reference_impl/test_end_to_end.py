@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.spec import Spec, wall_clock_ms
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
 from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -25,12 +26,6 @@ from .service_fixtures import capture_arguments
 
 pytestmark = pytest.mark.anyio
 
-SEARCH = "engram_memory_search"
-GET = "engram_memory_get"
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
-WITHDRAW = "engram_memory_withdraw"
-FORGET = "engram_memory_forget"
 #: A text no log line may contain.
 CANARY = "canary-5c0ffee: lexical ranking keeps ties stable by record_id"
 

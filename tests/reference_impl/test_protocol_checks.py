@@ -18,6 +18,7 @@ from engram_conformance.reference_impl.binding import HostBinding
 from engram_conformance.reference_impl.context import UNUSABLE_CONFIRMATION, InvocationContext
 from engram_conformance.reference_impl.server import build_server
 from engram_conformance.spec import Spec, instant, operation_digest
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
 from mcp import Client
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
@@ -28,12 +29,6 @@ from .service_fixtures import FakeClock
 
 pytestmark = pytest.mark.anyio
 
-SEARCH = "engram_memory_search"
-GET = "engram_memory_get"
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
-WITHDRAW = "engram_memory_withdraw"
-FORGET = "engram_memory_forget"
 ALL_TOOLS = [SEARCH, GET, CAPTURE, ADMIT, WITHDRAW, FORGET]
 CONTEXT_UNAVAILABLE = -32603
 UNKNOWN_TOOL = -32602

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from engram_conformance.reference_impl.streamable_http import MAX_BODY_BYTES
+from engram_conformance.spec.tool_names import SEARCH
 
 from .host import META_KEY, PURPOSE, Host
 from .servers import RawHttp, RawStdio, RunningServer, serve_command
 
-SEARCH = "engram_memory_search"
 INVALID_SCHEMA = "INVALID_SCHEMA"
 _ids = itertools.count(1)
 

@@ -30,12 +30,6 @@ from .service_fixtures import (
 CANARY = "zqxcanaryqzx"
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
-
-
 def test_env_001_success_envelope_shape(harness: Harness) -> None:
     """ENV-001, ENV-003: exactly ok, output {schema_version 1, value}, auditId, redactionClass."""
     envelope = harness.search("anything")

@@ -25,12 +25,6 @@ from .service_fixtures import (
 )
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
-
-
 def _withdraw_arguments(harness: Harness) -> dict[str, Any]:
     return {"candidate_id": harness.pending(), "idempotency_key": harness.key(), "reason_ref": "r"}
 

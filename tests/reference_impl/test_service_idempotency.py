@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,13 +24,6 @@ from .service_fixtures import (
     open_harness,
     value_of,
 )
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
-
 
 # replays -----------------------------------------------------------------------------------
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from engram_conformance.spec import Spec, digest
@@ -18,19 +16,12 @@ from .service_fixtures import (
     assert_error,
     capture_arguments,
     error_of,
-    open_harness,
     value_of,
 )
 
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 RECORD_ID = re.compile(r"^mem_[a-z2-7]{52}$")
 RECORD_FIELDS = {"record_id", "payload_digest", "record_digest", "recorded_at", "trust"}
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
 
 
 # capture -----------------------------------------------------------------------------------

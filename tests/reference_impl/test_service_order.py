@@ -4,7 +4,6 @@ SCHEMA-011, RET-005, IDEM-009, IDEM-010): the first failing check decides, and n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,13 +24,6 @@ from .service_fixtures import (
     open_harness,
     value_of,
 )
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
-
 
 # deadline ----------------------------------------------------------------------------------
 

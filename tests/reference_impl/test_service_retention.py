@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +11,6 @@ from engram_conformance.reference_impl.policy import DEFAULT_RETENTION_CEILING_S
 from engram_conformance.spec import Spec
 
 from .service_fixtures import Harness, assert_error, capture_arguments, open_harness, value_of
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
 
 
 def _expiring(harness: Harness, offset_ms: int, rule: str = "make-ineligible") -> dict[str, Any]:

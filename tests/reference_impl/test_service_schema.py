@@ -42,12 +42,6 @@ def _id(example: Example) -> str:
 
 
 @pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
-
-
-@pytest.fixture
 def permissive(tmp_path: Path) -> Iterator[Harness]:
     """A host that permits retain, a long ceiling and every family the examples name."""
     families = {

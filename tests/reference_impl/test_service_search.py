@@ -27,12 +27,6 @@ from .service_fixtures import (
 SEMANTIC = {"minimum_channels": "lexical_and_semantic", "network": "forbid"}
 
 
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
-
-
 def _records(harness: Harness, count: int, text: str = "shared term in every record") -> list[str]:
     return [harness.accepted(text=text) for _ in range(count)]
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,18 +17,11 @@ from .service_fixtures import (
     Binding,
     Harness,
     assert_error,
-    open_harness,
     value_of,
     without_audit,
 )
 
 SAME_WORKSPACE_OTHER_TENANT = Binding(tenant="tenant-b", workspace="workspace-a")
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    with open_harness(tmp_path / "state") as harness:
-        yield harness
 
 
 def _unknown(harness: Harness) -> str:

@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 from engram_conformance.spec import instant_ms, validate_arguments
+from engram_conformance.spec.tool_names import CAPTURE, SEARCH
 
-CAPTURE = "engram_memory_capture"
-SEARCH = "engram_memory_search"
 DIGEST = "sha256:" + "0123456789abcdef" * 4
 
 
