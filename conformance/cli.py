@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import click
 from engram_conformance.spec import PACKAGED_ROOT, SpecFileError, load
 from engram_conformance.spec.docs import render_markdown
 from engram_conformance.spec.lint import iter_problems
+from engram_conformance.spec.openapi import openapi_document
 
 EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 SPEC_DIR = click.option(
@@ -55,6 +57,29 @@ def lint(spec_dir: Path | None) -> None:
         f"{len(loaded.states)} states, {len(loaded.transitions)} transitions, "
         f"{len(loaded.examples)} examples)"
     )
+
+
+@spec.command()
+@SPEC_DIR
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file instead of standard output.",
+)
+def openapi(spec_dir: Path | None, output: Path | None) -> None:
+    """The contract as an OpenAPI 3.1 document (one POST operation per tool), for Schemathesis."""
+    try:
+        document = openapi_document(load(spec_dir))
+    except SpecFileError as error:
+        click.echo(f"spec openapi: {error}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    output.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {output}")
 
 
 @spec.command()
