@@ -60,7 +60,8 @@ class Ledger:
         entry = self.evidence[rule]
         entry.checks.add(failure.check)
         self.failure_count += 1
-        if len(entry.failures) < MAX_FAILURES_KEPT:
+        new_check = all(kept.check != failure.check for kept in entry.failures)
+        if len(entry.failures) < MAX_FAILURES_KEPT or new_check:  # each check keeps its evidence
             entry.failures.append(failure)
 
     def errored(self, rule: str, check: str, problem: str) -> None:

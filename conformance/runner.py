@@ -140,6 +140,7 @@ async def run(
                     seed=seed,
                     state_files=target.state_files,
                     server_log=target.stderr_log,
+                    budget_ends_at=None if options.budget_s is None else started + options.budget_s,
                 )
                 current["check"] = check.id
                 failures_before = ledger.failure_count

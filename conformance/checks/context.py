@@ -42,6 +42,7 @@ class CheckContext:
         seed: int,
         state_files: Callable[[], list[Path]] | None = None,
         server_log: Path | None = None,
+        budget_ends_at: float | None = None,
     ) -> None:
         self.check = check
         self.spec = spec
@@ -55,6 +56,8 @@ class CheckContext:
         self.state_files = state_files
         #: the server's stderr log, when the harness started the server
         self.server_log = server_log
+        #: when the run's time budget ends (``time.monotonic()``), None without a budget
+        self.budget_ends_at = budget_ends_at
         self.identity = host.new_identity()
         self._first_call = len(session.transcript)
         self._unique = itertools.count(1)
@@ -70,6 +73,25 @@ class CheckContext:
         else:
             shown = observed if isinstance(observed, str) else _show(observed)
             failure = Failure(self.check, expected, shown, self.calls(), self.seed, self.check)
+            self.ledger.failed(rule, failure)
+        return ok
+
+    def expect_calls(
+        self,
+        rule: str,
+        ok: bool,
+        *,
+        expected: str,
+        observed: Any,
+        calls: tuple[dict[str, Any], ...],
+    ) -> bool:
+        """``expect``, but a failure shows ``calls`` (a shrunk sequence, say), not every call
+        the check made."""
+        if ok:
+            self.ledger.passed(rule, self.check)
+        else:
+            shown = observed if isinstance(observed, str) else _show(observed)
+            failure = Failure(self.check, expected, shown, calls, self.seed, self.check)
             self.ledger.failed(rule, failure)
         return ok
 

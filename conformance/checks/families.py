@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     host,
     idempotency,
     lifecycle,
+    model_check,
     paging,
     privacy,
     redaction,

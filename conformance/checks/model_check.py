@@ -1,0 +1,239 @@
+"""The lifecycle model check: the state machine of ``strategies.machines`` against the target.
+
+Hypothesis is synchronous, the harness async: the machine runs in a worker thread
+(``anyio.to_thread``) and each call of its driver runs on the harness's event loop
+(``anyio.from_thread``), through the check's session, so per-call checks see every call.
+
+Each Hypothesis example starts in a fresh tenant and workspace. The run is bounded by
+``MAX_EXAMPLES`` and by time (``MACHINE_SECONDS``, at most ``BUDGET_SHARE`` of what is left of the
+run's budget): once the time is up no new example starts, so Hypothesis ends (examples it cannot
+run count as rejected). Shrinking a found bug stops the same way once ``SHRINK_PATIENCE``
+examples in a row made no finding smaller (a count, so that a run's result does not depend on
+the machine's speed). For every broken rule the report keeps the smallest failing example the
+search met, its steps and its calls, with the run's seed, which also seeds Hypothesis.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+import hypothesis
+from engram_conformance.strategies.machines import (
+    ACTORS,
+    RULES,
+    Approval,
+    Violation,
+    lifecycle_machine,
+)
+from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis.errors import Flaky, Unsatisfiable
+from hypothesis.stateful import run_state_machine_as_test
+
+from ..exceptions import ServerFault
+from ..host import ABSENT, Identity
+from ..observation import Observation
+from .context import CheckContext
+from .host import SIGNED_META
+from .registry import check
+from .scope import ALL_TOOLS
+
+MAX_EXAMPLES = 100
+STEPS_PER_EXAMPLE = 15
+MACHINE_SECONDS = 40.0
+BUDGET_SHARE = 0.5
+#: Examples shrinking may run without making any finding smaller before it stops.
+SHRINK_PATIENCE = 80
+NOT_THIS_CALL = "reason:not-this-call"
+
+
+class HarnessStopped(Exception):
+    """The server faulted: the machine cannot go on (the check then reports the fault)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A failing example: the broken expectation, and the example's steps and calls."""
+
+    expected: str
+    observed: str
+    steps: tuple[str, ...]
+    calls: tuple[dict[str, Any], ...]
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return len(self.steps), len(self.calls)
+
+
+class HarnessDriver:
+    """The machine's ``Driver``: identities from the host, calls through the check's session."""
+
+    def __init__(self, ctx: CheckContext, stop_at: float) -> None:
+        self.ctx = ctx
+        self.stop_at = stop_at
+        self.identities: dict[str, Identity] = {}
+        self.steps: list[str] = []
+        self.first_call = 0
+        self.examples = 0
+        self.passes: Counter[str] = Counter()
+        self.findings: dict[str, Finding] = {}
+        self.fault: ServerFault | None = None
+        self.out_of_time = False
+        self.since_smaller = 0  # examples begun since a finding last got smaller
+
+    def begin(self) -> dict[str, tuple[str, str, str]] | None:
+        if self.findings:
+            self.since_smaller += 1
+        spent = time.monotonic() >= self.stop_at or self.since_smaller > SHRINK_PATIENCE
+        if self.fault is not None or spent:
+            self.out_of_time = self.fault is None
+            return None
+        owner, other = self.ctx.new_identity("model"), self.ctx.new_identity("foreign")
+        scopes = (
+            owner,
+            replace(owner, tenant=other.tenant),
+            replace(owner, workspace=other.workspace),
+        )
+        self.identities = dict(zip(ACTORS, scopes, strict=True))
+        self.steps = []
+        self.first_call = len(self.ctx.session.transcript)
+        self.examples += 1
+        return {actor: (i.tenant, i.workspace, i.principal) for actor, i in self.identities.items()}
+
+    def unique(self, label: str) -> str:
+        return self.ctx.unique(label)
+
+    def capture_arguments(self, actor: str, text: str, key: str) -> dict[str, Any]:
+        return self.ctx.capture_arguments(text, key=key, identity=self.identities[actor])
+
+    def purpose(self, actor: str) -> str:
+        return self.identities[actor].purpose_ref
+
+    def call(
+        self, actor: str, tool: str, arguments: dict[str, Any], approval: Approval
+    ) -> Observation:
+        if self.fault is not None:
+            raise HarnessStopped(str(self.fault))
+        try:
+            return anyio.from_thread.run(
+                self._send, self.identities[actor], tool, arguments, approval
+            )
+        except ServerFault as fault:
+            self.fault = fault
+            raise HarnessStopped(str(fault)) from fault
+
+    async def _send(
+        self, identity: Identity, tool: str, arguments: dict[str, Any], approval: Approval
+    ) -> Observation:
+        ctx = self.ctx
+        if approval == "valid":
+            return await ctx.call_approved(tool, arguments, identity=identity)
+        if approval == "absent":
+            confirmation: Any = ABSENT
+        elif approval == "other_target":
+            confirmation = ctx.host.confirmation(tool, arguments, target=ctx.unique("other"))
+        else:
+            confirmation = ctx.host.confirmation(tool, {**arguments, "reason_ref": NOT_THIS_CALL})
+        return await ctx.call(tool, arguments, identity=identity, confirmation=confirmation)
+
+    def step(self, description: str) -> None:
+        self.steps.append(description)
+
+    def passed(self, rule: str) -> None:
+        self.passes[rule] += 1
+
+    def violated(self, rule: str, expected: str, observed: Any) -> None:
+        calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
+        finding = Finding(expected, _shown(observed), tuple(self.steps), calls)
+        best = self.findings.get(rule)
+        if best is None or finding.size < best.size:
+            self.findings[rule] = finding
+            self.since_smaller = 0
+
+    def explains(self, error: BaseException) -> bool:
+        """Whether what Hypothesis raised at the end is only what the driver knows already:
+        violations it kept, a fault, or examples refused once the time was up."""
+        known = bool(self.findings) or self.out_of_time or self.fault is not None
+        return all(
+            isinstance(leaf, Violation | HarnessStopped)
+            or (known and isinstance(leaf, Flaky | Unsatisfiable))
+            for leaf in _leaves(error)
+        )
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _shown(observed: Any) -> str:
+    if isinstance(observed, Observation):
+        return observed.summary()
+    return json.dumps(observed, ensure_ascii=False, sort_keys=True, default=str)[:2000]
+
+
+def machine_settings() -> settings:
+    return settings(
+        max_examples=MAX_EXAMPLES,
+        stateful_step_count=STEPS_PER_EXAMPLE,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+        report_multiple_bugs=False,
+    )
+
+
+def explore(driver: HarnessDriver, seed: int) -> None:
+    """Run the machine (in a worker thread) until Hypothesis is done or the time is up."""
+    machine = hypothesis.seed(seed)(lifecycle_machine(driver))
+    try:
+        run_state_machine_as_test(machine, settings=machine_settings())
+    except Exception as error:
+        if not driver.explains(error):
+            raise
+
+
+def stop_time(ctx: CheckContext) -> float:
+    now = time.monotonic()
+    seconds = MACHINE_SECONDS
+    if ctx.budget_ends_at is not None:
+        seconds = min(seconds, max(0.0, ctx.budget_ends_at - now) * BUDGET_SHARE)
+    return now + seconds
+
+
+@check(rules=RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
+async def lifecycle_model_holds(ctx: CheckContext) -> None:
+    """Generated sequences of all six tools, from the owner's scope and two foreign ones,
+    judged against the model after every step (``strategies.machines``)."""
+    driver = HarnessDriver(ctx, stop_time(ctx))
+    await anyio.to_thread.run_sync(explore, driver, ctx.seed)
+    if driver.fault is not None:
+        raise driver.fault
+    if driver.examples == 0:
+        for rule in RULES:
+            ctx.ledger.errored(rule, ctx.check, "not evaluated: the time budget ran out")
+        return
+    for rule in RULES:
+        finding = driver.findings.get(rule)
+        if finding is None:
+            if driver.passes[rule]:
+                ctx.expect(rule, True, expected="the model holds", observed=None)
+            continue
+        steps = "\n".join(f"{n}. {step}" for n, step in enumerate(finding.steps, 1))
+        ctx.expect_calls(
+            rule,
+            False,
+            expected=f"{finding.expected} (model-based, Hypothesis seed {ctx.seed})",
+            observed=f"{finding.observed}\nshrunk to {len(finding.steps)} steps:\n{steps}",
+            calls=finding.calls,
+        )

@@ -1,0 +1,117 @@
+"""The lifecycle state machine finds bugs planted in the reference, and none in the reference.
+
+The runs register the machine's check alone (the per-call checks still watch every call), so
+that what it reports is not crowded out by the scripted checks of the same rules.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engram_conformance.conformance.checks import registry
+from engram_conformance.conformance.checks.model_check import lifecycle_model_holds
+from engram_conformance.conformance.runner import RunResult
+from engram_conformance.reference_impl.envelope import success
+from engram_conformance.spec.tool_names import ADMIT, GET, WITHDRAW
+from engram_conformance.strategies.machines import RULES
+
+from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
+from ..mutants.lifecycle_support import SOME_DIGEST
+from ..mutants.proxies import ContextProxy, in_scope, value
+from ..mutants.test_idempotency_mutants import KeyedPerTool, ReplayAnswersNewCandidate
+from ..mutants.test_lifecycle_mutants import StaleReadCache
+
+CHECK = lifecycle_model_holds.__name__
+#: The longest shrunk example accepted as a minimal reproduction.
+MAX_STEPS = 10
+
+
+class ForeignGetLeaks(ContextProxy):
+    """get finds a record by its id alone: another scope's record is returned."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.owners: dict[str, Any] = {}
+
+    def rebind(self, tool: str, arguments: Any, context: Any) -> Any:
+        owner = self.owners.get(arguments.get("record_id")) if tool == GET else None
+        return context if owner is None else in_scope(context, owner)
+
+    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]) -> Any:
+        record = value(envelope).get("outcome", {}).get("record_id")
+        if tool == ADMIT and record:
+            self.owners[record] = context.scope
+        return envelope
+
+
+class AdmitsWithdrawn(ServiceProxy):
+    """Admission does not look at a withdrawn candidate's state: it answers accepted."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.withdrawn: set[str] = set()
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        envelope = self.inner.call(tool, arguments, context)
+        if tool == WITHDRAW and envelope["ok"]:
+            self.withdrawn.add(arguments["candidate_id"])
+        refused = envelope.get("error", {}).get("code") == "ILLEGAL_TRANSITION"
+        if tool == ADMIT and refused and arguments["candidate_id"] in self.withdrawn:
+            outcome = {
+                "status": "accepted",
+                "candidate_id": arguments["candidate_id"],
+                "record_id": "mem_" + "b" * 52,
+                "cursor": "0",
+                "decision_receipt_digest": SOME_DIGEST,
+                "transaction_receipt_digest": SOME_DIGEST,
+            }
+            return success({"outcome": outcome, "replayed": False}, context.audit_id)
+        return envelope
+
+
+@pytest.fixture(autouse=True)
+def machine_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry.all_checks()  # registers every check, the machine's among them
+    monkeypatch.setattr(registry, "REGISTRY", {CHECK: registry.REGISTRY[CHECK]})
+
+
+def machine_failures(result: RunResult) -> dict[str, list[Any]]:
+    """Rule -> the failures the machine's check recorded against it."""
+    return {
+        rule: failures
+        for rule, evidence in result.ledger.evidence.items()
+        if (failures := [f for f in evidence.failures if f.check == CHECK])
+    }
+
+
+@pytest.mark.parametrize(
+    ("mutant", "rule"),
+    [
+        (ReplayAnswersNewCandidate, "IDEM-001"),
+        (KeyedPerTool, "IDEM-007"),
+        (ForeignGetLeaks, "SCOPE-001"),
+        (AdmitsWithdrawn, "LIFE-012"),
+        (StaleReadCache, "LIFE-017"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else value.__name__,
+)
+def test_the_machine_finds_a_planted_bug(
+    tmp_path: Path, mutant: type[ServiceProxy], rule: str
+) -> None:
+    result = run_against(tmp_path, service_mutant=mutant, only=(rule,), profile="full")
+    found = machine_failures(result)
+    assert rule in found, found.keys()
+    failure = found[rule][0]
+    steps = int(failure.observed.split("shrunk to ")[1].split(" steps")[0])
+    assert 1 <= steps <= MAX_STEPS, failure.observed
+    assert failure.calls, "the failing example's calls are kept"
+    assert failure.seed == 1
+    assert result.verdicts[rule].verdict == broken_verdict(rule)
+
+
+def test_the_machine_finds_nothing_in_the_reference(tmp_path: Path) -> None:
+    """Every rule the machine decides was exercised, and held."""
+    result = run_against(tmp_path, only=RULES, profile="full")
+    assert {rule: result.verdicts[rule].verdict for rule in RULES} == dict.fromkeys(RULES, "pass")
