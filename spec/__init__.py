@@ -16,10 +16,11 @@ from ._arguments import check_clock as _check_clock
 from ._arguments import validate_arguments as _validate
 from ._documents import PACKAGED_ROOT, SpecFileError
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
-from ._pointers import resolve as resolve_pointer
 from ._spec import Spec
+from ._vocabulary import SpecValidator, utf16_key
 from .canonical import canonical_json, digest, operation_digest
 from .instants import instant, instant_ms
+from .pointers import resolve as resolve_pointer
 
 __all__ = [
     "PACKAGED_ROOT",
@@ -31,6 +32,7 @@ __all__ = [
     "Rule",
     "Spec",
     "SpecFileError",
+    "SpecValidator",
     "State",
     "Tool",
     "Transition",
@@ -42,6 +44,7 @@ __all__ = [
     "load",
     "operation_digest",
     "resolve_pointer",
+    "utf16_key",
     "validate_arguments",
 ]
 

@@ -19,8 +19,8 @@ import rfc8785
 from jsonschema import ValidationError
 
 from ._crossref import Breach, clock_breaches, cross_reference_breaches
-from ._pointers import Location, to_pointer
 from ._spec import Spec
+from .pointers import Location, to_pointer
 
 INVALID_SCHEMA = "INVALID_SCHEMA"
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ._pointers import Location, matches
 from .instants import instant_ms
+from .pointers import Location, matches
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry
 
 from ._documents import CATALOGUES, EXAMPLES_META, Documents
-from ._pointers import to_pointer
+from .pointers import to_pointer
 
 Found = tuple[str, str, str]
 VOCABULARY_META = "urn:engram-conformance:meta:vocabulary"

@@ -20,9 +20,9 @@ from ._arguments import validate_arguments
 from ._crossref import CLOCK_KINDS, CROSS_REFERENCE_KINDS
 from ._documents import PACKAGED_ROOT, SpecFileError, read_documents
 from ._model import Rule
-from ._pointers import resolve, to_pointer
 from ._shape import shape_errors, walk_subschemas
 from ._spec import Spec, build_registry
+from .pointers import resolve, to_pointer
 
 LIMIT_KEYWORDS = {
     "bytes": {"min": "x-minBytes", "max": "x-maxBytes"},

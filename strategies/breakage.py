@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram_conformance.spec import Spec
-from engram_conformance.spec._pointers import Location
+from engram_conformance.spec.pointers import Location
 
 from .locations import has, schema_at, set_at, strings
 from .sizes import Budget, Draw

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engram_conformance.spec import instant_ms
-from engram_conformance.spec._pointers import Location, matches, split_pattern
+from engram_conformance.spec.pointers import Location, matches, split_pattern
 from hypothesis import assume
 from hypothesis import strategies as st
 

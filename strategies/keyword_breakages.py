@@ -16,8 +16,8 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from engram_conformance.spec._pointers import Location
-from engram_conformance.spec._vocabulary import SpecValidator, utf16_key
+from engram_conformance.spec import SpecValidator, utf16_key
+from engram_conformance.spec.pointers import Location
 from hypothesis import assume
 from hypothesis import strategies as st
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engram_conformance.spec._pointers import Location
+from engram_conformance.spec.pointers import Location
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engram_conformance.spec import Spec, load, resolve_pointer
-from engram_conformance.spec._pointers import to_pointer
+from engram_conformance.spec.pointers import to_pointer
 from hypothesis import strategies as st
 
 from .breakage import Breakage, Context

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engram_conformance.spec import instant_ms
-from engram_conformance.spec._pointers import Location, matches, split_pattern, to_pointer
+from engram_conformance.spec.pointers import Location, matches, split_pattern, to_pointer
 from hypothesis import strategies as st
 
 from .breakage import Apply, Breakage, Context, draw_fresh, ensure_parents

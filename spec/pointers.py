@@ -1,4 +1,5 @@
-"""JSON Pointers (RFC 6901) and the spec's path patterns over argument objects.
+"""JSON Pointers (RFC 6901) and the spec's path patterns over argument objects (public: the
+strategies read x-crossReferences with them too).
 
 A path pattern is a JSON Pointer whose segments may also be ``*`` (every array item or object
 member) or ``[key=@/pointer]`` (the array items whose ``key`` equals the value found at the
