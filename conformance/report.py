@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from .baseline import Baseline, gate_fails
 from .runner import RunOptions, RunResult
 from .targets.launch import Target
 
-KIT_VERSION = "0.1.0"
+KIT_VERSION = version("engram-conformance")
 VERDICTS = ("pass", "fail", "warn", "not_applicable", "error")
 
 

@@ -26,7 +26,6 @@ from .targets.descriptor import Policy
 from .targets.launch import Target, describe, tail
 
 CHECK_TIMEOUT_S = 120.0
-SIX = 6
 
 
 @dataclass(frozen=True)
