@@ -5,6 +5,7 @@ from . import (  # noqa: F401
     envelope,
     errors,
     gate,
+    generated,
     host,
     idempotency,
     lifecycle,

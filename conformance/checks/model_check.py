@@ -150,7 +150,7 @@ class HarnessDriver:
 
     def violated(self, rule: str, expected: str, observed: Any) -> None:
         calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
-        finding = Finding(expected, _shown(observed), tuple(self.steps), calls)
+        finding = Finding(expected, shown(observed), tuple(self.steps), calls)
         best = self.findings.get(rule)
         if best is None or finding.size < best.size:
             self.findings[rule] = finding
@@ -163,17 +163,17 @@ class HarnessDriver:
         return all(
             isinstance(leaf, Violation | HarnessStopped)
             or (known and isinstance(leaf, Flaky | Unsatisfiable))
-            for leaf in _leaves(error)
+            for leaf in leaves(error)
         )
 
 
-def _leaves(error: BaseException) -> list[BaseException]:
+def leaves(error: BaseException) -> list[BaseException]:
     if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
     return [error]
 
 
-def _shown(observed: Any) -> str:
+def shown(observed: Any) -> str:
     if isinstance(observed, Observation):
         return observed.summary()
     return json.dumps(observed, ensure_ascii=False, sort_keys=True, default=str)[:2000]
@@ -203,9 +203,10 @@ def explore(driver: HarnessDriver, seed: int) -> None:
             raise
 
 
-def stop_time(ctx: CheckContext) -> float:
+def stop_time(ctx: CheckContext, seconds: float = MACHINE_SECONDS) -> float:
+    """When a bounded search must stop: after ``seconds``, at most ``BUDGET_SHARE`` of what is
+    left of the run's budget."""
     now = time.monotonic()
-    seconds = MACHINE_SECONDS
     if ctx.budget_ends_at is not None:
         seconds = min(seconds, max(0.0, ctx.budget_ends_at - now) * BUDGET_SHARE)
     return now + seconds

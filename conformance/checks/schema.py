@@ -175,10 +175,16 @@ def _adapted(ctx: CheckContext, example: Example) -> tuple[dict[str, Any], Ident
     otherwise); when the example is about its purpose, the identity is bound to that purpose
     instead. A mutation's idempotency key is fresh unless the example is about its key.
     """
-    arguments = copy.deepcopy(example.arguments)
-    subject = _subject(ctx.spec, example)
+    return adapt(ctx, example.tool, example.arguments, _subject(ctx.spec, example), example.name)
+
+
+def adapt(
+    ctx: CheckContext, tool_name: str, sent: dict[str, Any], subject: str | None, label: str
+) -> tuple[dict[str, Any], Identity]:
+    """A copy of ``sent`` adapted as ``_adapted`` says, ``subject`` being the field it is about."""
+    arguments = copy.deepcopy(sent)
     identity = ctx.identity
-    tool = ctx.spec.tools[example.tool]
+    tool = ctx.spec.tools[tool_name]
     purpose = tool.purpose_argument
     holder, field = _parent(arguments, purpose) if purpose else (None, "")
     if holder is not None and isinstance(holder.get(field), str):
@@ -191,7 +197,7 @@ def _adapted(ctx: CheckContext, example: Example) -> tuple[dict[str, Any], Ident
         and subject != KEY
         and isinstance(arguments.get("idempotency_key"), str)
     ):
-        arguments["idempotency_key"] = ctx.key(example.name)
+        arguments["idempotency_key"] = ctx.key(label)
     return arguments, identity
 
 
