@@ -35,15 +35,22 @@ import hypothesis
 from engram_conformance.spec import Spec, load
 from engram_conformance.strategies import Broken, arguments, broken_arguments
 from engram_conformance.strategies.mutations import breakages
-from hypothesis import HealthCheck, Verbosity, given, reject, settings
-from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
+from hypothesis import given, reject
 
 from ..exceptions import ServerFault
 from ..host import Identity
 from ..observation import Observation
+from .bounded_search import (
+    HarnessStopped,
+    explained,
+    kept_if_smaller,
+    quiet_settings,
+    record_outcome,
+    shown,
+    stop_time,
+)
 from .context import CheckContext
 from .host import SIGNED_META
-from .model_check import HarnessStopped, leaves, shown, stop_time
 from .registry import check
 from .schema import REFUSALS, _json_text_holds, _objects_travel_as_is, _send, adapt
 from .scope import ALL_TOOLS
@@ -132,10 +139,8 @@ class Sender:
     def found(self, rule: str, expected: str, observed: Observation, sent: Any) -> None:
         size = len(json.dumps(sent, ensure_ascii=False, default=str))
         finding = Finding(expected, shown(observed), (observed.to_json(),), size)
-        best = self.findings.get(rule)
         self.shrinking = True
-        if best is None or finding.size < best.size:
-            self.findings[rule] = finding
+        if kept_if_smaller(self.findings, rule, finding):
             self.since_smaller = 0
         raise Mismatched(rule)
 
@@ -186,26 +191,7 @@ class Sender:
         kept, a fault, or examples rejected once the time or the patience was spent (also when
         Hypothesis replays its final example, which it then calls flaky)."""
         known = bool(self.findings) or self.out_of_time or self.fault is not None
-        if known and isinstance(error, Flaky | Unsatisfiable):
-            return True
-        return all(
-            isinstance(leaf, Mismatched | HarnessStopped)
-            or (known and isinstance(leaf, Flaky | Unsatisfiable | UnsatisfiedAssumption))
-            for leaf in leaves(error)
-        )
-
-
-def _settings(examples: int) -> settings:
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        derandomize=False,
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-        print_blob=False,
-        report_multiple_bugs=False,
-    )
+        return explained(error, known, (Mismatched,))
 
 
 def search(sender: Sender, seed: int) -> None:
@@ -217,7 +203,7 @@ def search(sender: Sender, seed: int) -> None:
             given(arguments(tool, spec))(sender.valid(tool)),
         ]
         for run, examples in zip(runs, (EXAMPLES_PER_TOOL, VALID_PER_TOOL), strict=True):
-            test = hypothesis.seed(seed)(_settings(examples)(run))
+            test = hypothesis.seed(seed)(quiet_settings(max_examples=examples)(run))
             sender.shrinking, sender.since_smaller = False, 0
             try:
                 test()
@@ -234,22 +220,12 @@ async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> Non
     ones are not refused by the argument checks."""
     sender = Sender(ctx, stop_time(ctx, SECONDS))
     await anyio.to_thread.run_sync(search, sender, ctx.seed)
-    if sender.fault is not None:
-        raise sender.fault
-    if sender.sent == 0:
-        for rule in RULES:
-            ctx.ledger.errored(rule, ctx.check, "not evaluated: the time budget ran out")
-        return
-    for rule in RULES:
-        finding = sender.findings.get(rule)
-        if finding is None:
-            if sender.passes[rule]:
-                ctx.expect(rule, True, expected="answered as labelled", observed=None)
-            continue
-        ctx.expect_calls(
-            rule,
-            False,
-            expected=finding.expected,
-            observed=finding.observed,
-            calls=finding.calls,
-        )
+    record_outcome(
+        ctx,
+        RULES,
+        ran=sender.sent > 0,
+        fault=sender.fault,
+        passes=sender.passes,
+        passed="answered as labelled",
+        failures={r: (f.expected, f.observed, f.calls) for r, f in sender.findings.items()},
+    )

@@ -15,7 +15,6 @@ search met, its steps and its calls, with the run's seed, which also seeds Hypot
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -32,13 +31,21 @@ from engram_conformance.strategies.machines import (
     Violation,
     lifecycle_machine,
 )
-from hypothesis import HealthCheck, Verbosity, settings
-from hypothesis.errors import Flaky, Unsatisfiable
+from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from ..exceptions import ServerFault
 from ..host import ABSENT, Identity
 from ..observation import Observation
+from .bounded_search import (
+    HarnessStopped,
+    explained,
+    kept_if_smaller,
+    quiet_settings,
+    record_outcome,
+    shown,
+    stop_time,
+)
 from .context import CheckContext
 from .host import SIGNED_META
 from .registry import check
@@ -47,14 +54,9 @@ from .scope import ALL_TOOLS
 MAX_EXAMPLES = 100
 STEPS_PER_EXAMPLE = 15
 MACHINE_SECONDS = 40.0
-BUDGET_SHARE = 0.5
 #: Examples shrinking may run without making any finding smaller before it stops.
 SHRINK_PATIENCE = 80
 NOT_THIS_CALL = "reason:not-this-call"
-
-
-class HarnessStopped(Exception):
-    """The server faulted: the machine cannot go on (the check then reports the fault)."""
 
 
 @dataclass(frozen=True)
@@ -151,46 +153,18 @@ class HarnessDriver:
     def violated(self, rule: str, expected: str, observed: Any) -> None:
         calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
         finding = Finding(expected, shown(observed), tuple(self.steps), calls)
-        best = self.findings.get(rule)
-        if best is None or finding.size < best.size:
-            self.findings[rule] = finding
+        if kept_if_smaller(self.findings, rule, finding):
             self.since_smaller = 0
 
     def explains(self, error: BaseException) -> bool:
         """Whether what Hypothesis raised at the end is only what the driver knows already:
         violations it kept, a fault, or examples refused once the time was up."""
         known = bool(self.findings) or self.out_of_time or self.fault is not None
-        return all(
-            isinstance(leaf, Violation | HarnessStopped)
-            or (known and isinstance(leaf, Flaky | Unsatisfiable))
-            for leaf in leaves(error)
-        )
-
-
-def leaves(error: BaseException) -> list[BaseException]:
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
-    return [error]
-
-
-def shown(observed: Any) -> str:
-    if isinstance(observed, Observation):
-        return observed.summary()
-    return json.dumps(observed, ensure_ascii=False, sort_keys=True, default=str)[:2000]
+        return explained(error, known, (Violation,))
 
 
 def machine_settings() -> settings:
-    return settings(
-        max_examples=MAX_EXAMPLES,
-        stateful_step_count=STEPS_PER_EXAMPLE,
-        deadline=None,
-        database=None,
-        derandomize=False,
-        suppress_health_check=list(HealthCheck),
-        verbosity=Verbosity.quiet,
-        print_blob=False,
-        report_multiple_bugs=False,
-    )
+    return quiet_settings(max_examples=MAX_EXAMPLES, stateful_step_count=STEPS_PER_EXAMPLE)
 
 
 def explore(driver: HarnessDriver, seed: int) -> None:
@@ -203,38 +177,24 @@ def explore(driver: HarnessDriver, seed: int) -> None:
             raise
 
 
-def stop_time(ctx: CheckContext, seconds: float = MACHINE_SECONDS) -> float:
-    """When a bounded search must stop: after ``seconds``, at most ``BUDGET_SHARE`` of what is
-    left of the run's budget."""
-    now = time.monotonic()
-    if ctx.budget_ends_at is not None:
-        seconds = min(seconds, max(0.0, ctx.budget_ends_at - now) * BUDGET_SHARE)
-    return now + seconds
-
-
 @check(rules=RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
 async def lifecycle_model_holds(ctx: CheckContext) -> None:
     """Generated sequences of all six tools, from the owner's scope and two foreign ones,
     judged against the model after every step (``strategies.machines``)."""
-    driver = HarnessDriver(ctx, stop_time(ctx))
+    driver = HarnessDriver(ctx, stop_time(ctx, MACHINE_SECONDS))
     await anyio.to_thread.run_sync(explore, driver, ctx.seed)
-    if driver.fault is not None:
-        raise driver.fault
-    if driver.examples == 0:
-        for rule in RULES:
-            ctx.ledger.errored(rule, ctx.check, "not evaluated: the time budget ran out")
-        return
-    for rule in RULES:
-        finding = driver.findings.get(rule)
-        if finding is None:
-            if driver.passes[rule]:
-                ctx.expect(rule, True, expected="the model holds", observed=None)
-            continue
+    failures = {}
+    for rule, finding in driver.findings.items():
         steps = "\n".join(f"{n}. {step}" for n, step in enumerate(finding.steps, 1))
-        ctx.expect_calls(
-            rule,
-            False,
-            expected=f"{finding.expected} (model-based, Hypothesis seed {ctx.seed})",
-            observed=f"{finding.observed}\nshrunk to {len(finding.steps)} steps:\n{steps}",
-            calls=finding.calls,
-        )
+        expected = f"{finding.expected} (model-based, Hypothesis seed {ctx.seed})"
+        observed = f"{finding.observed}\nshrunk to {len(finding.steps)} steps:\n{steps}"
+        failures[rule] = (expected, observed, finding.calls)
+    record_outcome(
+        ctx,
+        RULES,
+        ran=driver.examples > 0,
+        fault=driver.fault,
+        passes=driver.passes,
+        passed="the model holds",
+        failures=failures,
+    )
