@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
 import anyio
 import anyio.from_thread
 import anyio.to_thread
 import hypothesis
+from engram_conformance.spec import wall_clock_ms
 from engram_conformance.strategies.machines import (
     ACTORS,
     RULES,
@@ -48,6 +51,7 @@ from .bounded_search import (
 )
 from .context import CheckContext
 from .host import SIGNED_META
+from .idempotency import ABANDON_AFTER_S, concurrently, definite
 from .registry import check
 from .scope import ALL_TOOLS
 
@@ -56,7 +60,10 @@ STEPS_PER_EXAMPLE = 15
 MACHINE_SECONDS = 40.0
 #: Examples shrinking may run without making any finding smaller before it stops.
 SHRINK_PATIENCE = 80
+T = TypeVar("T")
 NOT_THIS_CALL = "reason:not-this-call"
+#: How long before the call an expired confirmation was approved (its TTL is a minute).
+EXPIRED_APPROVAL_AGE_MS = 120_000
 
 
 @dataclass(frozen=True)
@@ -120,15 +127,38 @@ class HarnessDriver:
     def call(
         self, actor: str, tool: str, arguments: dict[str, Any], approval: Approval
     ) -> Observation:
+        return self._bridged(self._send, self.identities[actor], tool, arguments, approval)
+
+    def retry_after_lost_answer(
+        self, actor: str, tool: str, arguments: dict[str, Any]
+    ) -> Observation:
+        return self._bridged(self._lose_then_retry, self.identities[actor], tool, arguments)
+
+    def at_once(
+        self, actor: str, tool: str, arguments: dict[str, Any], times: int
+    ) -> list[Observation]:
+        send = partial(self._send, self.identities[actor], tool, arguments, "valid")
+        return self._bridged(concurrently, send, times)
+
+    def _bridged(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``function`` run on the harness's event loop; a fault stops the search."""
         if self.fault is not None:
             raise HarnessStopped(str(self.fault))
         try:
-            return anyio.from_thread.run(
-                self._send, self.identities[actor], tool, arguments, approval
-            )
+            return anyio.from_thread.run(function, *args)
         except ServerFault as fault:
             self.fault = fault
             raise HarnessStopped(str(fault)) from fault
+
+    async def _lose_then_retry(
+        self, identity: Identity, tool: str, arguments: dict[str, Any]
+    ) -> Observation:
+        """The call abandoned right after it was sent (the client cancels the request and drops
+        whatever answer comes; the abandoned call is not in the transcript), then retried."""
+        send = partial(self._send, identity, tool, arguments, "valid")
+        with anyio.move_on_after(ABANDON_AFTER_S):
+            await send()
+        return await definite(send)
 
     async def _send(
         self, identity: Identity, tool: str, arguments: dict[str, Any], approval: Approval
@@ -138,6 +168,9 @@ class HarnessDriver:
             return await ctx.call_approved(tool, arguments, identity=identity)
         if approval == "absent":
             confirmation: Any = ABSENT
+        elif approval == "expired":
+            approved = wall_clock_ms() - EXPIRED_APPROVAL_AGE_MS
+            confirmation = ctx.host.confirmation(tool, arguments, approved_ms=approved)
         elif approval == "other_target":
             confirmation = ctx.host.confirmation(tool, arguments, target=ctx.unique("other"))
         else:

@@ -6,6 +6,7 @@ that what it reports is not crowded out by the scripted checks of the same rules
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,14 @@ from engram_conformance.strategies.machines import RULES
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from ..mutants.lifecycle_support import SOME_DIGEST
 from ..mutants.proxies import ContextProxy, in_scope, value
-from ..mutants.test_idempotency_mutants import KeyedPerTool, ReplayAnswersNewCandidate
+from ..mutants.test_idempotency_mutants import (
+    KeyedPerTool,
+    ReplayAnswersNewCandidate,
+    racy,
+    serving,
+)
 from ..mutants.test_lifecycle_mutants import StaleReadCache
+from ..mutants.test_paging_mutants import CursorRepeatsTheLastRecord, RanksRestartOnEachPage
 
 CHECK = lifecycle_model_holds.__name__
 #: The longest shrunk example accepted as a minimal reproduction.
@@ -86,21 +93,25 @@ def machine_failures(result: RunResult) -> dict[str, list[Any]]:
     }
 
 
-@pytest.mark.parametrize(
-    ("mutant", "rule"),
-    [
-        (ReplayAnswersNewCandidate, "IDEM-001"),
-        (KeyedPerTool, "IDEM-007"),
-        (ForeignGetLeaks, "SCOPE-001"),
-        (AdmitsWithdrawn, "LIFE-012"),
-        (StaleReadCache, "LIFE-017"),
-    ],
-    ids=lambda value: value if isinstance(value, str) else value.__name__,
-)
+#: Planted bug -> (how ``run_against`` plants it, the rule it breaks).
+PLANTED = {
+    "replay-answers-a-new-candidate": (serving(ReplayAnswersNewCandidate), "IDEM-001"),
+    "conflict-undetected-across-tools": (serving(KeyedPerTool), "IDEM-007"),
+    "foreign-get-leaks": (serving(ForeignGetLeaks), "SCOPE-001"),
+    "withdrawn-candidate-admitted": (serving(AdmitsWithdrawn), "LIFE-012"),
+    "tombstoned-record-returned": (serving(StaleReadCache), "LIFE-017"),
+    "racy-captures": (racy, "IDEM-013"),
+    # at one record a page the cursor points back before the first record: an error
+    "cursor-points-back-a-record": (serving(CursorRepeatsTheLastRecord), "PAGE-001"),
+    "ranks-restart-on-each-page": (serving(RanksRestartOnEachPage), "PAGE-003"),
+}
+
+
+@pytest.mark.parametrize(("planted", "rule"), PLANTED.values(), ids=PLANTED.keys())
 def test_the_machine_finds_a_planted_bug(
-    tmp_path: Path, mutant: type[ServiceProxy], rule: str
+    tmp_path: Path, planted: Callable[[], dict[str, Any]], rule: str
 ) -> None:
-    result = run_against(tmp_path, service_mutant=mutant, only=(rule,), profile="full")
+    result = run_against(tmp_path, only=(rule,), profile="full", **planted())
     found = machine_failures(result)
     assert rule in found, found.keys()
     failure = found[rule][0]

@@ -1,0 +1,247 @@
+"""The lifecycle state machine's state and judgement, shared by its rules.
+
+Each example starts with ``Driver.begin`` (a fresh tenant and workspace, so no server reset).
+The machine keeps the model of what the server must hold (``strategies.model``) and compares
+every answer with it. A broken expectation tells the driver, which keeps the example's steps
+and calls, then raises a ``Violation`` of its rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
+from hypothesis import reject
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine
+
+from .machine_driver import (
+    AT_ONCE,
+    Answer,
+    Approval,
+    Delivery,
+    Driver,
+    comparable,
+    effect,
+    record_ids,
+    says_first,
+    says_replay,
+    violation_of,
+)
+from .model import KeyUse, MemoryModel, RecordState, ScopeModel
+
+OWNER = "owner"
+FOREIGN_ACTORS = ("another tenant", "another workspace")
+ACTORS = (OWNER, *FOREIGN_ACTORS)
+
+REASON = "reason:model"
+OTHER_REASON = "reason:model-other"
+#: A record_id of the contract's pattern that no server issued (32 zero bytes in base32).
+UNKNOWN_RECORD = "mem_" + "a" * 52
+SEARCH_LIMIT = 50  # the schema's maximum; an example makes fewer records than this
+MAX_PACKET_BYTES = 1_048_576
+TARGET_FIELD = {ADMIT: "candidate_id", WITHDRAW: "candidate_id", FORGET: "record_id"}
+
+REPLAY_RULE = {CAPTURE: "IDEM-001", ADMIT: "IDEM-003", WITHDRAW: "IDEM-004", FORGET: "IDEM-004"}
+CONFLICT_RULE = {
+    KeyUse.OTHER_CONTENT: "IDEM-005",
+    KeyUse.OTHER_TARGET: "IDEM-006",
+    KeyUse.OTHER_TOOL: "IDEM-007",
+}
+#: The rule that the answers to one delivery of a mutation must agree under.
+DELIVERY_RULE = {"answer lost": "IDEM-012", "sent at once": "IDEM-013"}
+
+candidates = Bundle("candidates")
+records = Bundle("records")
+
+
+class MachineBase(RuleBasedStateMachine):
+    driver: ClassVar[Driver]
+
+    def __init__(self) -> None:
+        super().__init__()
+        identities = self.driver.begin()
+        if identities is None:
+            reject()
+        self.identities: dict[str, tuple[str, str, str]] = identities
+        self.model = MemoryModel()
+        self.term = self.driver.unique("model")  # a word of every capture of the example
+        self.keys: list[str] = []  # the owner's reserved keys
+        self.refused: list[tuple[str, str]] = []  # keys whose first call was refused, and why
+
+    # the model of the owner's scope -------------------------------------------------------
+    @property
+    def own(self) -> ScopeModel:
+        tenant, workspace, _ = self.identities[OWNER]
+        return self.model.scope((tenant, workspace))
+
+    def _identity(self, key: str) -> tuple[str, str, str, str]:
+        return (*self.identities[OWNER], key)
+
+    def reserve(self, tool: str, arguments: dict[str, Any], answer: Answer) -> None:
+        key = arguments["idempotency_key"]
+        self.model.reserve(self._identity(key), tool, arguments, answer.value)
+        self.keys.append(key)
+
+    # expectations ---------------------------------------------------------------------------
+    def expect(self, rule: str, ok: bool, expected: str, observed: Any) -> None:
+        if ok:
+            self.driver.passed(rule)
+            return
+        self.driver.violated(rule, expected, observed)
+        raise violation_of(rule)(f"{rule}: {expected}")
+
+    def expect_on(self, target: str, rule: str, ok: bool, expected: str, observed: Any) -> None:
+        """An expectation about ``target`` under ``rule``: when it holds, the refused calls
+        made on the target since its last transition wrote nothing either; when it breaks,
+        the last of them is to blame (``ScopeModel.blame``)."""
+        refusals = self._refusals(target)
+        if ok:
+            for held in {rule, *refusals}:
+                self.driver.passed(held)
+            return
+        self.expect(self.own.blame(target, rule), False, expected, observed)
+
+    def _refusals(self, target: str) -> list[str]:
+        item = self.own.candidates.get(target) or self.own.records.get(target)
+        return list(item.refusals) if item is not None else []
+
+    def expect_replay(self, tool: str, first: dict[str, Any], answer: Answer) -> None:
+        self.expect(
+            REPLAY_RULE[tool],
+            says_replay(tool, answer) and effect(tool, answer.value) == effect(tool, first),
+            f"{tool} replay: the first call's effect {effect(tool, first)!r}, as a replay",
+            answer,
+        )
+
+    def expect_refused(
+        self, target: str, key: str, rule: str, code: str, answer: Answer, what: str
+    ) -> None:
+        """A call the lifecycle refuses: ``code``, nothing written, nothing reserved."""
+        self.expect(rule, answer.code == code, f"{what}: {code}", answer)
+        self.own.refused(target, rule)
+        self.refused.append((key, "IDEM-014"))
+
+    def expect_reveals(self, answer: Answer, expected: set[str], what: str) -> None:
+        """A search of the owner's scope answers exactly the ``expected`` record ids."""
+        found = record_ids(answer)
+        wrong = sorted(set(found) ^ expected, key=str)
+        if answer.ok and not wrong and len(found) == len(set(found)):
+            for held in ("SEARCH-001", "SEARCH-002" if expected else "SEARCH-009"):
+                self.driver.passed(held)
+            if self.own.forgotten_ids():
+                self.driver.passed("LIFE-017")
+            for record_id in expected:  # still current: the refused calls on it wrote nothing
+                for held in self._refusals(record_id):
+                    self.driver.passed(held)
+            return
+        if not answer.ok:
+            rule = "SEARCH-002" if expected else "SEARCH-009"
+        else:
+            rule = self._misrevealed(wrong, found) if wrong else "SEARCH-001"
+        self.expect(rule, False, f"{what}: ok with exactly the records {sorted(expected)}", answer)
+
+    def _misrevealed(self, wrong: list[Any], found: list[Any]) -> str:
+        """The rule a wrongly returned or missing record breaks."""
+        for record_id in wrong:
+            record = self.own.records.get(record_id)
+            if record_id in found and record is not None:
+                return "LIFE-017" if record.state is RecordState.TOMBSTONED else "SEARCH-001"
+        record_id = wrong[0]
+        present = record_id in found
+        return self.own.blame(record_id, "SEARCH-001" if present else "SEARCH-002")
+
+    def is_fresh(self, tool: str, answer: Answer, delivery: Delivery) -> bool:
+        """The answer to a new key's call: a first result, or, when the call was retried or
+        sent several times, possibly a replay of the call that took effect."""
+        return says_first(tool, answer) or (delivery != "answered" and says_replay(tool, answer))
+
+    # calls ----------------------------------------------------------------------------------
+    def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        actor: str = OWNER,
+        approval: Approval = "valid",
+    ) -> Answer:
+        return self.driver.call(actor, tool, arguments, approval)
+
+    def mutate(self, tool: str, arguments: dict[str, Any], delivery: Delivery) -> Answer:
+        """A mutation of the owner's, delivered as ``delivery`` says: the answer to judge (the
+        first result, if any). The other answers of a lost answer's retries, or of identical
+        calls sent at once, must agree with it: replays of its effect, or the same refusal."""
+        if delivery == "answered":
+            return self.call(tool, arguments)
+        if delivery == "answer lost":
+            answer = self.driver.retry_after_lost_answer(OWNER, tool, arguments)
+            others = [self.call(tool, arguments)]
+        else:
+            answers = self.driver.at_once(OWNER, tool, arguments, AT_ONCE)
+            answer = next((a for a in answers if says_first(tool, a)), answers[0])
+            others = [a for a in answers if a is not answer]
+        agree = all(
+            says_replay(tool, other) and effect(tool, other.value) == effect(tool, answer.value)
+            if answer.ok
+            else other.code == answer.code
+            for other in others
+        )
+        self.expect(
+            DELIVERY_RULE[delivery],
+            agree,
+            f"{tool} {delivery}: one effect, every other answer a replay of it or the same "
+            f"refusal as {answer.code or effect(tool, answer.value)!r}",
+            [answer, *others],
+        )
+        return answer
+
+    def new_key(self) -> str:
+        return f"{self.driver.unique('key')}-idempotency"
+
+    def new_capture(self, key: str) -> tuple[str, dict[str, Any]]:
+        """A distinctive term, and capture arguments of a note with it and the example's word."""
+        term = self.driver.unique("term")
+        return term, self.driver.capture_arguments(OWNER, f"{self.term} {term}", key)
+
+    def transition(self, tool: str, target: str, key: str, reason: str = REASON) -> dict[str, Any]:
+        arguments = {TARGET_FIELD[tool]: target, "idempotency_key": key}
+        if tool != ADMIT:
+            arguments["reason_ref"] = reason
+        return arguments
+
+    def search(self, actor: str, query: str, **options: Any) -> Answer:
+        arguments = {
+            "query": query,
+            "purpose_ref": self.driver.purpose(actor),
+            "limit": SEARCH_LIMIT,
+            "max_packet_bytes": MAX_PACKET_BYTES,
+            **options,
+        }
+        return self.call(SEARCH, arguments, actor=actor)
+
+    def get(self, actor: str, record_id: str) -> Answer:
+        arguments = {"record_id": record_id, "purpose_ref": self.driver.purpose(actor)}
+        return self.call(GET, arguments, actor=actor)
+
+    def expect_unknown_answer(self, answer: Answer, unknown: Answer, rule: str, what: str) -> None:
+        """``answer`` must be the answer to an id nobody issued (``unknown``), auditId aside."""
+        self.expect(
+            rule,
+            comparable(answer) == comparable(unknown),
+            f"{what}: the answer to an unknown id, {comparable(unknown)}",
+            answer,
+        )
+
+    def targeted_tools(self, tools: tuple[str, ...]) -> list[str]:
+        """Those of ``tools`` (not capture) that have a target in the scope."""
+        return [t for t in tools if t != CAPTURE and (t != FORGET or self.own.records)]
+
+    def draw_target(self, data: st.DataObject, tool: str) -> str:
+        """A candidate (a record for forget) of the owner's scope, in any state."""
+        targets = self.own.records if tool == FORGET else self.own.candidates
+        return data.draw(st.sampled_from(list(targets)), label="target")
+
+    def keys_of(self, *tools: str) -> list[str]:
+        """The reserved keys of these tools."""
+        reservations = self.model.reservations
+        return [k for k in self.keys if reservations[self._identity(k)].tool in tools]

@@ -1,0 +1,227 @@
+"""The lifecycle machine's mutation rules: capture, request_admission, withdraw and forget, each
+delivered answered, with its answer lost, or sent several times at once; reuses of earlier
+idempotency keys (replays and conflicts); and the confirmation gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, WITHDRAW
+from hypothesis import strategies as st
+from hypothesis.stateful import initialize, multiple, precondition, rule
+
+from .machine_base import (
+    CONFLICT_RULE,
+    OTHER_REASON,
+    REASON,
+    TARGET_FIELD,
+    MachineBase,
+    candidates,
+    records,
+)
+from .machine_driver import DELIVERIES, UNHELD, Approval, Delivery, field
+from .model import CandidateState, KeyUse, RecordState
+
+DECISIONS = ("accepted", "rejected", "pending_adjudication")
+CONTEXT_UNAVAILABLE = -32603
+#: The rule a confirmation that does not hold breaks, by what is wrong with it.
+UNHELD_RULE = {"expired": "GATE-004", "other_target": "GATE-003", "other_operation": "GATE-003"}
+deliveries = st.sampled_from(DELIVERIES)
+
+
+class MutationRules(MachineBase):
+    def first_capture(self, key: str, rule_: str, delivery: Delivery = "answered") -> str:
+        term, arguments = self.new_capture(key)
+        answer = self.mutate(CAPTURE, arguments, delivery)
+        candidate = answer.value.get("candidate_id")
+        self.expect(
+            rule_,
+            self.is_fresh(CAPTURE, answer, delivery)
+            and isinstance(candidate, str)
+            and candidate not in self.own.candidates,
+            "a first capture: committed_pending with a candidate_id never answered before",
+            answer,
+        )
+        self.own.captured(candidate, term)
+        self.reserve(CAPTURE, arguments, answer)
+        return candidate
+
+    def reuse(self, key: str, tool: str, arguments: dict[str, Any]) -> None:
+        """A call with an earlier reserved key: a replay or DIGEST_CONFLICT, as the model says."""
+        identity = self._identity(key)
+        first = self.model.reservations[identity]
+        use = self.model.key_use(identity, tool, arguments)
+        answer = self.call(tool, arguments)
+        if use is KeyUse.REPLAY:
+            self.expect_replay(tool, first.answer, answer)
+            return
+        rule_ = CONFLICT_RULE[use]
+        self.expect(
+            rule_,
+            answer.code == "DIGEST_CONFLICT",
+            f"{tool} with the key of a {first.tool} ({use}): DIGEST_CONFLICT",
+            answer,
+        )
+        target = arguments.get(TARGET_FIELD.get(tool, ""))
+        if target is not None:
+            self.own.refused(target, rule_)
+
+    @rule(target=candidates, delivery=deliveries)
+    def capture(self, delivery: Delivery) -> str:
+        self.driver.step(f"capture a new note ({delivery})")
+        return self.first_capture(self.new_key(), "LIFE-001", delivery)
+
+    @precondition(lambda self: self.refused)
+    @rule(target=candidates, data=st.data())
+    def capture_with_a_refused_key(self, data: st.DataObject) -> str:
+        """A key whose first call was refused reserved nothing: a capture with it is a first."""
+        key, rule_ = data.draw(st.sampled_from(self.refused), label="refused key")
+        self.driver.step(f"capture a new note with the refused key {key}")
+        self.refused.remove((key, rule_))
+        return self.first_capture(key, rule_)
+
+    @precondition(lambda self: self.keys)
+    @rule(data=st.data())
+    def replay(self, data: st.DataObject) -> None:
+        key = data.draw(st.sampled_from(self.keys), label="key")
+        first = self.model.reservations[self._identity(key)]
+        self.driver.step(f"replay the {first.tool} of key {key}")
+        self.expect_replay(first.tool, first.answer, self.call(first.tool, first.arguments))
+
+    @precondition(lambda self: self.keys)
+    @rule(data=st.data())
+    def reuse_a_key(self, data: st.DataObject) -> None:
+        """An earlier key in another call: a capture of other content, or a transition of a
+        target of the scope, with its reason_ref or another. The model says which is the
+        first call again (a replay) and which a conflict (other tool, target or content)."""
+        key = data.draw(st.sampled_from(self.keys), label="key")
+        first = self.model.reservations[self._identity(key)]
+        tools = [CAPTURE, *self.targeted_tools((first.tool, ADMIT, WITHDRAW, FORGET))]
+        tool = data.draw(st.sampled_from(list(dict.fromkeys(tools))), label="tool")
+        if tool == CAPTURE:
+            self.driver.step(f"capture another note with the key {key}")
+            self.reuse(key, CAPTURE, self.new_capture(key)[1])
+            return
+        target = self.draw_target(data, tool)
+        reason = REASON if tool == ADMIT else data.draw(st.sampled_from((REASON, OTHER_REASON)))
+        self.driver.step(f"{tool} {target} with the key {key} ({reason})")
+        self.reuse(key, tool, self.transition(tool, target, key, reason))
+
+    @precondition(lambda self: self.keys_of(ADMIT, WITHDRAW, FORGET))
+    @rule(data=st.data())
+    def transition_again_with_its_key(self, data: st.DataObject) -> None:
+        """A transition's key with the same tool on a target of the scope: the first call's
+        own target is a replay, any other a conflict (IDEM-006)."""
+        key = data.draw(st.sampled_from(self.keys_of(ADMIT, WITHDRAW, FORGET)), label="key")
+        first = self.model.reservations[self._identity(key)]
+        target = self.draw_target(data, first.tool)
+        self.driver.step(f"{first.tool} {target} with the key {key} of that tool")
+        self.reuse(key, first.tool, self.transition(first.tool, target, key))
+
+    def admission(self, candidate: str, delivery: Delivery = "answered") -> Any:
+        """Request admission of ``candidate`` with a new key: its record id, if accepted."""
+        key = self.new_key()
+        arguments = self.transition(ADMIT, candidate, key)
+        answer = self.mutate(ADMIT, arguments, delivery)
+        state = self.own.candidates[candidate].state
+        if state is not CandidateState.PENDING:
+            what = f"admission of a {state} candidate"
+            self.expect_refused(candidate, key, "LIFE-012", "ILLEGAL_TRANSITION", answer, what)
+            return multiple()
+        outcome = field(answer.value, "outcome")
+        status, record = outcome.get("status"), outcome.get("record_id")
+        accepted = status == "accepted"
+        self.expect_on(
+            candidate,
+            "LIFE-003",
+            self.is_fresh(ADMIT, answer, delivery)
+            and outcome.get("candidate_id") == candidate
+            and status in DECISIONS
+            and (not accepted or (isinstance(record, str) and record not in self.own.records)),
+            f"a first admission of the pending {candidate}: a decision on it, replayed false",
+            answer,
+        )
+        self.own.admitted(candidate, status, record if accepted else None)
+        self.reserve(ADMIT, arguments, answer)
+        return record if accepted else multiple()
+
+    @initialize(target=records)
+    def admitted_record(self) -> Any:
+        """Every example starts with one admitted capture, so that records are there to act on."""
+        self.driver.step("capture a new note and request its admission")
+        return self.admission(self.first_capture(self.new_key(), "LIFE-001"))
+
+    @rule(target=records, candidate=candidates, delivery=deliveries)
+    def admit(self, candidate: str, delivery: Delivery) -> Any:
+        self.driver.step(f"request admission of {candidate} ({delivery})")
+        return self.admission(candidate, delivery)
+
+    @rule(candidate=candidates, delivery=deliveries)
+    def withdraw(self, candidate: str, delivery: Delivery) -> None:
+        self.driver.step(f"withdraw {candidate} ({delivery})")
+        key = self.new_key()
+        arguments = self.transition(WITHDRAW, candidate, key)
+        answer = self.mutate(WITHDRAW, arguments, delivery)
+        state = self.own.candidates[candidate].state
+        if state is not CandidateState.PENDING:
+            what = f"withdraw of a {state} candidate"
+            self.expect_refused(candidate, key, "LIFE-012", "ILLEGAL_TRANSITION", answer, what)
+            return
+        receipt = field(answer.value, "receipt")
+        self.expect_on(
+            candidate,
+            "LIFE-013",
+            self.is_fresh(WITHDRAW, answer, delivery)
+            and (receipt.get("from_state"), receipt.get("to_state")) == ("pending", "withdrawn"),
+            f"withdraw of the pending {candidate}: a receipt from pending to withdrawn",
+            answer,
+        )
+        self.own.withdrawn(candidate)
+        self.reserve(WITHDRAW, arguments, answer)
+
+    @rule(record=records, delivery=deliveries)
+    def forget(self, record: str, delivery: Delivery) -> None:
+        self.driver.step(f"forget {record} ({delivery})")
+        key = self.new_key()
+        arguments = self.transition(FORGET, record, key)
+        answer = self.mutate(FORGET, arguments, delivery)
+        if self.own.records[record].state is RecordState.TOMBSTONED:
+            what = "forget of a tombstoned record"
+            self.expect_refused(record, key, "LIFE-016", "ALREADY_TERMINAL", answer, what)
+            return
+        receipt = field(answer.value, "receipt")
+        self.expect_on(
+            record,
+            "LIFE-014",
+            self.is_fresh(FORGET, answer, delivery) and receipt.get("to_state") == "tombstoned",
+            f"forget of the current {record}: a receipt to tombstoned",
+            answer,
+        )
+        self.own.forgotten(record)
+        self.reserve(FORGET, arguments, answer)
+
+    @rule(approval=st.sampled_from(UNHELD), data=st.data())
+    def unconfirmed(self, approval: Approval, data: st.DataObject) -> None:
+        """withdraw or forget without a confirmation that holds: refused, nothing written."""
+        tool = data.draw(st.sampled_from(self.targeted_tools((WITHDRAW, FORGET))), label="tool")
+        target = self.draw_target(data, tool)
+        self.driver.step(f"{tool} {target} with {approval.replace('_', ' ')} confirmation")
+        key = self.new_key()
+        answer = self.call(tool, self.transition(tool, target, key), approval=approval)
+        if approval == "absent":
+            self.expect(
+                "GATE-001",
+                answer.code == CONTEXT_UNAVAILABLE,
+                f"{tool} without a confirmation: JSON-RPC error {CONTEXT_UNAVAILABLE}",
+                answer,
+            )
+            self.own.refused(target, "GATE-001")
+            return
+        self.expect(
+            UNHELD_RULE[approval],
+            answer.code == "gate_failed",
+            f"{tool} under a confirmation of {approval.replace('_', ' ')}: gate_failed",
+            answer,
+        )
+        self.own.refused(target, "GATE-012")
+        self.refused.append((key, "GATE-012"))
