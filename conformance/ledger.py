@@ -19,6 +19,16 @@ MAX_FAILURES_KEPT = 5  # a few examples of a broken rule are evidence enough
 
 
 @dataclass(frozen=True)
+class Reproduction:
+    """How a Hypothesis-driven check meets a failing example again: the example's choices, in
+    the format of the Hypothesis version that made them (``hypothesis.reproduce_failure``)."""
+
+    check: str
+    hypothesis: str
+    choices: str
+
+
+@dataclass(frozen=True)
 class Failure:
     check: str
     expected: str
@@ -27,6 +37,8 @@ class Failure:
     seed: int | None = None
     #: the scripted check whose calls show the failure (a per-call check fails during one)
     during: str | None = None
+    #: how to meet the failing example again, for a Hypothesis-driven check
+    reproduction: Reproduction | None = None
 
 
 @dataclass

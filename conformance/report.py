@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Mapping
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,10 @@ def build_document(
     command: str,
     baseline: Baseline | None,
     transcript_paths: dict[str, str],
+    reproductions: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[str, Any]:
+    """The report document. A failure is reproduced by its pytest file when one was written
+    (``reproductions``: (rule, check) -> path), else by replaying its check's transcript."""
     rules = []
     counts: Counter = Counter()
     gate_failed = False
@@ -61,6 +65,11 @@ def build_document(
         failures = []
         for failure in evidence.failures if evidence else []:
             transcript = transcript_paths.get(failure.during or failure.check)
+            test_file = (reproductions or {}).get((rule.id, failure.check))
+            if test_file:
+                again: str | None = f"pytest {test_file}"
+            else:
+                again = f"engram-conformance replay {transcript}" if transcript else None
             failures.append(
                 {
                     "check": failure.check,
@@ -69,7 +78,7 @@ def build_document(
                     "seed": failure.seed,
                     "calls": [_call(c) for c in failure.calls][-20:],
                     "transcript": transcript,
-                    "reproduce": f"engram-conformance replay {transcript}" if transcript else None,
+                    "reproduce": again,
                 }
             )
         rules.append(

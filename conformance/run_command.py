@@ -19,11 +19,13 @@ from .exceptions import StartupFailed
 from .host import Host
 from .progress import progress_display
 from .report import build_document, write_transcripts
+from .reproduction import target_arguments, write_reproductions
 from .runner import RunOptions, run
 from .target_options import chosen_descriptor, launched, target_options
 from .targets.descriptor import DescriptorError
 
 SHOWN = 20  # rules listed on the terminal; the reports hold all
+EXAMPLE_DB = "hypothesis"  # the example database's folder in the report folder, by default
 
 
 @main.command("run")
@@ -48,6 +50,13 @@ SHOWN = 20  # rules listed on the terminal; the reports hold all
 @click.option(
     "--baseline", type=click.Path(dir_okay=False, path_type=Path), help="Known failures (JSON)."
 )
+@click.option(
+    "--example-db",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where the generated checks keep failing examples to try first next time "
+    "[default: REPORT_DIR/hypothesis].",
+)
+@click.option("--no-example-db", is_flag=True, help="Keep no failing examples.")
 def run_command(
     target: Path | None,
     reference: bool,
@@ -59,6 +68,8 @@ def run_command(
     budget: float | None,
     report_dir: Path,
     baseline: Path | None,
+    example_db: Path | None,
+    no_example_db: bool,
 ) -> None:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
     spec = load()
@@ -75,6 +86,7 @@ def run_command(
         seed=seed,
         budget_s=budget,
         binding_mode=descriptor.binding_mode,
+        example_db=None if no_example_db else example_db or report_dir / EXAMPLE_DB,
     )
     signer = ContextSigner(spec)
     host = Host(spec, signer, secrets.token_hex(3))
@@ -86,6 +98,8 @@ def run_command(
             sys.exit(EXIT_UNUSABLE)
     report_dir.mkdir(parents=True, exist_ok=True)
     transcripts = write_transcripts(result, report_dir)
+    reached_by = target_arguments(target, reference, stdio, url)
+    reproductions = write_reproductions(result, report_dir, reached_by)
     command = shlex.join(["engram-conformance", *sys.argv[1:]])
     document = build_document(
         spec,
@@ -96,6 +110,7 @@ def run_command(
         command=command,
         baseline=known,
         transcript_paths=transcripts,
+        reproductions=reproductions,
     )
     written = write_reports(document, report_dir)
     click.echo(document["conformance"]["summary"])

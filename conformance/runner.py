@@ -11,6 +11,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,7 +21,7 @@ from .checks.context import CheckContext, CheckFailed
 from .checks.registry import Check, PerCall, all_checks, all_per_call
 from .exceptions import ServerFault
 from .host import Host
-from .ledger import Failure, Ledger, Verdict
+from .ledger import Failure, Ledger, Reproduction, Verdict
 from .session import Session
 from .targets.descriptor import Policy
 from .targets.launch import Target, describe, tail
@@ -35,6 +36,10 @@ class RunOptions:
     seed: int | None = None
     budget_s: float | None = None
     binding_mode: str = "signed-meta"
+    #: where the Hypothesis-driven checks keep failing examples, to try them first next run
+    example_db: Path | None = None
+    #: run only this check, on this one failing example
+    replay: Reproduction | None = None
 
 
 @dataclass
@@ -55,6 +60,8 @@ class RunResult:
 
 def selected(checks: Iterable[Check], options: RunOptions) -> list[Check]:
     def wanted(check: Check) -> bool:
+        if options.replay is not None:
+            return check.id == options.replay.check
         if options.profile == "quick" and check.profile == "full":
             return False
         if not options.only:
@@ -140,6 +147,8 @@ async def run(
                     state_files=target.state_files,
                     server_log=target.stderr_log,
                     budget_ends_at=None if options.budget_s is None else started + options.budget_s,
+                    example_db=options.example_db,
+                    replay=options.replay,
                 )
                 current["check"] = check.id
                 failures_before = ledger.failure_count

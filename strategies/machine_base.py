@@ -186,12 +186,12 @@ class MachineBase(RuleBasedStateMachine):
             else other.code == answer.code
             for other in others
         )
+        if answer.ok:
+            agreed = f"one effect {effect(tool, answer.value)!r}, every other answer a replay of it"
+        else:
+            agreed = f"every answer the same refusal, {answer.code}"
         self.expect(
-            DELIVERY_RULE[delivery],
-            agree,
-            f"{tool} {delivery}: one effect, every other answer a replay of it or the same "
-            f"refusal as {answer.code or effect(tool, answer.value)!r}",
-            [answer, *others],
+            DELIVERY_RULE[delivery], agree, f"{tool} {delivery}: {agreed}", [answer, *others]
         )
         return answer
 

@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
 
 from ..exceptions import ServerFault
+from ..ledger import Reproduction
 from ..observation import Observation
 from .context import CheckContext
 
@@ -25,6 +29,16 @@ BUDGET_SHARE = 0.5
 
 class HarnessStopped(Exception):
     """The server faulted: the search cannot go on (the check then reports the fault)."""
+
+
+@dataclass(frozen=True)
+class SearchFailure:
+    """The smallest failure a search met for one rule, as reported."""
+
+    expected: str
+    observed: str
+    calls: tuple[dict[str, Any], ...]
+    reproduction: Reproduction | None = None
 
 
 class Sized(Protocol):
@@ -41,11 +55,13 @@ def stop_time(ctx: CheckContext, seconds: float) -> float:
     return now + seconds
 
 
-def quiet_settings(**bounds: Any) -> settings:
-    """Hypothesis settings for a search inside a run: no database, no printing, one bug each."""
+def quiet_settings(database: Path | None, **bounds: Any) -> settings:
+    """Hypothesis settings for a search inside a run: no printing, one bug each, and failing
+    examples kept in the folder ``database`` (none when None), where the next run that uses
+    the folder tries them first."""
     return settings(
         deadline=None,
-        database=None,
+        database=None if database is None else DirectoryBasedExampleDatabase(database),
         derandomize=False,
         suppress_health_check=list(HealthCheck),
         verbosity=Verbosity.quiet,
@@ -84,8 +100,11 @@ def leaves(error: BaseException) -> list[BaseException]:
 
 
 def shown(observed: Any) -> str:
+    """What was observed, as one text: an answer by its summary, a list of answers one a line."""
     if isinstance(observed, Observation):
         return observed.summary()
+    if isinstance(observed, list) and all(isinstance(item, Observation) for item in observed):
+        return "\n".join(item.summary() for item in observed)
     return json.dumps(observed, ensure_ascii=False, sort_keys=True, default=str)[:2000]
 
 
@@ -97,10 +116,10 @@ def record_outcome(
     fault: ServerFault | None,
     passes: Mapping[str, int],
     passed: str,
-    failures: Mapping[str, tuple[str, str, tuple[dict[str, Any], ...]]],
+    failures: Mapping[str, SearchFailure],
 ) -> None:
-    """Report a search: its fault, or that it ran nothing, or per rule the smallest failure
-    (expected, observed, calls), or a pass for each rule some example exercised."""
+    """Report a search: its fault, or that it ran nothing, or per rule the smallest failure,
+    or a pass for each rule some example exercised."""
     if fault is not None:
         raise fault
     if not ran:
@@ -109,7 +128,14 @@ def record_outcome(
         return
     for rule in rules:
         if rule in failures:
-            expected, observed, calls = failures[rule]
-            ctx.expect_calls(rule, False, expected=expected, observed=observed, calls=calls)
+            failure = failures[rule]
+            ctx.expect_calls(
+                rule,
+                False,
+                expected=failure.expected,
+                observed=failure.observed,
+                calls=failure.calls,
+                reproduction=failure.reproduction,
+            )
         elif passes[rule]:
             ctx.expect(rule, True, expected=passed, observed=None)

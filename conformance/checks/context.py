@@ -17,7 +17,7 @@ from engram_conformance.spec import Spec
 from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
 
 from ..host import Host, Identity
-from ..ledger import Failure, Ledger
+from ..ledger import Failure, Ledger, Reproduction
 from ..observation import Observation
 from ..session import Session
 from ..targets.descriptor import Policy
@@ -43,6 +43,8 @@ class CheckContext:
         state_files: Callable[[], list[Path]] | None = None,
         server_log: Path | None = None,
         budget_ends_at: float | None = None,
+        example_db: Path | None = None,
+        replay: Reproduction | None = None,
     ) -> None:
         self.check = check
         self.spec = spec
@@ -58,6 +60,10 @@ class CheckContext:
         self.server_log = server_log
         #: when the run's time budget ends (``time.monotonic()``), None without a budget
         self.budget_ends_at = budget_ends_at
+        #: where a Hypothesis-driven check keeps its failing examples (None: nowhere)
+        self.example_db = example_db
+        #: the one failing example a Hypothesis-driven check runs instead of searching
+        self.replay = replay
         self.identity = host.new_identity()
         self._first_call = len(session.transcript)
         self._unique = itertools.count(1)
@@ -84,14 +90,17 @@ class CheckContext:
         expected: str,
         observed: Any,
         calls: tuple[dict[str, Any], ...],
+        reproduction: Reproduction | None = None,
     ) -> bool:
         """``expect``, but a failure shows ``calls`` (a shrunk sequence, say), not every call
-        the check made."""
+        the check made, and how to meet it again, when known."""
         if ok:
             self.ledger.passed(rule, self.check)
         else:
             shown = observed if isinstance(observed, str) else _show(observed)
-            failure = Failure(self.check, expected, shown, calls, self.seed, self.check)
+            failure = Failure(
+                self.check, expected, shown, calls, self.seed, self.check, reproduction
+            )
             self.ledger.failed(rule, failure)
         return ok
 

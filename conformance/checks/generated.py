@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -42,6 +43,7 @@ from ..host import Identity
 from ..observation import Observation
 from .bounded_search import (
     HarnessStopped,
+    SearchFailure,
     explained,
     kept_if_smaller,
     quiet_settings,
@@ -194,16 +196,18 @@ class Sender:
         return explained(error, known, (Mismatched,))
 
 
-def search(sender: Sender, seed: int) -> None:
-    """Every tool's broken and valid objects (in a worker thread), until done or out of time."""
+def search(sender: Sender, seed: int, database: Path | None) -> None:
+    """Every tool's broken and valid objects (in a worker thread), until done or out of time;
+    each tool's failing objects kept under ``database``."""
     spec = sender.ctx.spec
     for tool in sorted(set(ALL_TOOLS) & set(spec.tools)):
-        runs = [
-            given(broken_arguments(tool, spec))(sender.broken(tool)),
-            given(arguments(tool, spec))(sender.valid(tool)),
-        ]
-        for run, examples in zip(runs, (EXAMPLES_PER_TOOL, VALID_PER_TOOL), strict=True):
-            test = hypothesis.seed(seed)(quiet_settings(max_examples=examples)(run))
+        runs = {
+            "broken": (given(broken_arguments(tool, spec))(sender.broken(tool)), EXAMPLES_PER_TOOL),
+            "valid": (given(arguments(tool, spec))(sender.valid(tool)), VALID_PER_TOOL),
+        }
+        for kind, (run, examples) in runs.items():
+            kept = None if database is None else database / f"{tool}-{kind}"
+            test = hypothesis.seed(seed)(quiet_settings(kept, max_examples=examples)(run))
             sender.shrinking, sender.since_smaller = False, 0
             try:
                 test()
@@ -219,7 +223,8 @@ async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> Non
     """Generated objects broken by one rule are answered their labelled code; generated valid
     ones are not refused by the argument checks."""
     sender = Sender(ctx, stop_time(ctx, SECONDS))
-    await anyio.to_thread.run_sync(search, sender, ctx.seed)
+    database = None if ctx.example_db is None else ctx.example_db / ctx.check
+    await anyio.to_thread.run_sync(search, sender, ctx.seed, database)
     record_outcome(
         ctx,
         RULES,
@@ -227,5 +232,8 @@ async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> Non
         fault=sender.fault,
         passes=sender.passes,
         passed="answered as labelled",
-        failures={r: (f.expected, f.observed, f.calls) for r, f in sender.findings.items()},
+        failures={
+            rule: SearchFailure(f.expected, f.observed, f.calls)
+            for rule, f in sender.findings.items()
+        },
     )

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
@@ -34,14 +35,19 @@ from engram_conformance.strategies.machines import (
     Violation,
     lifecycle_machine,
 )
-from hypothesis import settings
+from hypothesis import reproduce_failure, settings
+from hypothesis.control import current_build_context
+from hypothesis.core import encode_failure
+from hypothesis.errors import DidNotReproduce
 from hypothesis.stateful import run_state_machine_as_test
 
 from ..exceptions import ServerFault
 from ..host import ABSENT, Identity
+from ..ledger import Reproduction
 from ..observation import Observation
 from .bounded_search import (
     HarnessStopped,
+    SearchFailure,
     explained,
     kept_if_smaller,
     quiet_settings,
@@ -74,6 +80,8 @@ class Finding:
     observed: str
     steps: tuple[str, ...]
     calls: tuple[dict[str, Any], ...]
+    #: the example's Hypothesis choices (``hypothesis.reproduce_failure``'s blob)
+    choices: str
 
     @property
     def size(self) -> tuple[int, int]:
@@ -185,7 +193,8 @@ class HarnessDriver:
 
     def violated(self, rule: str, expected: str, observed: Any) -> None:
         calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
-        finding = Finding(expected, shown(observed), tuple(self.steps), calls)
+        choices = encode_failure(current_build_context().data.choices).decode("ascii")
+        finding = Finding(expected, shown(observed), tuple(self.steps), calls, choices)
         if kept_if_smaller(self.findings, rule, finding):
             self.since_smaller = 0
 
@@ -196,15 +205,22 @@ class HarnessDriver:
         return explained(error, known, (Violation,))
 
 
-def machine_settings() -> settings:
-    return quiet_settings(max_examples=MAX_EXAMPLES, stateful_step_count=STEPS_PER_EXAMPLE)
+def machine_settings(database: Path | None) -> settings:
+    return quiet_settings(
+        database, max_examples=MAX_EXAMPLES, stateful_step_count=STEPS_PER_EXAMPLE
+    )
 
 
-def explore(driver: HarnessDriver, seed: int) -> None:
-    """Run the machine (in a worker thread) until Hypothesis is done or the time is up."""
+def explore(driver: HarnessDriver, seed: int, database: Path | None, replay: str | None) -> None:
+    """Run the machine (in a worker thread) until Hypothesis is done or the time is up; or,
+    given ``replay`` choices, run that one example (it may no longer fail)."""
     machine = hypothesis.seed(seed)(lifecycle_machine(driver))
+    if replay is not None:
+        machine = reproduce_failure(hypothesis.__version__, replay.encode("ascii"))(machine)
     try:
-        run_state_machine_as_test(machine, settings=machine_settings())
+        run_state_machine_as_test(machine, settings=machine_settings(database))
+    except DidNotReproduce:
+        return
     except Exception as error:
         if not driver.explains(error):
             raise
@@ -215,13 +231,16 @@ async def lifecycle_model_holds(ctx: CheckContext) -> None:
     """Generated sequences of all six tools, from the owner's scope and two foreign ones,
     judged against the model after every step (``strategies.machines``)."""
     driver = HarnessDriver(ctx, stop_time(ctx, MACHINE_SECONDS))
-    await anyio.to_thread.run_sync(explore, driver, ctx.seed)
+    replay = ctx.replay.choices if ctx.replay is not None else None
+    database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check
+    await anyio.to_thread.run_sync(explore, driver, ctx.seed, database, replay)
     failures = {}
     for rule, finding in driver.findings.items():
         steps = "\n".join(f"{n}. {step}" for n, step in enumerate(finding.steps, 1))
         expected = f"{finding.expected} (model-based, Hypothesis seed {ctx.seed})"
         observed = f"{finding.observed}\nshrunk to {len(finding.steps)} steps:\n{steps}"
-        failures[rule] = (expected, observed, finding.calls)
+        again = Reproduction(ctx.check, hypothesis.__version__, finding.choices)
+        failures[rule] = SearchFailure(expected, observed, finding.calls, again)
     record_outcome(
         ctx,
         RULES,

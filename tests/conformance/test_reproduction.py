@@ -1,0 +1,92 @@
+"""A bug the lifecycle machine finds becomes a stand-alone pytest file that fails while the bug
+is there and passes against a server without it; failing examples are kept in the report
+folder's example database."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.reproduction import ReproductionUnusable, reproduce
+
+PLANTED = Path(__file__).parent / "fixtures" / "planted_bug_server.py"
+COMMAND = shlex.join([sys.executable, str(PLANTED), "{state_dir}", "{host_public_key_file}"])
+RULE = "IDEM-001"
+CHECK = "lifecycle_model_holds"
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report folder of a full run over stdio against the planted bug, its machine only."""
+    report_dir = tmp_path_factory.mktemp("report")
+    arguments = ["run", "--stdio", COMMAND, "--profile", "full", "--only", RULE, "--seed", "1"]
+    result = CliRunner().invoke(
+        main, [*arguments, "--report-dir", str(report_dir)], catch_exceptions=False
+    )
+    assert result.exit_code == 1, result.output
+    return report_dir
+
+
+def machine_failure(report_dir: Path) -> dict:
+    document = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
+    (rule,) = [r for r in document["rules"] if r["id"] == RULE]
+    return next(f for f in rule["failures"] if f["check"] == CHECK)
+
+
+def test_the_report_names_the_reproduction_file(found: Path) -> None:
+    failure = machine_failure(found)
+    name = f"reproductions/test_idem_001_{CHECK}.py"
+    assert failure["reproduce"] == f"pytest {name}"
+    text = (found / name).read_text(encoding="utf-8")
+    assert "hypothesis_version=" in text and COMMAND in text
+
+
+def test_the_reproduction_fails_while_the_bug_is_there(found: Path) -> None:
+    test_file = found / f"reproductions/test_idem_001_{CHECK}.py"
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
+        capture_output=True,
+        text=True,
+        cwd=found,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert f"{RULE} is still broken" in ran.stdout
+
+
+def test_the_reproduction_passes_against_a_server_without_the_bug(found: Path) -> None:
+    text = (found / f"reproductions/test_idem_001_{CHECK}.py").read_text(encoding="utf-8")
+    choices = text.split("choices=")[1].split("'")[1]
+    version = text.split("hypothesis_version=")[1].split("'")[1]
+    reproduce(
+        {"reference": True},
+        check=CHECK,
+        rule=RULE,
+        seed=1,
+        hypothesis_version=version,
+        choices=choices,
+    )
+
+
+def test_a_reproduction_from_another_hypothesis_version_says_so() -> None:
+    with pytest.raises(ReproductionUnusable, match=r"pip install hypothesis==0\.0\.1"):
+        reproduce(
+            {"reference": True},
+            check=CHECK,
+            rule=RULE,
+            seed=1,
+            hypothesis_version="0.0.1",
+            choices="AA==",
+        )
+
+
+def test_failing_examples_are_kept_under_the_report_folder(found: Path) -> None:
+    kept = found / "hypothesis" / CHECK
+    assert any(path.is_file() for path in kept.rglob("*")), "the example database is empty"
