@@ -14,7 +14,7 @@ import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,7 +138,16 @@ class LaunchedTarget(Target):
         with self._started_http(self.fill(self.descriptor.url or "")):
             async with AsyncExitStack() as stack:
                 default = await stack.enter_async_context(self._client(DISCOVERY_IDENTITY))
-                yield Connection(default, stack, self._client if per_identity else None)
+                yield Connection(
+                    default,
+                    stack,
+                    self._client if per_identity else None,
+                    open_extra=self._client if per_identity else self._discovery_client,
+                )
+
+    def _discovery_client(self, identity: dict[str, str]) -> AbstractAsyncContextManager[Client]:
+        """A client filled with the discovery identity: signed-meta binds none to a client."""
+        return self._client(DISCOVERY_IDENTITY)
 
     @asynccontextmanager
     async def _client(self, identity: dict[str, str]) -> AsyncIterator[Client]:
@@ -227,7 +236,10 @@ async def _initialized(server: Any, timeout_s: float, log: Path | None) -> Async
 
 
 class InProcessTarget(Target):
-    """A server object in this process (fast tests, mutants): the SDK's in-memory transport."""
+    """A server object in this process (fast tests, mutants): the SDK's in-memory transport.
+
+    ``server_factory`` gives the server of each client; its servers share one service, so that
+    a check's extra clients (``Connection.extra_client``) reach the same state."""
 
     def __init__(
         self, name: str, server_factory: Callable[[], Any], state_dir: Path | None = None
@@ -242,5 +254,9 @@ class InProcessTarget(Target):
     @asynccontextmanager
     async def connect(self) -> AsyncIterator[Connection]:
         async with AsyncExitStack() as stack:
-            client = await stack.enter_async_context(_initialized(self._factory(), 10.0, None))
-            yield Connection(client, stack)
+            client = await stack.enter_async_context(self._client())
+            yield Connection(client, stack, open_extra=self._client)
+
+    def _client(self, identity: Any = None) -> AbstractAsyncContextManager[Client]:
+        """A client of a server from the factory (the identity travels in ``_meta``)."""
+        return _initialized(self._factory(), 10.0, None)

@@ -31,6 +31,12 @@ async def bound_tenants(descriptor: TargetDescriptor, root: Path) -> list[str]:
             claims = host.claims(identity, "engram_memory_search")
             observed = await session.call("engram_memory_search", {}, None, claims)
             tenants.append(json.loads(observed.text or "{}")["bound_tenant"])
+        # a check's client of its own binds the identity it is opened for, whatever the call
+        third = host.new_identity()
+        async with session.extra_client(host.claims(third, "engram_memory_search")) as client:
+            with session.over(client):
+                observed = await session.call("engram_memory_search", {}, None, claims)
+        assert json.loads(observed.text or "{}")["bound_tenant"] == third.tenant
     assert tenants[0] == first.tenant and tenants[1] == second.tenant
     return tenants
 
