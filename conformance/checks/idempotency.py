@@ -19,9 +19,9 @@ from typing import Any
 import anyio
 from engram_conformance.spec import instant, wall_clock_ms
 
-from ..exceptions import ServerFault
 from ..host import Identity
 from ..observation import Observation
+from ..session import at_once
 from .context import ADMIT, CAPTURE, FORGET, GET, WITHDRAW, CheckContext
 from .registry import check
 
@@ -154,21 +154,37 @@ async def definite(call: Send) -> Observation:
 
 async def concurrently(call: Send, times: int) -> list[Observation]:
     """``times`` identical calls in flight at once over the session (MCP multiplexes requests)."""
-    answers: list[Observation] = []
-    faults: list[ServerFault] = []
+    return await at_once([partial(definite, call)] * times)
 
-    async def one() -> None:
-        try:
-            answers.append(await definite(call))
-        except ServerFault as fault:
-            faults.append(fault)
 
-    async with anyio.create_task_group() as group:
-        for _ in range(times):
-            group.start_soon(one)
-    if faults:
-        raise faults[0]
-    return answers
+async def expect_one_definite_effect(ctx: CheckContext, tool: str, call: Send, lost: str) -> None:
+    """IDEM-012: ``call``, whose answer was lost (``lost`` says how), retried twice with the
+    same key and arguments, each retry repeated while it answers MUTATION_OUTCOME_UNKNOWN: the
+    first retry must be a first result or a replay, the second a replay of the same effect."""
+    retry = await definite(call)
+    again = await definite(call)
+    ctx.expect(
+        "IDEM-012",
+        (is_first(tool, retry) or is_replay(tool, retry)) and is_replay_of(tool, again, retry),
+        expected=f"{tool} retried after {lost}: one definite effect, the second retry a replay "
+        "of the first",
+        observed=[retry.summary(), again.summary()],
+    )
+
+
+def expect_one_effect(ctx: CheckContext, tool: str, answers: list[Observation], sent: str) -> None:
+    """IDEM-013: the ``answers`` of identical calls in flight together (``sent`` says how),
+    each retried while MUTATION_OUTCOME_UNKNOWN, answer one effect: one of them is the first
+    result at most, and every other a replay of it."""
+    first = next((a for a in answers if is_first(tool, a)), answers[0])
+    replays = [a for a in answers if a is not first and is_replay_of(tool, a, first)]
+    ctx.expect(
+        "IDEM-013",
+        first.ok and len(replays) == len(answers) - 1,
+        expected=f"{len(answers)} identical {tool} calls {sent}: one effect, answered once as "
+        "a first result at most and otherwise as replays",
+        observed=[answer.summary() for answer in answers],
+    )
 
 
 def _expiring_capture(ctx: CheckContext, key: str, expires_at_ms: int) -> dict[str, Any]:
@@ -392,40 +408,24 @@ async def retry_after_unknown_outcome_takes_effect_once(ctx: CheckContext) -> No
     """The harness sends each mutation and stops waiting for its answer almost at once (the
     request is abandoned: the MCP client sends notifications/cancelled, and whether the server
     performed it is unknown to the harness; the abandoned call is not in the transcript). After
-    a short pause it retries twice with the same key and arguments, each retry repeated while it
-    answers MUTATION_OUTCOME_UNKNOWN: the first retry must be a first result or a replay, the
-    second a replay of the same effect."""
+    a short pause it retries twice (``expect_one_definite_effect``). The ``full`` profile also
+    loses answers by closing a transport (``lost_transport``)."""
     for tool in MUTATIONS:
         call = await prepared(ctx, tool, ctx.key(tool))
         with anyio.move_on_after(ABANDON_AFTER_S):
             await call()
         await anyio.sleep(SETTLE_S)
-        retry = await definite(call)
-        again = await definite(call)
-        ctx.expect(
-            "IDEM-012",
-            (is_first(tool, retry) or is_replay(tool, retry)) and is_replay_of(tool, again, retry),
-            expected=f"{tool} retried after an abandoned call: one definite effect, the second "
-            "retry a replay of the first",
-            observed=[retry.summary(), again.summary()],
-        )
+        await expect_one_definite_effect(ctx, tool, call, "an abandoned call")
 
 
 @check(rules=("IDEM-013",), tools=MUTATIONS)
 async def concurrent_identical_calls_take_effect_once(ctx: CheckContext) -> None:
-    """Identical calls in flight together. A call answered MUTATION_OUTCOME_UNKNOWN is retried;
-    then no answer may be the first result, so at most one is."""
+    """Identical calls in flight together over the one session. A call answered
+    MUTATION_OUTCOME_UNKNOWN is retried; then no answer may be the first result, so at most one
+    is. The ``full`` profile also sends them over several sessions (``lost_transport``)."""
     for tool in MUTATIONS:
         answers = await concurrently(await prepared(ctx, tool, ctx.key(tool)), CONCURRENT_CALLS)
-        first = next((a for a in answers if is_first(tool, a)), answers[0])
-        replays = [a for a in answers if a is not first and is_replay_of(tool, a, first)]
-        ctx.expect(
-            "IDEM-013",
-            first.ok and len(replays) == len(answers) - 1,
-            expected=f"{CONCURRENT_CALLS} identical {tool} calls at once: one effect, answered "
-            "once as a first result at most and otherwise as replays",
-            observed=[answer.summary() for answer in answers],
-        )
+        expect_one_effect(ctx, tool, answers, "at once")
 
 
 async def _failing(ctx: CheckContext, tool: str, key: str) -> Observation:
