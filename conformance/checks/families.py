@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     host,
     idempotency,
     lifecycle,
+    lost_transport,
     model_check,
     paging,
     privacy,

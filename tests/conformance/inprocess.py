@@ -7,13 +7,15 @@ result, whose verdicts the tests read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
 from engram_conformance.conformance.bindings.signed_meta import ContextSigner
+from engram_conformance.conformance.checks.registry import REGISTRY, all_checks
 from engram_conformance.conformance.host import Host
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
 from engram_conformance.conformance.targets.descriptor import Policy
@@ -38,13 +40,17 @@ def run_against(
     *,
     service_mutant: Wrap | None = None,
     binding_mutant: Wrap | None = None,
+    session_mutant: Wrap | None = None,
     server_policy: HostPolicy | None = None,
     target_policy: Policy | None = None,
     only: tuple[str, ...] = (),
     profile: str = "quick",
     seed: int = 1,
 ) -> RunResult:
-    """The harness's result for the reference (mutated as asked), in-process."""
+    """The harness's result for the reference (mutated as asked), in-process.
+
+    ``session_mutant`` wraps the service anew for each client (MCP session) the harness opens,
+    as a server process of its own would over stdio; it must serialize its calls itself."""
     spec = load()
     signer = ContextSigner(spec)
     service: Any = MemoryService(state_dir, server_policy or HostPolicy(), spec=spec)
@@ -53,15 +59,34 @@ def run_against(
     binding: Any = HostBinding(signer.public_key(), spec=spec)
     if binding_mutant is not None:
         binding = binding_mutant(binding)
-    target = InProcessTarget(
-        "reference-in-process", lambda: build_server(service, binding), state_dir
-    )
+    # One server for every client, as over HTTP: its handlers serialize the service's calls
+    # (one SQLite connection), also those of a check's extra clients.
+    server = build_server(service, binding)
+
+    def serve() -> Any:
+        return server if session_mutant is None else build_server(session_mutant(service), binding)
+
+    target = InProcessTarget("reference-in-process", serve, state_dir)
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
     options = RunOptions(profile=profile, only=only, seed=seed)
     try:
         return anyio.run(run, target, spec, target_policy or Policy(), host, options)
     finally:
         (service.inner if hasattr(service, "inner") else service).close()
+
+
+@contextmanager
+def checks_only(*names: str) -> Iterator[None]:
+    """Only the checks ``names`` are registered while the block lasts: a test of one check
+    need not run every other check of its rules (the model check takes seconds)."""
+    every = all_checks()
+    REGISTRY.clear()
+    REGISTRY.update({name: every[name] for name in names})
+    try:
+        yield
+    finally:
+        REGISTRY.clear()
+        REGISTRY.update(every)
 
 
 def broken_verdict(rule: str) -> str:
