@@ -3,7 +3,8 @@
 With the signed-meta binding every call travels on one client and carries its context in
 ``_meta``. With the process-env and http-headers bindings the identity travels outside the call
 (a process started with templated environment, or templated HTTP headers), so each identity
-gets its own client, opened on first use and closed with the connection.
+gets its own client, opened on first use and closed with the connection or once it is the least
+recently used of more than ``KEPT_IDENTITY_CLIENTS``.
 
 A check may also need a client of its own (``extra_client``), which it closes itself: to lose an
 answer by closing a transport, or to send identical calls over several sessions at once.
@@ -11,14 +12,19 @@ answer by closing a transport, or to send identical calls over several sessions 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
 
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
 from mcp import Client
 
 IDENTITY_CLAIMS = ("tenant", "workspace", "principal", "agent_id", "session", "purpose_ref")
 OpenClient = Callable[[dict[str, str]], AbstractAsyncContextManager[Client]]
+#: Per-identity clients kept open at once (over stdio with process-env, each is a process).
+KEPT_IDENTITY_CLIENTS = 8
 
 
 def identity_of(claims: dict[str, Any] | None) -> dict[str, str]:
@@ -33,22 +39,68 @@ class Connection:
         open_for: OpenClient | None = None,
         *,
         open_extra: OpenClient | None = None,
+        group: TaskGroup | None = None,
     ):
+        """``open_for`` (a per-identity binding) needs ``group``, a task group of the task
+        that closes ``stack``: each identity's client lives in a task of its own there."""
         self.default = default
-        self._stack = stack
         self._open_for = open_for
         self._open_extra = open_extra
-        self._clients: dict[tuple[str, ...], Client] = {}
+        self._group = group
+        self._opening = anyio.Lock()
+        self._clients: OrderedDict[tuple[str, ...], tuple[Client, anyio.Event]] = OrderedDict()
+        if open_for is not None:
+            if group is None:
+                raise ValueError("per-identity clients need a task group")
+            stack.push_async_callback(self._close_identity_clients)
 
     async def client_for(self, claims: dict[str, Any] | None) -> Client:
-        """The client that binds ``claims``' identity (the default one for signed-meta)."""
-        if self._open_for is None or not claims:
+        """The client that binds ``claims``' identity (the default one for signed-meta).
+        At most ``KEPT_IDENTITY_CLIENTS`` stay open: opening one more closes the least
+        recently used."""
+        open_for, group = self._open_for, self._group
+        if open_for is None or group is None or not claims:
             return self.default
         identity = identity_of(claims)
         key = tuple(identity.values())
-        if key not in self._clients:
-            self._clients[key] = await self._stack.enter_async_context(self._open_for(identity))
-        return self._clients[key]
+        async with self._opening:
+            if key not in self._clients:
+                while len(self._clients) >= KEPT_IDENTITY_CLIENTS:
+                    _, (_, done) = self._clients.popitem(last=False)
+                    done.set()
+                done = anyio.Event()
+                client = await group.start(self._hold, open_for, identity, done)
+                self._clients[key] = (client, done)
+            self._clients.move_to_end(key)
+            return self._clients[key][0]
+
+    @staticmethod
+    async def _hold(
+        open_for: OpenClient,
+        identity: dict[str, str],
+        done: anyio.Event,
+        *,
+        task_status: TaskStatus[Client] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        """Open ``identity``'s client, hand it out, and close it once ``done`` is set, all in
+        this task: an MCP client must be closed by the task that opened it, and a check may
+        open one from a task that ends before the connection does (the lifecycle machine's
+        calls each run in a task of their own). A failure to open is raised to the caller of
+        ``client_for``; a client that breaks later has shown it to its calls already."""
+        handed_out = False
+        try:
+            async with open_for(identity) as client:
+                task_status.started(client)
+                handed_out = True
+                await done.wait()
+        except Exception:
+            if not handed_out:
+                raise
+
+    async def _close_identity_clients(self) -> None:
+        for _, done in self._clients.values():
+            done.set()
+        self._clients.clear()
 
     def extra_client(self, claims: dict[str, Any] | None) -> AbstractAsyncContextManager[Client]:
         """A new initialized client that reaches the same server state, closed when the caller's

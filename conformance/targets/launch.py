@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -138,11 +139,13 @@ class LaunchedTarget(Target):
         with self._started_http(self.fill(self.descriptor.url or "")):
             async with AsyncExitStack() as stack:
                 default = await stack.enter_async_context(self._client(DISCOVERY_IDENTITY))
+                group = await stack.enter_async_context(anyio.create_task_group())
                 yield Connection(
                     default,
                     stack,
                     self._client if per_identity else None,
                     open_extra=self._client if per_identity else self._discovery_client,
+                    group=group,
                 )
 
     def _discovery_client(self, identity: dict[str, str]) -> AbstractAsyncContextManager[Client]:

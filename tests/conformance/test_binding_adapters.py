@@ -10,6 +10,7 @@ import anyio
 from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.conformance.host import Host
 from engram_conformance.conformance.session import Session
+from engram_conformance.conformance.targets.connection import KEPT_IDENTITY_CLIENTS
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.spec import load
@@ -64,3 +65,38 @@ def test_http_headers_carry_each_identity(tmp_path: Path) -> None:
     )
     tenants = anyio.run(bound_tenants, descriptor, tmp_path)
     assert tenants[2] == tenants[0]
+
+
+async def serving_processes(descriptor: TargetDescriptor, root: Path) -> list[int]:
+    """The process that answers each of one more identity than are kept, then the first and
+    the last again."""
+    spec = load()
+    signer = ContextSigner(spec)
+    host = Host(spec, signer, "kept")
+    identities = [host.new_identity() for _ in range(KEPT_IDENTITY_CLIENTS + 1)]
+    target = LaunchedTarget(descriptor, Workspace(root, signer.write_public_key(root / "k.pem")))
+    pids = []
+    async with target.connect() as connection:
+        session = Session(connection, 10)
+        for identity in [*identities, identities[0], identities[-1]]:
+            claims = host.claims(identity, "engram_memory_search")
+            observed = await session.call("engram_memory_search", {}, None, claims)
+            pids.append(json.loads(observed.text or "{}")["pid"])
+    return pids
+
+
+def test_process_env_keeps_the_recently_used_identities_open(tmp_path: Path) -> None:
+    """One identity more than are kept closes the least recently used one's process: it gets
+    a new process when it comes back, while the last one keeps its own."""
+    descriptor = TargetDescriptor(
+        name="env-bound",
+        transport="stdio",
+        command=(sys.executable, FIXTURE, "stdio"),
+        binding_mode="process-env",
+        binding_env={"ENGRAM_TENANT": "{tenant}"},
+    )
+    pids = anyio.run(serving_processes, descriptor, tmp_path)
+    first, last, first_again, last_again = pids[0], pids[-3], pids[-2], pids[-1]
+    assert len(set(pids[:-2])) == KEPT_IDENTITY_CLIENTS + 1
+    assert first_again != first
+    assert last_again == last
