@@ -149,6 +149,7 @@ async def run(
                     budget_ends_at=None if options.budget_s is None else started + options.budget_s,
                     example_db=options.example_db,
                     replay=options.replay,
+                    binding_mode=options.binding_mode,
                 )
                 current["check"] = check.id
                 failures_before = ledger.failure_count

@@ -38,6 +38,10 @@ class Answer(Protocol):
 
 
 class Driver(Protocol):
+    #: whether a call can carry a confirmation that does not hold (the binding sends one of the
+    #: harness's choosing with each call)
+    forges_confirmations: bool
+
     def begin(self) -> dict[str, tuple[str, str, str]] | None:
         """Fresh identities for a new example, actor -> (tenant, workspace, principal), for
         every actor of ``ACTORS``; None when no example may start (the time is up)."""

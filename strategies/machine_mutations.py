@@ -200,6 +200,7 @@ class MutationRules(MachineBase):
         self.own.forgotten(record)
         self.reserve(FORGET, arguments, answer)
 
+    @precondition(lambda self: self.driver.forges_confirmations)
     @rule(approval=st.sampled_from(UNHELD), data=st.data())
     def unconfirmed(self, approval: Approval, data: st.DataObject) -> None:
         """withdraw or forget without a confirmation that holds: refused, nothing written."""

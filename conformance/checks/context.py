@@ -45,6 +45,7 @@ class CheckContext:
         budget_ends_at: float | None = None,
         example_db: Path | None = None,
         replay: Reproduction | None = None,
+        binding_mode: str = "signed-meta",
     ) -> None:
         self.check = check
         self.spec = spec
@@ -64,6 +65,8 @@ class CheckContext:
         self.example_db = example_db
         #: the one failing example a Hypothesis-driven check runs instead of searching
         self.replay = replay
+        #: how the target binds identities (signed-meta, process-env, http-headers)
+        self.binding_mode = binding_mode
         self.identity = host.new_identity()
         self._first_call = len(session.transcript)
         self._unique = itertools.count(1)

@@ -94,6 +94,7 @@ class HarnessDriver:
     def __init__(self, ctx: CheckContext, stop_at: float) -> None:
         self.ctx = ctx
         self.stop_at = stop_at
+        self.forges_confirmations = ctx.binding_mode == SIGNED_META
         self.identities: dict[str, Identity] = {}
         self.steps: list[str] = []
         self.first_call = 0
@@ -226,10 +227,12 @@ def explore(driver: HarnessDriver, seed: int, database: Path | None, replay: str
             raise
 
 
-@check(rules=RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
+@check(rules=RULES, tools=ALL_TOOLS, profile="full")
 async def lifecycle_model_holds(ctx: CheckContext) -> None:
     """Generated sequences of all six tools, from the owner's scope and two foreign ones,
-    judged against the model after every step (``strategies.machines``)."""
+    judged against the model after every step (``strategies.machines``). Under a per-identity
+    binding each example's three scopes get clients of their own, and confirmations that do not
+    hold are not sent (as for the gate's checks, the harness cannot choose them per call)."""
     driver = HarnessDriver(ctx, stop_time(ctx, MACHINE_SECONDS))
     replay = ctx.replay.choices if ctx.replay is not None else None
     database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check

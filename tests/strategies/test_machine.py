@@ -6,15 +6,22 @@ that what it reports is not crowded out by the scripted checks of the same rules
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.conformance.checks import registry
 from engram_conformance.conformance.checks.model_check import lifecycle_model_holds
-from engram_conformance.conformance.runner import RunResult
+from engram_conformance.conformance.host import Host
+from engram_conformance.conformance.runner import RunOptions, RunResult, run
+from engram_conformance.conformance.target_options import launched
+from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.reference_impl.envelope import success
+from engram_conformance.spec import load
 from engram_conformance.spec.tool_names import ADMIT, GET, WITHDRAW
 from engram_conformance.strategies.machines import RULES
 
@@ -126,3 +133,38 @@ def test_the_machine_finds_nothing_in_the_reference(tmp_path: Path) -> None:
     """Every rule the machine decides was exercised, and held."""
     result = run_against(tmp_path, only=RULES, profile="full")
     assert {rule: result.verdicts[rule].verdict for rule in RULES} == dict.fromkeys(RULES, "pass")
+
+
+ENV_BOUND = Path(__file__).parents[1] / "conformance" / "fixtures" / "env_bound_reference.py"
+
+
+def test_the_machine_runs_through_the_process_env_adapter() -> None:
+    """Over stdio, one reference process per identity on one state folder (three a scope set,
+    each example a new set, so few examples fit in the test's budget): the model holds, and
+    what the examples exercised passes. Confirmations that do not hold cannot be sent through
+    this binding, so the gate's rules are left to other checks."""
+    spec = load()
+    signer = ContextSigner(spec)
+    descriptor = TargetDescriptor(
+        name="env-bound-reference",
+        transport="stdio",
+        command=(sys.executable, str(ENV_BOUND), "{state_dir}", "{host_public_key_file}"),
+        binding_mode="process-env",
+        binding_env={
+            "ENGRAM_TENANT": "{tenant}",
+            "ENGRAM_WORKSPACE": "{workspace}",
+            "ENGRAM_PRINCIPAL": "{principal}",
+        },
+    )
+    options = RunOptions(
+        profile="full", only=RULES, seed=1, budget_s=30, binding_mode="process-env"
+    )
+    with launched(descriptor, signer) as target:
+        host = Host(spec, signer, "envbound")
+        result = anyio.run(run, target, spec, descriptor.policy, host, options)
+    assert not machine_failures(result)
+    verdicts = {rule: result.verdicts[rule].verdict for rule in RULES}
+    assert set(verdicts.values()) <= {"pass", "error"}
+    core = ("IDEM-001", "LIFE-001", "LIFE-003", "SEARCH-001", "SCOPE-001", "SCOPE-004")
+    assert {rule: verdicts[rule] for rule in core} == dict.fromkeys(core, "pass")
+    assert not any(verdicts[rule] == "pass" for rule in RULES if rule.startswith("GATE-"))
