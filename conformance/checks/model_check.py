@@ -61,7 +61,7 @@ from .idempotency import ABANDON_AFTER_S, concurrently, definite
 from .registry import check
 from .scope import ALL_TOOLS
 
-MAX_EXAMPLES = 100
+MAX_EXAMPLES = 200
 STEPS_PER_EXAMPLE = 15
 MACHINE_SECONDS = 40.0
 #: Examples shrinking may run without making any finding smaller before it stops.
