@@ -1,0 +1,156 @@
+"""The lifecycle state machine: steps per second against the reference, in-process and over
+stdio, and how long it takes to find each planted bug, over several seeds. Prints figures.
+
+``python benchmarks/bench_machine.py [--seeds 5] [--rate-seeds 3]``
+
+The machine's check runs alone (the per-call checks still watch every call), as in
+``tests/strategies/test_machine.py``, whose planted bugs it reuses. A step is one rule of the
+machine; each is followed by the invariant's search. Time to find is from the check's start to
+the first broken expectation of the planted bug's rule; the shrunk length is that of the
+smallest failing example reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' planted bugs
+
+from engram_conformance.conformance.bindings.signed_meta import ContextSigner
+from engram_conformance.conformance.checks import model_check, registry
+from engram_conformance.conformance.host import Host
+from engram_conformance.conformance.runner import RunOptions, run
+from engram_conformance.conformance.target_options import launched
+from engram_conformance.conformance.targets.reference import reference_descriptor
+from engram_conformance.spec import load
+from engram_conformance.strategies.machines import RULES
+
+from tests.conformance.inprocess import run_against
+from tests.strategies.test_machine import PLANTED
+
+CHECK = model_check.lifecycle_model_holds.__name__
+
+
+class Tally:
+    """What the machine's driver did in one run: steps, search time, first finding."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.started = 0.0
+        self.seconds = 0.0
+        self.found: dict[str, float] = {}
+
+
+@contextmanager
+def counted() -> Iterator[Tally]:
+    """The machine's check alone, its driver and search timed."""
+    tally = Tally()
+    driver = model_check.HarnessDriver
+    originals = (driver.step, driver.violated, model_check.explore, dict(registry.REGISTRY))
+
+    def step(self: Any, description: str) -> None:
+        tally.steps += 1
+        originals[0](self, description)
+
+    def violated(self: Any, rule: str, expected: str, observed: Any) -> None:
+        tally.found.setdefault(rule, time.perf_counter() - tally.started)
+        originals[1](self, rule, expected, observed)
+
+    def explore(*arguments: Any) -> None:
+        tally.started = time.perf_counter()
+        try:
+            originals[2](*arguments)
+        finally:
+            tally.seconds = time.perf_counter() - tally.started
+
+    registry.all_checks()
+    machine_only = {CHECK: registry.REGISTRY[CHECK]}
+    driver.step, driver.violated, model_check.explore = step, violated, explore
+    registry.REGISTRY.clear()
+    registry.REGISTRY.update(machine_only)
+    try:
+        yield tally
+    finally:
+        driver.step, driver.violated, model_check.explore = originals[:3]
+        registry.REGISTRY.clear()
+        registry.REGISTRY.update(originals[3])
+
+
+def over_stdio(seed: int) -> Any:
+    spec = load()
+    signer = ContextSigner(spec)
+    options = RunOptions(profile="full", only=RULES, seed=seed)
+    with launched(reference_descriptor(), signer) as server:
+        host = Host(spec, signer, secrets.token_hex(3))
+        return anyio.run(run, server, spec, reference_descriptor().policy, host, options)
+
+
+def in_process(seed: int, **planted: Any) -> Any:
+    with tempfile.TemporaryDirectory() as state:
+        rules = RULES if not planted else planted.pop("only")
+        return run_against(Path(state), only=rules, profile="full", seed=seed, **planted)
+
+
+def rate(kind: str, runner: Callable[[int], Any], seeds: range) -> None:
+    rates = []
+    for seed in seeds:
+        with counted() as tally:
+            runner(seed)
+        rates.append(tally.steps / tally.seconds)
+        print(f"  {kind} seed {seed}: {tally.steps} steps in {tally.seconds:.1f} s")
+    shown = ", ".join(f"{r:.0f}" for r in rates)
+    print(f"{kind}: median {statistics.median(rates):.0f} steps/s ({shown})")
+
+
+def shrunk_steps(result: Any, rule: str) -> int | None:
+    evidence = result.ledger.evidence.get(rule)
+    for failure in evidence.failures if evidence else []:
+        if failure.check == CHECK:
+            return int(failure.observed.split("shrunk to ")[1].split(" steps")[0])
+    return None
+
+
+def time_to_find(seeds: range) -> None:
+    for name, (planted, rule) in PLANTED.items():
+        times, lengths, missed = [], [], 0
+        for seed in seeds:
+            with counted() as tally:
+                result = in_process(seed, only=(rule,), **planted())
+            if rule in tally.found:
+                times.append(tally.found[rule])
+                lengths.append(shrunk_steps(result, rule))
+            else:
+                missed += 1
+        found = f"median {statistics.median(times):.1f} s" if times else "never found"
+        each = ", ".join(f"{t:.1f}" for t in times)
+        print(
+            f"{name} ({rule}): {found} over {len(times)}/{len(seeds)} seeds ({each}); "
+            f"shrunk to {sorted(lengths)} steps" + (f"; missed at {missed} seeds" if missed else "")
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seeds", type=int, default=5, help="seeds per planted bug")
+    parser.add_argument("--rate-seeds", type=int, default=3, help="seeds per steps/s figure")
+    parser.add_argument("--skip-rate", action="store_true")
+    options = parser.parse_args()
+    if not options.skip_rate:
+        rate("in-process", in_process, range(1, options.rate_seeds + 1))
+        rate("stdio", over_stdio, range(1, options.rate_seeds + 1))
+    time_to_find(range(1, options.seeds + 1))
+
+
+if __name__ == "__main__":
+    main()
