@@ -47,11 +47,12 @@ class Baseline:
         return "known_failure" if verdict in ("fail", "warn", "error") else "stale"
 
 
-def gate_fails(verdict: str, level: str, mark: str | None) -> bool:
+def gate_fails(verdict: str, level: str, mark: str | None, *, flaky: bool = False) -> bool:
     """Whether one rule fails the gate (exit code 1).
 
     A ``must`` rule the harness could not decide (``error``) fails it too: a server that crashes
-    on every check must not pass a gate by producing no ``fail``.
+    on every check must not pass a gate by producing no ``fail``. A ``flaky`` failure (it passed
+    when checked again alone, ``recheck``) does not: it is reported, with both transcripts.
     """
-    broken = verdict == "fail" or (verdict == "error" and level == "must")
+    broken = (verdict == "fail" and not flaky) or (verdict == "error" and level == "must")
     return (broken and mark != "known_failure") or mark == "stale"

@@ -13,6 +13,7 @@ from typing import Any
 from engram_conformance.spec import Spec, instant
 
 from .baseline import Baseline, gate_fails
+from .recheck import FLAKY
 from .runner import RunOptions, RunResult
 from .targets.launch import Target
 
@@ -60,7 +61,9 @@ def build_document(
         verdict = result.verdicts[rule.id]
         counts[verdict.verdict] += 1
         mark = baseline.mark(rule.id, verdict.verdict) if baseline else None
-        gate_failed |= gate_fails(verdict.verdict, rule.level, mark)
+        recheck = result.rechecked.outcomes.get(rule.id)
+        flaky = recheck == FLAKY
+        gate_failed |= gate_fails(verdict.verdict, rule.level, mark, flaky=flaky)
         evidence = result.ledger.evidence.get(rule.id)
         failures = []
         for failure in evidence.failures if evidence else []:
@@ -92,8 +95,12 @@ def build_document(
                 "checks": sorted(result.checks_of_rule.get(rule.id, [])),
                 "reason": verdict.reason,
                 "baseline": mark,
-                "flaky": False,
+                "flaky": flaky,
                 "failures": failures,
+                "recheck": recheck,
+                "recheck_transcript": transcript_paths.get(
+                    result.rechecked.passed_alone.get(rule.id, "")
+                ),
             }
         )
     klass, line = conformance_line(spec, result.tools_listed, result.tools_claimed, counts)

@@ -57,6 +57,11 @@ EXAMPLE_DB = "hypothesis"  # the example database's folder in the report folder,
     "[default: REPORT_DIR/hypothesis].",
 )
 @click.option("--no-example-db", is_flag=True, help="Keep no failing examples.")
+@click.option(
+    "--no-recheck",
+    is_flag=True,
+    help="Do not check failures again alone (flaky failures then fail the gate).",
+)
 def run_command(
     target: Path | None,
     reference: bool,
@@ -70,6 +75,7 @@ def run_command(
     baseline: Path | None,
     example_db: Path | None,
     no_example_db: bool,
+    no_recheck: bool,
 ) -> None:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
     spec = load()
@@ -87,6 +93,7 @@ def run_command(
         budget_s=budget,
         binding_mode=descriptor.binding_mode,
         example_db=None if no_example_db else example_db or report_dir / EXAMPLE_DB,
+        recheck=not no_recheck,
     )
     signer = ContextSigner(spec)
     host = Host(spec, signer, secrets.token_hex(3))
@@ -118,6 +125,7 @@ def run_command(
     for rule in notable[:SHOWN]:
         reason = rule["reason"] or (rule["failures"][0]["expected"] if rule["failures"] else "")
         mark = f" ({rule['baseline']})" if rule["baseline"] else ""
+        mark += " (flaky: passed when checked again alone)" if rule["flaky"] else ""
         click.echo(f"  {rule['verdict'].upper():5} {rule['id']:11}{mark} {reason}"[:160])
     if len(notable) > SHOWN:
         click.echo(f"  ... and {len(notable) - SHOWN} more in {report_dir / 'summary.md'}")

@@ -22,11 +22,16 @@ from .checks.registry import Check, PerCall, all_checks, all_per_call
 from .exceptions import ServerFault
 from .host import Host
 from .ledger import Failure, Ledger, Reproduction, Verdict
+from .recheck import Rechecked, planned, recheck
 from .session import Session
 from .targets.descriptor import Policy
 from .targets.launch import Target, describe, tail
 
 CHECK_TIMEOUT_S = 120.0
+#: A server listing none of the six tools is no Engram memory server: only the discovery check
+#: runs (HOST-020: the claimed tools are listed) and every other rule is not applicable.
+DISCOVERY_CHECK = "claimed_tools_are_listed"
+NO_ENGRAM_TOOLS = "no Engram memory tools discovered: the server lists none of the six tools"
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,8 @@ class RunOptions:
     example_db: Path | None = None
     #: run only this check, on this one failing example
     replay: Reproduction | None = None
+    #: check each failure again, alone, before it may fail the gate (``recheck``)
+    recheck: bool = True
 
 
 @dataclass
@@ -56,6 +63,7 @@ class RunResult:
     seed: int = 0
     started_at_ms: int = 0
     duration_s: float = 0.0
+    rechecked: Rechecked = field(default_factory=Rechecked)
 
 
 def selected(checks: Iterable[Check], options: RunOptions) -> list[Check]:
@@ -100,6 +108,32 @@ async def run(
     blocked: dict[str, str] = {}
     current: dict[str, str | None] = {"check": None}
     first_connection = True
+    budget_ends_at = None if options.budget_s is None else started + options.budget_s
+
+    def context_for(
+        check: Check,
+        ledger: Ledger,
+        session: Session,
+        replay: Reproduction | None,
+        ends_at: float | None,
+    ) -> CheckContext:
+        return CheckContext(
+            check=check.id,
+            spec=spec,
+            policy=policy,
+            host=host,
+            session=session,
+            ledger=ledger,
+            run_id=host.run_id,
+            seed=seed,
+            state_files=target.state_files,
+            server_log=target.stderr_log,
+            budget_ends_at=ends_at,
+            example_db=options.example_db,
+            replay=replay,
+            binding_mode=options.binding_mode,
+        )
+
     while pending:
         async with target.connect() as connection:
             session = Session(connection, target.call_timeout_s)
@@ -120,6 +154,8 @@ async def run(
                 _, tools = await session.list_tools()
                 listed = [tool.name for tool in tools]
                 blocked = _blocked_tools(spec, policy, listed)
+                if not set(listed) & set(spec.tools):
+                    pending = [check for check in pending if check.id == DISCOVERY_CHECK]
             while pending:
                 check = pending.pop(0)
                 if progress is not None:
@@ -135,22 +171,7 @@ async def run(
                     continue
                 if any(tool in blocked for tool in check.tools):
                     continue
-                context = CheckContext(
-                    check=check.id,
-                    spec=spec,
-                    policy=policy,
-                    host=host,
-                    session=session,
-                    ledger=ledger,
-                    run_id=host.run_id,
-                    seed=seed,
-                    state_files=target.state_files,
-                    server_log=target.stderr_log,
-                    budget_ends_at=None if options.budget_s is None else started + options.budget_s,
-                    example_db=options.example_db,
-                    replay=options.replay,
-                    binding_mode=options.binding_mode,
-                )
+                context = context_for(check, ledger, session, options.replay, budget_ends_at)
                 current["check"] = check.id
                 failures_before = ledger.failure_count
                 fault = await _run_one(check, context, ledger)
@@ -168,7 +189,23 @@ async def run(
                         )
                     transcripts[check.id] = list(calls)
                     break  # reconnect (restart the server) for the checks left
-    verdicts = _verdicts(spec, policy, blocked, ledger, checks, options)
+    rechecked = Rechecked()
+    if options.recheck and options.replay is None:
+
+        def observe(fresh: Ledger, during: dict[str, str | None]) -> Callable[[Any], None]:
+            return _observer(spec, fresh, per_call, {name: {} for name in per_call}, during)
+
+        rechecked = await recheck(
+            target,
+            {check.id: check for check in checks},
+            planned(ledger),
+            make_context=context_for,
+            run_one=_run_one,
+            observe=observe,
+            ends_at=budget_ends_at,
+        )
+        transcripts.update(rechecked.transcripts)
+    verdicts = _verdicts(spec, policy, blocked, ledger, checks, options, listed)
     checks_of_rule: dict[str, list[str]] = {}
     for check in [*all_checks().values(), *per_call.values()]:
         for rule in check.rules:
@@ -184,6 +221,7 @@ async def run(
         seed,
         started_ms,
         time.monotonic() - started,
+        rechecked,
     )
 
 
@@ -259,8 +297,10 @@ def _verdicts(
     ledger: Ledger,
     checks: list[Check],
     options: RunOptions,
+    listed: list[str],
 ) -> dict[str, Verdict]:
     verdicts: dict[str, Verdict] = {}
+    discovery_only = not set(listed) & set(spec.tools)
     for rule in spec.rules.values():
         if not rule_selected(rule, options):
             continue
@@ -268,6 +308,9 @@ def _verdicts(
             verdicts[rule.id] = Verdict(
                 "not_applicable", f"not testable from outside a server: {rule.untestable_reason}"
             )
+            continue
+        if discovery_only and rule.id not in all_checks()[DISCOVERY_CHECK].rules:
+            verdicts[rule.id] = Verdict("not_applicable", NO_ENGRAM_TOOLS)
             continue
         reasons = [blocked[t] for t in rule.tools if t in blocked]
         evidence = ledger.evidence.get(rule.id)

@@ -175,6 +175,10 @@ class RuleRecord:
     baseline: BaselineStatus | None
     flaky: bool
     failures: tuple[FailureRecord, ...]
+    #: what checking the failure again alone found: confirmed, flaky, or None (not re-checked)
+    recheck: str | None = None
+    #: the transcript of the re-check that passed, for a flaky rule
+    recheck_transcript: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleRecord:
@@ -191,14 +195,18 @@ class RuleRecord:
     def notes(self) -> tuple[str, ...]:
         """What a reader should know beside the verdict: baseline status, flakiness."""
         notes = [_BASELINE_NOTES[self.baseline]] if self.baseline else []
-        return (*notes, "flaky") if self.flaky else tuple(notes)
+        if self.flaky:
+            again = f" ({self.recheck_transcript})" if self.recheck_transcript else ""
+            notes.append(f"flaky: passed when checked again alone{again}")
+        return tuple(notes)
 
     @property
     def fails_gate(self) -> bool:
-        """Whether this rule makes the run fail: a failure not in the baseline, or a stale entry."""
+        """Whether this rule makes the run fail: a failure not in the baseline and not flaky,
+        or a stale entry."""
         if self.baseline == "stale":
             return True
-        return self.verdict == Verdict.FAIL and self.baseline is None
+        return self.verdict == Verdict.FAIL and self.baseline is None and not self.flaky
 
 
 @dataclass(frozen=True)

@@ -59,8 +59,7 @@ def _testcase(suite: ET.Element, rule: RuleRecord) -> None:
     notes = []
     if rule.verdict == Verdict.WARN:
         notes.append(f"warning: this {rule.level} rule is broken")
-    if rule.flaky:
-        notes.append("flaky: the checks disagreed when the same inputs were run again")
+    notes.extend(note for note in rule.notes if note.startswith("flaky"))
     if rule.failures and (outcome is None or outcome[0] == "skipped"):
         notes.append(details)
     if notes:

@@ -46,6 +46,7 @@ def run_against(
     only: tuple[str, ...] = (),
     profile: str = "quick",
     seed: int = 1,
+    recheck: bool = True,
 ) -> RunResult:
     """The harness's result for the reference (mutated as asked), in-process.
 
@@ -68,7 +69,7 @@ def run_against(
 
     target = InProcessTarget("reference-in-process", serve, state_dir)
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
-    options = RunOptions(profile=profile, only=only, seed=seed)
+    options = RunOptions(profile=profile, only=only, seed=seed, recheck=recheck)
     try:
         return anyio.run(run, target, spec, target_policy or Policy(), host, options)
     finally:

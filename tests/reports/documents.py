@@ -88,6 +88,8 @@ SMALL: dict[str, Any] = {
             "reason": None,
             "baseline": None,
             "flaky": False,
+            "recheck": None,
+            "recheck_transcript": None,
             "failures": [],
         },
         {
@@ -101,6 +103,8 @@ SMALL: dict[str, Any] = {
             "reason": None,
             "baseline": None,
             "flaky": False,
+            "recheck": None,
+            "recheck_transcript": None,
             "failures": [
                 {
                     "check": "envelope_has_contract_shape",
@@ -131,6 +135,8 @@ SMALL: dict[str, Any] = {
             "reason": None,
             "baseline": None,
             "flaky": True,
+            "recheck": "flaky",
+            "recheck_transcript": "transcripts/results_ranked_by_score.recheck.jsonl",
             "failures": [
                 {
                     "check": "results_ranked_by_score",
@@ -154,6 +160,8 @@ SMALL: dict[str, Any] = {
             "reason": "the descriptor declares engram_memory_forget absent",
             "baseline": None,
             "flaky": False,
+            "recheck": None,
+            "recheck_transcript": None,
             "failures": [],
         },
         {
@@ -167,6 +175,8 @@ SMALL: dict[str, Any] = {
             "reason": "not testable: tool engram_memory_capture absent",
             "baseline": None,
             "flaky": False,
+            "recheck": None,
+            "recheck_transcript": None,
             "failures": [],
         },
         {
@@ -180,6 +190,8 @@ SMALL: dict[str, Any] = {
             "reason": None,
             "baseline": "stale",
             "flaky": False,
+            "recheck": None,
+            "recheck_transcript": None,
             "failures": [],
         },
     ],
@@ -233,6 +245,7 @@ def rules(draw: st.DrawFn) -> dict[str, Any]:
     level = draw(st.sampled_from(list(_ALLOWED)))
     verdict = draw(st.sampled_from(_ALLOWED[level]))
     needs_reason = verdict in (Verdict.NOT_APPLICABLE, Verdict.ERROR)
+    flaky = draw(st.booleans())
     baselines: list[str | None] = [None]
     if verdict in (Verdict.PASS, Verdict.NOT_APPLICABLE):
         baselines.append("stale")
@@ -248,8 +261,10 @@ def rules(draw: st.DrawFn) -> dict[str, Any]:
         "checks": draw(st.lists(_check, max_size=2, unique=True)),
         "reason": draw(_text(min_size=1) if needs_reason else st.none() | _text()),
         "baseline": draw(st.sampled_from(baselines)),
-        "flaky": draw(st.booleans()),
+        "flaky": flaky,
         "failures": draw(st.lists(failures(), max_size=2)),
+        "recheck": "flaky" if flaky else draw(st.sampled_from([None, "confirmed"])),
+        "recheck_transcript": "transcripts/X-001-some_check.recheck.jsonl" if flaky else None,
     }
 
 
@@ -258,7 +273,8 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
     """A valid report document (JSON data), hostile in every free string."""
     drawn = draw(st.lists(rules(), max_size=8, unique_by=lambda rule: rule["id"]))
     gate_fails = any(
-        rule["baseline"] == "stale" or (rule["verdict"] == "fail" and rule["baseline"] is None)
+        rule["baseline"] == "stale"
+        or (rule["verdict"] == "fail" and rule["baseline"] is None and not rule["flaky"])
         for rule in drawn
     )
     started = draw(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1)))

@@ -1,0 +1,127 @@
+"""Noise control: a failure is checked again, alone, before it may fail a gate.
+
+After the run, every check that recorded a failure runs once more on a fresh connection, by
+itself (no other check's calls interleaved), with the run's seed, in fresh scopes; a failure of
+a Hypothesis-driven check runs its failing example again (``ledger.Reproduction``). A failure
+recorded by a per-call check is checked again by re-running the check it happened during.
+A rule whose failure recurs is ``confirmed``; one that passes when checked alone is ``flaky``:
+it keeps its verdict and evidence, gets the re-check's transcript beside the first one, and
+does not fail the gate (``baseline.gate_fails``). Re-checks are bounded: ``MAX_RECHECKS`` checks
+at most, each within ``RECHECK_SECONDS`` and the run's budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from .checks.context import CheckContext
+from .checks.registry import Check
+from .exceptions import ServerFault, StartupFailed
+from .ledger import Ledger, Reproduction
+from .session import Session
+from .targets.launch import Target
+
+MAX_RECHECKS = 20
+RECHECK_SECONDS = 60.0
+CONFIRMED, FLAKY = "confirmed", "flaky"
+#: check, ledger, session, replay, when its time ends -> the check's context
+MakeContext = Callable[[Check, Ledger, Session, Reproduction | None, float], CheckContext]
+RunOne = Callable[[Check, CheckContext, Ledger], Any]
+Observe = Callable[[Ledger, dict[str, str | None]], Callable[[Any], None]]
+
+
+@dataclass(frozen=True)
+class Recheck:
+    """One check to run again (on one failing example, for a Hypothesis-driven check) and the
+    rules it failed."""
+
+    check: str
+    replay: Reproduction | None
+    rules: frozenset[str]
+
+    @property
+    def name(self) -> str:
+        """The key of its transcript: one re-check per check, but per example for a search."""
+        return f"{self.check}.recheck" + (f".{min(self.rules)}" if self.replay else "")
+
+
+@dataclass
+class Rechecked:
+    """What the re-checks found: rule -> confirmed or flaky, and each re-check's calls."""
+
+    outcomes: dict[str, str] = field(default_factory=dict)
+    transcripts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: rule -> the transcript key of the re-check that passed it
+    passed_alone: dict[str, str] = field(default_factory=dict)
+
+
+def planned(ledger: Ledger) -> list[Recheck]:
+    """The re-checks the ledger's failures call for, in rule order."""
+    rules_of: dict[tuple[str, Reproduction | None], set[str]] = {}
+    for rule, evidence in sorted(ledger.evidence.items()):
+        for failure in evidence.failures:
+            check = failure.during or failure.check
+            replay = failure.reproduction if failure.check == check else None
+            rules_of.setdefault((check, replay), set()).add(rule)
+    return [Recheck(c, replay, frozenset(rules)) for (c, replay), rules in rules_of.items()]
+
+
+async def recheck(
+    target: Target,
+    checks: dict[str, Check],
+    plan: list[Recheck],
+    *,
+    make_context: MakeContext,
+    run_one: RunOne,
+    observe: Observe,
+    ends_at: float | None,
+) -> Rechecked:
+    """Run the planned re-checks on one fresh connection; stop early when the time is up or
+    the server faults (the rules not re-checked keep their failure as it is)."""
+    found = Rechecked()
+    plan = [unit for unit in plan if unit.check in checks][:MAX_RECHECKS]
+    if not plan:
+        return found
+    try:
+        async with target.connect() as connection:
+            session = Session(connection, target.call_timeout_s)
+            current: dict[str, str | None] = {"check": None}
+            for unit in plan:
+                now = time.monotonic()
+                if ends_at is not None and now >= ends_at:
+                    break
+                stop = (
+                    now + RECHECK_SECONDS
+                    if ends_at is None
+                    else min(ends_at, now + RECHECK_SECONDS)
+                )
+                ledger = Ledger()
+                session.observers[:] = [observe(ledger, current)]
+                context = make_context(checks[unit.check], ledger, session, unit.replay, stop)
+                current["check"] = unit.check
+                fault = await run_one(checks[unit.check], context, ledger)
+                found.transcripts[unit.name] = list(context.calls())
+                if fault:
+                    break
+                _judge(unit, ledger, found)
+    except (StartupFailed, ServerFault, anyio.BrokenResourceError):
+        pass  # the server would not serve the re-checks: the failures stand as recorded
+    return found
+
+
+def _judge(unit: Recheck, ledger: Ledger, found: Rechecked) -> None:
+    for rule in unit.rules:
+        evidence = ledger.evidence.get(rule)
+        if evidence is None or evidence.errors:
+            continue  # not decided again: the failure stands
+        if evidence.failures:
+            found.outcomes[rule] = CONFIRMED
+            found.passed_alone.pop(rule, None)
+        elif evidence.passed and found.outcomes.get(rule) != CONFIRMED:
+            found.outcomes[rule] = FLAKY
+            found.passed_alone[rule] = unit.name

@@ -1,0 +1,93 @@
+"""Noise control: a failure is checked again alone before it may fail the gate; one that does
+not recur is reported flaky, with both transcripts, and passes the gate."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+from engram_conformance.conformance.checks.model_check import lifecycle_model_holds
+from engram_conformance.conformance.report import build_document, write_transcripts
+from engram_conformance.conformance.runner import RunOptions, RunResult
+from engram_conformance.conformance.targets.launch import InProcessTarget
+from engram_conformance.spec import load
+
+from ..mutants.test_idempotency_mutants import ReplayAnswersNewCandidate
+from .inprocess import ServiceProxy, checks_only, run_against
+
+
+class ShapelessAtFirst(ServiceProxy):
+    """The first successful answers lack output.schema_version (ENV-001), then never again: a
+    fault of a warming-up server, not one a check can make recur."""
+
+    CALLS_WRONG = 3
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.answered = itertools.count()
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        if envelope["ok"] and next(self.answered) < self.CALLS_WRONG:
+            return {**envelope, "output": {"value": envelope["output"]["value"]}}
+        return envelope
+
+
+def document(result: RunResult, report_dir: Path, **options: Any) -> dict[str, Any]:
+    return build_document(
+        load(),
+        result,
+        RunOptions(**options),
+        InProcessTarget("reference-in-process", lambda: None),
+        descriptor=None,
+        command="engram-conformance run",
+        baseline=None,
+        transcript_paths=write_transcripts(result, report_dir),
+    )
+
+
+def rule_of(report: dict[str, Any], rule_id: str) -> dict[str, Any]:
+    return next(rule for rule in report["rules"] if rule["id"] == rule_id)
+
+
+def test_a_failure_that_does_not_recur_is_flaky_and_passes_the_gate(tmp_path: Path) -> None:
+    result = run_against(tmp_path / "state", service_mutant=ShapelessAtFirst, only=("ENV",))
+    assert result.rechecked.outcomes["ENV-001"] == "flaky"
+    assert "confirmed" not in result.rechecked.outcomes.values()
+    report = document(result, tmp_path / "report", only=("ENV",))
+    rule = rule_of(report, "ENV-001")
+    assert rule["verdict"] == "fail" and rule["flaky"] and rule["recheck"] == "flaky"
+    assert rule["failures"][0]["transcript"] != rule["recheck_transcript"]
+    for transcript in (rule["failures"][0]["transcript"], rule["recheck_transcript"]):
+        assert (tmp_path / "report" / transcript).is_file()
+    assert report["exit_code"] == 0
+
+
+def test_a_failure_that_recurs_is_confirmed_and_fails_the_gate(tmp_path: Path) -> None:
+    only = ("IDEM-001",)
+    result = run_against(tmp_path / "state", service_mutant=ReplayAnswersNewCandidate, only=only)
+    assert result.rechecked.outcomes["IDEM-001"] == "confirmed"
+    report = document(result, tmp_path / "report", only=only)
+    rule = rule_of(report, "IDEM-001")
+    assert not rule["flaky"] and rule["recheck"] == "confirmed"
+    assert rule["recheck_transcript"] is None
+    assert report["exit_code"] == 1
+
+
+def test_a_machine_failure_is_rechecked_on_its_own_example(tmp_path: Path) -> None:
+    """The lifecycle machine's finding runs again as its shrunk example, not a new search."""
+    with checks_only(lifecycle_model_holds.__name__):
+        result = run_against(
+            tmp_path, service_mutant=ReplayAnswersNewCandidate, only=("IDEM-001",), profile="full"
+        )
+    assert result.rechecked.outcomes["IDEM-001"] == "confirmed"
+    rechecks = [name for name in result.transcripts if ".recheck." in name]
+    assert f"{lifecycle_model_holds.__name__}.recheck.IDEM-001" in rechecks
+
+
+def test_no_recheck_leaves_the_failure_unjudged(tmp_path: Path) -> None:
+    result = run_against(tmp_path, service_mutant=ShapelessAtFirst, only=("ENV",), recheck=False)
+    assert result.rechecked.outcomes == {}
+    assert result.verdicts["ENV-001"].verdict == "fail"
