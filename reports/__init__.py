@@ -1,8 +1,8 @@
-"""Report writers: the JSON report document rendered to JUnit XML, Markdown and HTML.
+"""Report writers: the JSON report document rendered to JUnit XML, Markdown, HTML and SARIF.
 
 ``ReportDocument`` is the report of one run (``load`` reads and validates a report.json);
-``write_reports`` writes the report folder. The renderers ``junit``, ``markdown`` and ``html``
-each turn a document, and nothing else, into text.
+``write_reports`` writes the report folder. The renderers ``junit``, ``markdown``, ``html`` and
+``sarif`` each turn a document, and nothing else, into text.
 """
 
 from ._schema import SCHEMA_ID, InvalidReport, schema

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from . import html, junit, markdown
+from . import html, junit, markdown, sarif
 from .document import ReportDocument, validate
 
 #: Format -> file name inside the report folder.
@@ -16,19 +16,29 @@ FILE_NAMES = {
     "junit": "junit.xml",
     "markdown": "summary.md",
     "html": "report.html",
+    "sarif": "report.sarif",
 }
+#: The formats written only when asked for; the others are always written.
+OPTIONAL_FORMATS = ("sarif",)
 
 
 def write_reports(
-    document: ReportDocument | Mapping[str, Any], report_dir: Path | str
+    document: ReportDocument | Mapping[str, Any],
+    report_dir: Path | str,
+    formats: Iterable[str] = (),
 ) -> dict[str, Path]:
-    """Write the four reports of ``document`` into ``report_dir`` (created if missing).
+    """Write the four reports of ``document`` into ``report_dir`` (created if missing), and
+    those of ``formats``, a choice of ``OPTIONAL_FORMATS`` (ValueError for another).
 
     ``document`` is a ReportDocument or its JSON data. Nothing is written unless the document
     is valid (InvalidReport otherwise). When
     ``GITHUB_STEP_SUMMARY`` names a file, the Markdown is appended to it, as GitHub Actions
     gathers several steps' summaries in that one file. Returns the path written per format.
     """
+    wanted = set(formats)
+    unknown = sorted(wanted - set(OPTIONAL_FORMATS))
+    if unknown:
+        raise ValueError(f"no such optional report format: {', '.join(unknown)}")
     if isinstance(document, ReportDocument):
         validate(document.to_dict())
     else:
@@ -39,6 +49,8 @@ def write_reports(
         "markdown": markdown.render(document),
         "html": html.render(document),
     }
+    if "sarif" in wanted:
+        texts["sarif"] = sarif.render(document)
     folder = Path(report_dir)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {fmt: folder / FILE_NAMES[fmt] for fmt in texts}

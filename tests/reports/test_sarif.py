@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import jsonschema
+import pytest
 from engram_conformance.reports import ReportDocument, Verdict, sarif
 from hypothesis import given
 
@@ -197,3 +198,15 @@ def test_sarif_of_the_small_document() -> None:
     text = sarif.render(ReportDocument.from_dict(small()))
     check_code_scanning_log(json.loads(text))
     assert_snapshot(text, "small.sarif")
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("ruleID", "ENV-002"), ("level", "severe"), ("locations", [])],
+    ids=["misspelt-property", "no-such-level", "no-location"],
+)
+def test_the_subset_refuses_what_code_scanning_would(key: str, value: Any) -> None:
+    log = sarif.sarif_log(ReportDocument.from_dict(small()))
+    log["runs"][0]["results"][0][key] = value
+    with pytest.raises(jsonschema.ValidationError):
+        check_code_scanning_log(log)

@@ -6,7 +6,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from engram_conformance.reports import InvalidReport, ReportDocument, load, markdown, write_reports
+from engram_conformance.reports import (
+    InvalidReport,
+    ReportDocument,
+    load,
+    markdown,
+    sarif,
+    write_reports,
+)
 
 from .documents import small
 
@@ -58,3 +65,14 @@ def test_the_markdown_is_appended_to_the_github_step_summary(
     write_reports(document, tmp_path / "two")
     rendered = markdown.render(document)
     assert summary.read_text(encoding="utf-8") == "earlier step\n" + rendered + rendered
+
+
+def test_sarif_is_written_when_asked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    document = ReportDocument.from_dict(small())
+    paths = write_reports(document, tmp_path, formats=["sarif"])
+    assert paths["sarif"] == tmp_path / "report.sarif"
+    assert paths["sarif"].read_text(encoding="utf-8") == sarif.render(document)
+    with pytest.raises(ValueError, match="no such optional report format: pdf"):
+        write_reports(document, tmp_path / "other", formats=["sarif", "pdf"])
+    assert not (tmp_path / "other").exists()
