@@ -2,30 +2,35 @@
 
 from __future__ import annotations
 
-import secrets
 import shlex
 import sys
 from pathlib import Path
 
-import anyio
 import click
-from engram_conformance.reports.writer import write_reports
+from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports
 from engram_conformance.spec import load
 
 from .baseline import Baseline, BaselineError
-from .bindings.signed_meta import ContextSigner
 from .cli import EXIT_UNUSABLE, main
 from .exceptions import StartupFailed
-from .host import Host
+from .execution import run_target
 from .progress import progress_display
-from .report import build_document, write_transcripts
-from .reproduction import target_arguments, write_reproductions
-from .runner import RunOptions, run
-from .target_options import chosen_descriptor, launched, target_options
+from .reproduction import target_arguments
+from .runner import RunOptions
+from .target_options import chosen_descriptor, target_options
 from .targets.descriptor import DescriptorError
 
 SHOWN = 20  # rules listed on the terminal; the reports hold all
 EXAMPLE_DB = "hypothesis"  # the example database's folder in the report folder, by default
+
+
+def _formats(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    formats = tuple(part.strip() for item in value for part in item.split(",") if part.strip())
+    unknown = sorted(set(formats) - set(OPTIONAL_FORMATS))
+    if unknown:
+        choices = ", ".join(OPTIONAL_FORMATS)
+        raise click.BadParameter(f"{', '.join(unknown)} (choose from {choices})")
+    return formats
 
 
 @main.command("run")
@@ -62,6 +67,15 @@ EXAMPLE_DB = "hypothesis"  # the example database's folder in the report folder,
     is_flag=True,
     help="Do not check failures again alone (flaky failures then fail the gate).",
 )
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    metavar="FORMAT",
+    callback=_formats,
+    help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
+    "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
+)
 def run_command(
     target: Path | None,
     reference: bool,
@@ -76,6 +90,7 @@ def run_command(
     example_db: Path | None,
     no_example_db: bool,
     no_recheck: bool,
+    formats: tuple[str, ...],
 ) -> None:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
     spec = load()
@@ -95,31 +110,22 @@ def run_command(
         example_db=None if no_example_db else example_db or report_dir / EXAMPLE_DB,
         recheck=not no_recheck,
     )
-    signer = ContextSigner(spec)
-    host = Host(spec, signer, secrets.token_hex(3))
-    with launched(descriptor, signer) as server, progress_display() as progress:
+    with progress_display() as progress:
         try:
-            result = anyio.run(run, server, spec, descriptor.policy, host, options, progress)
+            document = run_target(
+                spec,
+                descriptor,
+                options,
+                report_dir,
+                reached_by=target_arguments(target, reference, stdio, url),
+                command=shlex.join(["engram-conformance", *sys.argv[1:]]),
+                baseline=known,
+                progress=progress,
+            )
         except StartupFailed as error:
             click.echo(f"engram-conformance: {error}", err=True)
             sys.exit(EXIT_UNUSABLE)
-    report_dir.mkdir(parents=True, exist_ok=True)
-    transcripts = write_transcripts(result, report_dir)
-    reached_by = target_arguments(target, reference, stdio, url)
-    reproductions = write_reproductions(result, report_dir, reached_by)
-    command = shlex.join(["engram-conformance", *sys.argv[1:]])
-    document = build_document(
-        spec,
-        result,
-        options,
-        server,
-        descriptor=descriptor.source,
-        command=command,
-        baseline=known,
-        transcript_paths=transcripts,
-        reproductions=reproductions,
-    )
-    written = write_reports(document, report_dir)
+    written = write_reports(document, report_dir, formats)
     click.echo(document["conformance"]["summary"])
     notable = [r for r in document["rules"] if r["verdict"] in ("fail", "error") or r["baseline"]]
     for rule in notable[:SHOWN]:

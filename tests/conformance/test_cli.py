@@ -90,3 +90,22 @@ def test_the_reference_descriptor_file_matches_the_built_in_one() -> None:
     assert shipped.state_files == built_in.state_files
     assert shipped.binding_mode == built_in.binding_mode
     assert shipped.command[1:] == built_in.command[3:]
+
+
+def test_format_sarif_adds_report_sarif_and_an_unknown_format_exits_2(tmp_path: Path) -> None:
+    result = invoke(
+        "run",
+        "--reference",
+        "--only",
+        "ENV-001",
+        "--format",
+        "sarif",
+        "--report-dir",
+        str(tmp_path),
+    )
+    assert result.exit_code == 0, result.output
+    log = json.loads((tmp_path / "report.sarif").read_text(encoding="utf-8"))
+    assert [rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]] == ["ENV-001"]
+    wrong = CliRunner().invoke(main, ["run", "--reference", "--format", "sarif,pdf"])
+    assert wrong.exit_code == 2
+    assert "pdf (choose from sarif)" in wrong.output

@@ -1,0 +1,60 @@
+"""One run against a target, from descriptor to report document: what ``engram-conformance run``
+and the pytest plugin share (each then writes the reports and says the verdicts its own way)."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+from engram_conformance.spec import Spec
+
+from .baseline import Baseline
+from .bindings.signed_meta import ContextSigner
+from .host import Host
+from .report import build_document, write_transcripts
+from .reproduction import write_reproductions
+from .runner import Progress, RunOptions, run
+from .target_options import launched
+from .targets.descriptor import TargetDescriptor
+
+
+def run_target(
+    spec: Spec,
+    descriptor: TargetDescriptor,
+    options: RunOptions,
+    report_dir: Path,
+    *,
+    reached_by: Mapping[str, Any],
+    command: str,
+    baseline: Baseline | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Start the descriptor's target, run the checks ``options`` select against it as the host,
+    and return the report document (JSON data, not yet written).
+
+    The transcripts of failing checks and the reproduction files are written into
+    ``report_dir`` (created if missing), since the document names them; ``reached_by`` is how
+    a reproduction reaches the target again (``reproduction.target_arguments``). Raises
+    StartupFailed when the server would not start.
+    """
+    signer = ContextSigner(spec)
+    host = Host(spec, signer, secrets.token_hex(3))
+    with launched(descriptor, signer) as server:
+        result = anyio.run(run, server, spec, descriptor.policy, host, options, progress)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    transcripts = write_transcripts(result, report_dir)
+    reproductions = write_reproductions(result, report_dir, reached_by)
+    return build_document(
+        spec,
+        result,
+        options,
+        server,
+        descriptor=descriptor.source,
+        command=command,
+        baseline=baseline,
+        transcript_paths=transcripts,
+        reproductions=reproductions,
+    )
