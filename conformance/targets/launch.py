@@ -1,7 +1,8 @@
 """Start or reach the server of a target and open an MCP client session to it.
 
-Placeholders of the descriptor (``{state_dir}``, ``{host_public_key_file}``, ``{port}``) are
-filled per launch; the server's stderr goes to a log file whose tail becomes evidence.
+Placeholders of the descriptor (``{state_dir}``, ``{host_public_key_file}``, ``{port}``, and
+``{env[NAME]}`` for an environment variable) are filled per launch; the server's stderr goes to
+a log file whose tail becomes evidence.
 """
 
 from __future__ import annotations
@@ -81,6 +82,14 @@ class Workspace:
         return self.root / "server-stderr.log"
 
 
+class _Environment(dict[str, str]):
+    """``{env[NAME]}`` in a descriptor: the harness's environment variable NAME (say, where a
+    server is installed); an unset one means the run cannot be made."""
+
+    def __missing__(self, name: str) -> str:
+        raise StartupFailed(f"the environment variable {name} is not set ({{env[{name}]}})")
+
+
 class Target:
     """Something the harness can connect to, once or again after a crash."""
 
@@ -118,6 +127,7 @@ class LaunchedTarget(Target):
             "state_dir": str(self.workspace.state_dir),
             "host_public_key_file": str(self.workspace.host_public_key_file),
             "port": str(self.port),
+            "env": _Environment(os.environ),
             **(identity or DISCOVERY_IDENTITY),
         }
         try:

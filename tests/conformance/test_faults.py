@@ -4,6 +4,7 @@ traceback: its rules are ``error`` with the evidence, and the exit code says the
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,10 +60,16 @@ def test_a_server_without_memory_tools_is_named_so(tmp_path: Path) -> None:
     first_line = done.stdout.splitlines()[0]
     assert first_line.startswith("No Engram memory tools discovered")
     document = load_report(report_dir / "report.json")
-    assert document.conformance.klass if hasattr(document.conformance, "klass") else True
+    assert document.conformance.conformance_class == "none"
     verdicts = {rule.id: rule.verdict for rule in document.rules}
     assert verdicts["HOST-020"] == "fail"
     assert (report_dir / "summary.md").read_text(encoding="utf-8").startswith(first_line)
+    # no Engram memory server: only discovery is checked, every other rule is not applicable
+    assert document.conformance.tools_listed == ("echo",)
+    others = [rule for rule in document.rules if rule.id != "HOST-020"]
+    assert {rule.verdict for rule in others} == {"not_applicable"}
+    assert all(rule.reason for rule in others)  # each says why
+    assert any(rule.reason.startswith("no Engram memory tools discovered") for rule in others)
 
 
 def test_a_server_that_cannot_start_exits_2(tmp_path: Path) -> None:
@@ -79,3 +86,24 @@ def test_a_server_that_cannot_start_exits_2(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "could not be started" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_descriptor_reads_environment_variables(tmp_path: Path) -> None:
+    """``{env[NAME]}`` in a descriptor is the variable's value (say, where a server is
+    installed); an unset variable means the run cannot be made: exit 2, the variable named."""
+    path = tmp_path / "env.toml"
+    command = json.dumps(
+        [sys.executable, "{env[ENGRAM_TEST_FIXTURES]}/misbehaving_server.py", "no-memory-tools"]
+    )
+    path.write_text(f'name = "x"\n[server]\ntransport = "stdio"\ncommand = {command}\n')
+    arguments = [str(EXECUTABLE), "run", "--target", str(path), "--only", "HOST-020"]
+    arguments += ["--report-dir", str(tmp_path / "r")]
+    environment = {k: v for k, v in os.environ.items() if k != "ENGRAM_TEST_FIXTURES"}
+    unset = subprocess.run(arguments, capture_output=True, text=True, timeout=60, env=environment)
+    assert unset.returncode == 2
+    assert "the environment variable ENGRAM_TEST_FIXTURES is not set" in unset.stderr
+    assert "Traceback" not in unset.stderr
+    environment["ENGRAM_TEST_FIXTURES"] = str(FIXTURE.parent)
+    done = subprocess.run(arguments, capture_output=True, text=True, timeout=60, env=environment)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("No Engram memory tools discovered")
