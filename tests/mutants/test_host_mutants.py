@@ -8,8 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import jwt
+import mcp_types as types
 import pytest
-from engram_conformance.reference_impl.binding import ContextUnavailable, HostBinding, UnknownTool
+from engram_conformance.reference_impl.binding import (
+    ContextUnavailable,
+    HostBinding,
+    UnknownTool,
+    sent_purpose,
+)
 from engram_conformance.reference_impl.context import InvocationContext
 from engram_conformance.reference_impl.envelope import failure
 from engram_conformance.spec import load, validate_arguments
@@ -22,6 +28,7 @@ from ..conformance.inprocess import (
     family_verdicts,
     run_against,
 )
+from .wiring import WiringMutant, plant
 
 
 class FallsBackToAnonymousContext(BindingMutant):
@@ -108,6 +115,31 @@ class UnknownToolAsUntrustedContext(BindingMutant):
         if tool not in self.spec.tools:
             raise ContextUnavailable("no such tool")
         return super().admit_call(tool, arguments, meta)
+
+
+class UnknownToolAsErrorResult(WiringMutant):
+    """A tool the server does not have is answered with a tool result, isError true and the
+    text "Unknown tool: NAME", instead of JSON-RPC error -32602."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if params.name in self.spec.tools:
+            return await super().call_tool(ctx, params)
+        text = types.TextContent(type="text", text=f"Unknown tool: {params.name}")
+        return types.CallToolResult(content=[text], is_error=True)
+
+
+class PurposeMismatchAsEnvelope(WiringMutant):
+    """The tool handler, not the protocol layer, compares purpose_ref with the bound purpose:
+    a mismatch is answered with an UNAUTHORIZED envelope instead of JSON-RPC error -32603."""
+
+    def __init__(self, service: Any, binding: HostBinding) -> None:
+        super().__init__(service, PurposeNotCompared(binding))
+
+    def _envelope(self, tool: str, arguments: Any, context: InvocationContext) -> dict[str, Any]:
+        purpose = sent_purpose(self.spec, tool, arguments)
+        if purpose is not None and purpose != context.purpose_ref:
+            return failure(self.spec, "UNAUTHORIZED", context.audit_id)
+        return super()._envelope(tool, arguments, context)
 
 
 class DisabledToolAsUntrustedContext(BindingMutant):
@@ -220,7 +252,9 @@ MUTANTS: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
     (ToolsNullEnablesNothing, ("HOST-004", "HOST-009"), ()),
     (ToolClaimNotCompared, ("HOST-005", "HOST-016"), ()),
     (PurposeNotCompared, ("HOST-006", "HOST-016"), ()),
+    (PurposeMismatchAsEnvelope, ("HOST-006", "HOST-016"), ()),
     (UnknownToolAsUntrustedContext, ("HOST-007", "HOST-016"), ("HOST-008", "HOST-011")),
+    (UnknownToolAsErrorResult, ("HOST-007", "HOST-016"), ("HOST-008", "HOST-011")),
     (DisabledToolAsUntrustedContext, ("HOST-008", "HOST-011", "HOST-016"), ()),
     (EmptyToolsClaimEnablesAll, ("HOST-009", "HOST-011"), ()),
     (ToolsListIgnoresTheClaim, ("HOST-009", "HOST-011"), ()),
@@ -238,10 +272,13 @@ MUTANTS: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
     ("mutant", "broken", "undecided"), MUTANTS, ids=[mutant.__name__ for mutant, *_ in MUTANTS]
 )
 def test_host_mutant_is_caught(
-    tmp_path: Path, mutant: type, broken: tuple[str, ...], undecided: tuple[str, ...]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mutant: type,
+    broken: tuple[str, ...],
+    undecided: tuple[str, ...],
 ) -> None:
-    kind = "binding_mutant" if issubclass(mutant, HostBinding) else "service_mutant"
-    result = run_against(tmp_path, only=("HOST",), **{kind: mutant})
+    result = run_against(tmp_path, only=("HOST",), **plant(monkeypatch, mutant))
     assert_caught(family_verdicts(result, "HOST"), broken, undecided)
 
 

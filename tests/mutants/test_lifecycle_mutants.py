@@ -170,6 +170,34 @@ class WithdrawDoesNothing(ServiceProxy):
         return self.inner.call(tool, arguments, context)
 
 
+class AdmitsWithdrawnCandidates(ServiceProxy):
+    """withdraw only flags the candidate, and admission never looks at the flag: a withdrawn
+    candidate is admitted and becomes a record (LIFE-012, LIFE-013)."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.captured: dict[str, Any] = {}
+        self.withdrawn: set[str] = set()
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict:
+        envelope = self.inner.call(tool, arguments, context)
+        if tool == CAPTURE and envelope["ok"]:
+            self.captured[envelope["output"]["value"]["candidate_id"]] = arguments
+        if tool == WITHDRAW and envelope["ok"]:
+            self.withdrawn.add(arguments["candidate_id"])
+        if tool == ADMIT and arguments["candidate_id"] in self.withdrawn and not envelope["ok"]:
+            return self.admitted_anyway(arguments, context)
+        return envelope
+
+    def admitted_anyway(self, arguments: Any, context: Any) -> dict:
+        """The flagged candidate's content admitted (as a copy the reference can still read)."""
+        key, candidate_id = arguments["idempotency_key"], arguments["candidate_id"]
+        captured = {**self.captured[candidate_id], "idempotency_key": key + "-copy"}
+        copy_id = self.inner.call(CAPTURE, captured, context)["output"]["value"]["candidate_id"]
+        admitted = self.inner.call(ADMIT, {**arguments, "candidate_id": copy_id}, context)
+        return edited(admitted, lambda value: value["outcome"].update(candidate_id=candidate_id))
+
+
 class WithdrawsEndedCandidates(ServiceProxy):
     """withdraw of an accepted, rejected or withdrawn candidate answers success (LIFE-012)."""
 
@@ -297,6 +325,13 @@ class IgnoresConsent(ServiceProxy):
                 "LIFE-013": "withdrawn_candidate_never_becomes_a_record",
             },
         ),
+        (
+            AdmitsWithdrawnCandidates,
+            {
+                "LIFE-012": "ended_candidates_refuse_transitions",
+                "LIFE-013": "withdrawn_candidate_never_becomes_a_record",
+            },
+        ),
         (WithdrawsEndedCandidates, {"LIFE-012": "ended_candidates_refuse_transitions"}),
         (WithdrawReceiptWithoutCursor, {"LIFE-013": "withdraw_answers_its_receipt"}),
         (ForgetCalledForget, {"LIFE-014": "forget_answers_its_receipt"}),
@@ -324,6 +359,8 @@ def test_records_that_never_expire_are_caught(tmp_path: Path) -> None:
     )
     check = "retention_expiry_moves_records_to_expired"
     assert reported(result, "LIFE") == {"LIFE-015": {check}, "LIFE-018": {check}}
+    for rule in ("LIFE-015", "LIFE-018"):
+        assert result.verdicts[rule].verdict == broken_verdict(rule)
 
 
 def test_the_reference_passes_every_lifecycle_rule(tmp_path: Path) -> None:
