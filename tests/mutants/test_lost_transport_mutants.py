@@ -15,7 +15,7 @@ from engram_conformance.conformance.checks import lost_transport
 from engram_conformance.conformance.runner import RunResult
 from engram_conformance.reference_impl.context import InvocationContext
 
-from ..conformance.inprocess import ServiceProxy, checks_only, run_against
+from ..conformance.inprocess import ServiceProxy, broken_verdict, checks_only, run_against
 from .proxies import ContextProxy
 from .test_idempotency_mutants import identity_of
 
@@ -76,7 +76,7 @@ def test_keys_per_session_are_caught_over_clients_of_their_own(
     monkeypatch.setattr(lost_transport, "WRITTEN_AFTER_S", 0.5)
     result = run_checks(tmp_path, *OVER_OWN_CLIENTS.values(), session_mutant=KeysPerSession)
     for rule, check in OVER_OWN_CLIENTS.items():
-        assert result.verdicts[rule].verdict == "warn"
+        assert result.verdicts[rule].verdict == broken_verdict(rule)
         assert {failure.check for failure in result.ledger.evidence[rule].failures} == {check}
 
 

@@ -285,7 +285,9 @@ def test_search_mutant_is_caught(
     assert broken(result, "SEARCH") == {rule: broken_verdict(rule) for rule in rules}
 
 
-def test_silent_lexical_fallback_fails_without_a_declared_semantic_channel(tmp_path: Path) -> None:
+def test_silent_lexical_fallback_is_caught_without_a_declared_semantic_channel(
+    tmp_path: Path,
+) -> None:
     result = run_against(tmp_path, service_mutant=SilentLexicalFallback, only=("SEARCH-010",))
     assert result.verdicts["SEARCH-010"].verdict == broken_verdict("SEARCH-010")
 

@@ -1,0 +1,115 @@
+"""``--mutation-score PATH``: the kill matrix of the mutant tests this run makes (``score.py``).
+
+    pytest tests/mutants --mutation-score docs/mutation-score.md
+
+Without the option nothing is recorded and the tests run as they are.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .score import (
+    RULE_PARAMETERS,
+    Meta,
+    Record,
+    Recording,
+    first_paragraph,
+    is_mutant_test,
+    rules_named,
+)
+from .score import read as read_page
+from .score import render as render_page
+
+RECORDS = pytest.StashKey[dict[str, Record]]()
+STARTED = pytest.StashKey[float]()
+WRITTEN = pytest.StashKey[Path]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--mutation-score",
+        metavar="PATH",
+        default=None,
+        help="write the kill matrix of the mutant tests run (Markdown) to PATH",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("mutation_score", None):
+        config.stash[RECORDS] = {}
+        config.stash[STARTED] = time.monotonic()
+
+
+@pytest.fixture(autouse=True)
+def _record_the_mutant(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``--mutation-score``: the test module's ``run_against``, ``broken_verdict`` and
+    ``assert_caught`` tell this test's record what they see while the test runs."""
+    records = request.config.stash.get(RECORDS, None)
+    if records is None or not isinstance(request.node, pytest.Function):
+        return
+    item = request.node
+    name = item.originalname.removeprefix("test_")
+    record = Record(item.nodeid, name, first_paragraph(item.function.__doc__))
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None:
+        record.name = callspec.id.rstrip("-") or record.name
+        for name in RULE_PARAMETERS:
+            record.asserted |= rules_named(callspec.params.get(name))
+    recording = Recording(record)
+    for name in ("run_against", "broken_verdict", "assert_caught"):
+        if hasattr(request.module, name):
+            wrapped = getattr(recording, name)(getattr(request.module, name))
+            monkeypatch.setattr(request.module, name, wrapped)
+    records[item.nodeid] = record
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
+    report = yield
+    record = item.config.stash.get(RECORDS, {}).get(item.nodeid)
+    if record is not None:
+        if report.when == "call":
+            record.seconds = report.duration
+        if report.failed or report.skipped:
+            if record.outcome in ("not run", "passed"):
+                where = "" if report.when == "call" else f" at {report.when}"
+                record.outcome = report.outcome + where
+        elif report.when == "call":
+            record.outcome = "passed"
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    records = config.stash.get(RECORDS, None)
+    if records is None:
+        return
+    chosen = [
+        records[item.nodeid]
+        for item in session.items
+        if item.nodeid in records and (is_mutant_test(item.nodeid) or records[item.nodeid].asserted)
+    ]
+    meta = Meta(
+        command=shlex.join(["pytest", *config.invocation_params.args]),
+        date=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        seconds=time.monotonic() - config.stash[STARTED],
+    )
+    path = Path(config.invocation_params.dir, config.getoption("mutation_score"))
+    path.write_text(render_page(chosen, meta), encoding="utf-8")
+    config.stash[WRITTEN] = path
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    path = config.stash.get(WRITTEN, None)
+    if path is not None:
+        page = read_page(path.read_text(encoding="utf-8"))
+        terminalreporter.write_line(
+            f"mutation score: {page.killed}/{page.total} mutants killed, written to {path}"
+        )
