@@ -1,0 +1,115 @@
+"""The GitHub Actions example of docs/ci.md, exercised: its engram-conformance steps run here, as
+the runner would run them, against the reference server in the target's place."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import yaml
+from engram_conformance.conformance.targets.descriptor import load_descriptor
+
+from .reports.test_sarif import check_code_scanning_log
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = REPO_ROOT / "docs" / "examples" / "github-actions.yml"
+GUIDE = REPO_ROOT / "docs" / "ci.md"
+
+
+def steps() -> list[dict[str, Any]]:
+    (job,) = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"].values()
+    return job["steps"]
+
+
+def uses(action: str) -> dict[str, Any]:
+    (step,) = [step for step in steps() if step.get("uses", "").startswith(f"{action}@")]
+    return step
+
+
+def kit_commands(step: dict[str, Any]) -> list[list[str]]:
+    """The engram-conformance command lines of a ``run:`` step."""
+    lines = step.get("run", "").replace("\\\n", " ").splitlines()
+    return [shlex.split(line) for line in lines if line.strip().startswith("engram-conformance ")]
+
+
+def option(command: list[str], name: str) -> str:
+    return command[command.index(name) + 1]
+
+
+def test_the_workflow_runs_the_gate_then_publishes_whatever_the_outcome() -> None:
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"]["security-events"] == "write"
+    assert uses("actions/setup-python")["with"]["python-version"] == "3.11"
+    (gate,) = [step for step in steps() if kit_commands(step)]
+    (command,) = kit_commands(gate)
+    report_dir = option(command, "--report-dir")
+    assert command[:2] == ["engram-conformance", "run"]
+    assert option(command, "--profile") == "quick" and option(command, "--format") == "sarif"
+    later = steps()[steps().index(gate) + 1 :]
+    artifact, sarif = uses("actions/upload-artifact"), uses("github/codeql-action/upload-sarif")
+    assert artifact in later and sarif in later
+    assert artifact["if"] == "always()" and artifact["with"]["path"] == report_dir
+    assert sarif["if"].startswith("always()")
+    assert sarif["with"]["sarif_file"] == f"{report_dir}/report.sarif"
+    save = uses("actions/cache/save")
+    assert save in later and save["if"].startswith("always()")
+    assert save["with"]["path"] == uses("actions/cache/restore")["with"]["path"]
+    assert save["with"]["path"] == f"{report_dir}/hypothesis"
+
+
+def test_the_gate_step_passes_against_the_reference_and_leaves_every_report(
+    tmp_path: Path,
+) -> None:
+    (gate,) = [step for step in steps() if kit_commands(step)]
+    (command,) = kit_commands(gate)
+    assert "${{" not in gate["run"], "the gate step must run as written, without expressions"
+    shutil.copy(REPO_ROOT / "targets" / "reference.toml", tmp_path / option(command, "--target"))
+    baseline = tmp_path / option(command, "--baseline")
+    baseline.write_text(json.dumps({"known_failures": {}}), encoding="utf-8")
+    step_summary = tmp_path / "step_summary.md"
+    environment = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_STEP_SUMMARY": str(step_summary),
+    }
+    finished = subprocess.run(  # as the runner's default shell runs a step
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", gate["run"]],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    report_dir = tmp_path / option(command, "--report-dir")
+    for name in ("report.json", "junit.xml", "summary.md", "report.html", "report.sarif"):
+        assert (report_dir / name).is_file(), name
+    summary = (report_dir / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("Full conformance class (all six tools):")
+    assert step_summary.read_text(encoding="utf-8") == summary
+    log = json.loads((report_dir / "report.sarif").read_text(encoding="utf-8"))
+    check_code_scanning_log(log)
+    results = log["runs"][0]["results"]
+    assert [result["ruleId"] for result in results if result["level"] != "note"] == []
+    for result in results:  # rules the harness cannot decide over stdio, which pass the gate
+        location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+        assert location["uri"] == option(command, "--target")
+
+
+def test_the_descriptors_of_the_guide_are_valid(tmp_path: Path) -> None:
+    blocks = re.findall(r"```toml\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
+    assert len(blocks) == 2
+    for index, block in enumerate(blocks):
+        path = tmp_path / f"descriptor{index}.toml"
+        path.write_text(textwrap.dedent(block), encoding="utf-8")
+        load_descriptor(path)  # DescriptorError if not
