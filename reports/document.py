@@ -202,11 +202,15 @@ class RuleRecord:
 
     @property
     def fails_gate(self) -> bool:
-        """Whether this rule makes the run fail: a failure not in the baseline and not flaky,
-        or a stale entry."""
+        """Whether this rule makes the run fail, as the harness's gate reads it: a failure that
+        is not flaky, or an ``error`` on a must rule, unless the baseline knows it; or a stale
+        baseline entry."""
         if self.baseline == "stale":
             return True
-        return self.verdict == Verdict.FAIL and self.baseline is None and not self.flaky
+        broken = (self.verdict == Verdict.FAIL and not self.flaky) or (
+            self.verdict == Verdict.ERROR and self.level == "must"
+        )
+        return broken and self.baseline != "known_failure"
 
 
 @dataclass(frozen=True)
@@ -309,11 +313,12 @@ def _check_consistency(document: ReportDocument) -> None:
             raise InvalidReport(f"/counts/{verdict}", problem)
     gate = next((rule for rule in document.rules if rule.fails_gate), None)
     if document.exit_code == 0 and gate is not None:
-        why = (
-            "is a stale baseline entry"
-            if gate.baseline == "stale"
-            else "fails (not in the baseline)"
-        )
+        if gate.baseline == "stale":
+            why = "is a stale baseline entry"
+        elif gate.verdict == Verdict.ERROR:
+            why = "is an error on a must rule (not in the baseline)"
+        else:
+            why = "fails (not in the baseline)"
         raise InvalidReport("/exit_code", f"is 0 but rule {gate.id} {why}")
 
 

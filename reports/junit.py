@@ -70,10 +70,10 @@ def _outcome(rule: RuleRecord) -> tuple[str, str] | None:
     """The outcome element's tag and message, or None for a plain pass."""
     if rule.baseline == "known_failure" and rule.verdict in (Verdict.FAIL, Verdict.ERROR):
         return "skipped", f"known failure (in the baseline): {rule.verdict.label}"
-    if rule.fails_gate:
-        return "failure", _failure_message(rule)
     if rule.verdict == Verdict.ERROR:
         return "error", rule.reason or ""
+    if rule.fails_gate:
+        return "failure", _failure_message(rule)
     if rule.verdict == Verdict.NOT_APPLICABLE:
         return "skipped", rule.reason or ""
     return None

@@ -274,7 +274,13 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
     drawn = draw(st.lists(rules(), max_size=8, unique_by=lambda rule: rule["id"]))
     gate_fails = any(
         rule["baseline"] == "stale"
-        or (rule["verdict"] == "fail" and rule["baseline"] is None and not rule["flaky"])
+        or (
+            rule["baseline"] != "known_failure"
+            and (
+                (rule["verdict"] == "fail" and not rule["flaky"])
+                or (rule["verdict"] == "error" and rule["level"] == "must")
+            )
+        )
         for rule in drawn
     )
     started = draw(st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1)))

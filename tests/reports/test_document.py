@@ -152,11 +152,25 @@ def test_invalid_documents_are_rejected_with_a_precise_pointer(
 def test_a_stale_entry_alone_forbids_exit_code_0() -> None:
     data = small()
     data["rules"][1].update(verdict="pass", failures=[])
+    data["rules"][4]["baseline"] = "known_failure"
     data["counts"].update({"pass": 3, "fail": 0})
     data["exit_code"] = 0
     with pytest.raises(InvalidReport, match="IDEM-004 is a stale baseline entry"):
         validate(data)
     data["rules"][5]["baseline"] = None
+    validate(data)
+
+
+def test_an_error_on_a_must_rule_alone_forbids_exit_code_0() -> None:
+    """As the harness's gate reads it: a server that errors on every check must not pass."""
+    data = small()
+    data["rules"][1].update(verdict="pass", failures=[])
+    data["rules"][5]["baseline"] = None
+    data["counts"].update({"pass": 3, "fail": 0})
+    data["exit_code"] = 0
+    with pytest.raises(InvalidReport, match="IDEM-003 is an error on a must rule"):
+        validate(data)
+    data["rules"][4]["baseline"] = "known_failure"
     validate(data)
 
 
@@ -180,7 +194,8 @@ def test_tally_counts_every_verdict_in_the_reports_order() -> None:
         ("fail", "known_failure", False),
         ("pass", "stale", True),
         ("not_applicable", "stale", True),
-        ("error", None, False),
+        ("error", None, True),  # rule 0 is a must rule
+        ("error", "known_failure", False),
         ("warn", None, False),
         ("pass", None, False),
     ],
@@ -188,6 +203,12 @@ def test_tally_counts_every_verdict_in_the_reports_order() -> None:
 def test_what_fails_the_gate(verdict: str, baseline: str | None, fails: bool) -> None:
     rule = ReportDocument.from_dict(small()).rules[0]
     assert replace(rule, verdict=Verdict(verdict), baseline=baseline).fails_gate is fails
+
+
+def test_a_flaky_failure_or_an_error_on_a_should_rule_passes_the_gate() -> None:
+    rule = ReportDocument.from_dict(small()).rules[0]
+    assert not replace(rule, verdict=Verdict.FAIL, flaky=True).fails_gate
+    assert not replace(rule, verdict=Verdict.ERROR, level="should").fails_gate
 
 
 def test_problems_put_new_failures_before_known_ones() -> None:
