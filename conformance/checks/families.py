@@ -1,6 +1,7 @@
 """Imports every family module so that their checks register."""
 
 from . import (  # noqa: F401
+    check_order,
     discovery,
     envelope,
     errors,
@@ -18,4 +19,5 @@ from . import (  # noqa: F401
     schema,
     scope,
     search,
+    tool_authorization,
 )

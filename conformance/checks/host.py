@@ -1,10 +1,11 @@
-"""Host binding: the signed invocation context, per-tool authorization, the order of checks.
+"""Host binding: the signed invocation context and what arguments can never carry.
 
 These checks play the host of the signed-meta profile (DESIGN.md, "Host binding") and also forge
 the contexts a server must refuse: raw claims, unsigned tokens, another key, wrong headers, bad
 times, missing claims. A refused context is JSON-RPC error -32603; an unknown or disabled tool
 -32602. Each refusal is judged against a control call whose context is valid, so that a server
-that refuses everything does not pass.
+that refuses everything does not pass. Per-tool authorization is ``tool_authorization``'s, the
+order of checks ``check_order``'s; both use this module's helpers.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from typing import Any
 from engram_conformance.spec import instant, wall_clock_ms
 
 from ..bindings.signed_meta import ContextSigner
-from ..host import ABSENT
 from ..observation import Observation
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
 from .registry import check
@@ -304,79 +304,6 @@ async def unknown_tool_is_refused(ctx: CheckContext) -> None:
         expect_code(ctx, "HOST-007", observed, UNKNOWN_TOOL, f"a call of {name}")
 
 
-@check(rules=("HOST-008", "HOST-011"), binding=SIGNED_META)
-async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None:
-    """A tool the ``tools`` claim leaves out is refused exactly like a tool that does not
-    exist; a tool enabled alone is served."""
-    unknown = await send(ctx, NOT_A_TOOL[0], {}, ctx.host.claims(ctx.identity, NOT_A_TOOL[0]))
-    ctx.require(unknown.code == UNKNOWN_TOOL, "an unknown tool is refused with -32602", unknown)
-    tools = await offered(ctx)
-    for tool, neighbour in zip(tools, tools[1:] + tools[:1], strict=True):
-        sent = arguments(ctx, tool)
-        alone = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=[tool]))
-        ctx.expect(
-            "HOST-011",
-            alone.outcome == "result",
-            expected=f"{tool} served when the tools claim enables it alone",
-            observed=alone,
-        )
-        others = [name for name in ctx.spec.tools if name != tool]
-        for enabled in ([neighbour] if neighbour != tool else [], others):
-            observed = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=enabled))
-            what = f"{tool} with the tools claim {enabled}"
-            expect_code(ctx, "HOST-011", observed, UNKNOWN_TOOL, what)
-            ctx.expect(
-                "HOST-008",
-                observed.answer() == unknown.answer(),
-                expected=f"{what}: the answer to a tool that does not exist, {unknown.summary()}",
-                observed=observed,
-            )
-
-
-async def _listed(ctx: CheckContext, bound: dict[str, Any] | None) -> tuple[Observation, list[str]]:
-    """tools/list with ``bound`` signed as its context (None: no context), and the names."""
-    meta = None if bound is None else {ctx.host.signer.meta_key: ctx.host.signer.sign(bound)}
-    observed, tools = await ctx.session.list_tools(meta)
-    return observed, [tool.name for tool in tools]
-
-
-@check(rules=("HOST-009", "HOST-011"), binding=SIGNED_META)
-async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
-    """Without a context, or with no ``tools`` restriction, every offered tool is listed; a
-    ``tools`` claim lists exactly what it enables, whatever the context's ``tool`` claim names
-    (here the last offered tool, which most of the subsets leave out)."""
-    tools = await offered(ctx)
-    ctx.require(bool(tools), "some memory tool is offered", tools)
-    _, names = await _listed(ctx, None)
-    every = sorted(name for name in names if name in ctx.spec.tools)
-    ctx.expect(
-        "HOST-009",
-        set(ctx.policy.tools) <= set(every),
-        expected=f"tools/list without a context lists the claimed {list(ctx.policy.tools)}",
-        observed=every,
-    )
-    half = tools[: max(1, len(tools) // 2)]
-    subset = ("HOST-009", "HOST-011")
-    cases: list[tuple[tuple[str, ...], Any, list[str]]] = [
-        (("HOST-009",), ABSENT, every),
-        (("HOST-009",), None, every),
-        (subset, half, half),
-        (subset, [], []),
-        *((subset, [tool], [tool]) for tool in tools),
-    ]
-    for rules, enabled, wanted in cases:
-        bound = ctx.host.claims(ctx.identity, tools[-1], tools=enabled)
-        observed, names = await _listed(ctx, bound)
-        listed = sorted(name for name in names if name in ctx.spec.tools)
-        for rule in rules:
-            ctx.expect(
-                rule,
-                observed.outcome == "result" and listed == sorted(wanted),
-                expected=f"tools/list with the tools claim {enabled} lists {sorted(wanted)}",
-                observed=observed if observed.outcome != "result" else listed,
-            )
-
-
 @check(rules=("HOST-010",), binding=SIGNED_META)
 async def tools_list_with_an_untrusted_context_is_refused(ctx: CheckContext) -> None:
     bound = ctx.host.claims(ctx.identity, SEARCH)
@@ -495,125 +422,3 @@ async def passed_deadline_is_exceeded_and_writes_nothing(ctx: CheckContext) -> N
             expected=f"{tool} then runs for the first time: the late call wrote nothing",
             observed=in_time,
         )
-
-
-def _order_cases(ctx: CheckContext) -> list[tuple[str, str, dict[str, Any], Any, Any]]:
-    """Calls failing two checks: (case, tool, arguments, claims or None, the first failure's code).
-
-    Pairs with the confirmation gate, replay and the clock are the GATE, IDEM and RET rules'.
-    """
-    now = wall_clock_ms()
-    past, now_s = instant(now - 1_000), now // 1000
-    search, get = arguments(ctx, SEARCH), arguments(ctx, GET)
-    elsewhere = with_purpose(ctx, SEARCH, search, "purpose:another")
-    withdraw = arguments(ctx, WITHDRAW)
-    unconfirmed = {"confirmation": ABSENT}
-    capture = ctx.capture_arguments()
-    capture["payload"]["citations"][0]["content_digest"] = "sha256:not-hex"
-    capture["evidence"]["evidence_ref"] = ""
-
-    def bound(tool: str, sent: dict[str, Any], **overrides: Any) -> dict[str, Any]:
-        return claims(ctx, tool, sent, **overrides)
-
-    return [
-        ("an unknown tool without a context", NOT_A_TOOL[0], {}, None, UNKNOWN_TOOL),
-        (
-            "a disabled tool with an expired context",
-            SEARCH,
-            search,
-            bound(SEARCH, search, tools=[GET], iat=now_s - 70, exp=now_s - 10),
-            CONTEXT_UNAVAILABLE,
-        ),
-        (
-            "a disabled tool with a context naming another tool",
-            SEARCH,
-            search,
-            {**bound(SEARCH, search, tools=[GET]), "tool": GET},
-            CONTEXT_UNAVAILABLE,
-        ),
-        (
-            "a disabled tool with another purpose_ref",
-            SEARCH,
-            elsewhere,
-            bound(SEARCH, elsewhere, tools=[GET]),
-            UNKNOWN_TOOL,
-        ),
-        (
-            "a disabled withdraw without a confirmation",
-            WITHDRAW,
-            withdraw,
-            bound(WITHDRAW, withdraw, tools=[SEARCH], **unconfirmed),
-            UNKNOWN_TOOL,
-        ),
-        (
-            "another purpose_ref with a passed deadline",
-            SEARCH,
-            elsewhere,
-            bound(SEARCH, elsewhere, deadline=past),
-            CONTEXT_UNAVAILABLE,
-        ),
-        (
-            "another purpose_ref with invalid arguments",
-            SEARCH,
-            {**elsewhere, "limit": 0},
-            bound(SEARCH, elsewhere),
-            CONTEXT_UNAVAILABLE,
-        ),
-        (
-            "withdraw without a confirmation, with a passed deadline",
-            WITHDRAW,
-            withdraw,
-            bound(WITHDRAW, withdraw, deadline=past, **unconfirmed),
-            CONTEXT_UNAVAILABLE,
-        ),
-        (
-            "withdraw without a confirmation, with invalid arguments",
-            WITHDRAW,
-            {**withdraw, "reason_ref": ""},
-            bound(WITHDRAW, withdraw, **unconfirmed),
-            CONTEXT_UNAVAILABLE,
-        ),
-        (
-            "a passed deadline with invalid arguments",
-            SEARCH,
-            {**search, "limit": 0},
-            bound(SEARCH, search, deadline=past),
-            "DEADLINE_EXCEEDED",
-        ),
-        (
-            "get of an unknown record with a passed deadline",
-            GET,
-            get,
-            bound(GET, get, deadline=past),
-            "DEADLINE_EXCEEDED",
-        ),
-        (
-            "a passed deadline and a confirmation that does not hold",
-            WITHDRAW,
-            withdraw,
-            bound(
-                WITHDRAW,
-                withdraw,
-                deadline=past,
-                confirmation=ctx.host.confirmation(WITHDRAW, withdraw, target="another"),
-            ),
-            "DEADLINE_EXCEEDED",
-        ),
-        (
-            "a capture breaking the schema in a field after a broken digest form",
-            CAPTURE,
-            capture,
-            bound(CAPTURE, capture),
-            "INVALID_SCHEMA",
-        ),
-    ]
-
-
-@check(rules=("HOST-016",), binding=SIGNED_META)
-async def first_failing_check_decides_the_answer(ctx: CheckContext) -> None:
-    tools = await offered(ctx)
-    for case, tool, sent, bound, wanted in _order_cases(ctx):
-        if tool in ctx.spec.tools and tool not in tools:
-            continue
-        observed = await send(ctx, tool, sent, bound)
-        expect_code(ctx, "HOST-016", observed, wanted, f"{tool}, {case}")

@@ -1,0 +1,95 @@
+"""Per-tool authorization by the signed context's ``tools`` claim: a tool it leaves out is
+refused exactly like a tool that does not exist, and tools/list lists exactly what it enables
+(signed-meta profile, DESIGN.md "Host binding")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..host import ABSENT
+from ..observation import Observation
+from .context import CheckContext
+from .host import (
+    NOT_A_TOOL,
+    SIGNED_META,
+    UNKNOWN_TOOL,
+    arguments,
+    claims,
+    expect_code,
+    offered,
+    send,
+)
+from .registry import check
+
+
+@check(rules=("HOST-008", "HOST-011"), binding=SIGNED_META)
+async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None:
+    """A tool the ``tools`` claim leaves out is refused exactly like a tool that does not
+    exist; a tool enabled alone is served."""
+    unknown = await send(ctx, NOT_A_TOOL[0], {}, ctx.host.claims(ctx.identity, NOT_A_TOOL[0]))
+    ctx.require(unknown.code == UNKNOWN_TOOL, "an unknown tool is refused with -32602", unknown)
+    tools = await offered(ctx)
+    for tool, neighbour in zip(tools, tools[1:] + tools[:1], strict=True):
+        sent = arguments(ctx, tool)
+        alone = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=[tool]))
+        ctx.expect(
+            "HOST-011",
+            alone.outcome == "result",
+            expected=f"{tool} served when the tools claim enables it alone",
+            observed=alone,
+        )
+        others = [name for name in ctx.spec.tools if name != tool]
+        for enabled in ([neighbour] if neighbour != tool else [], others):
+            observed = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=enabled))
+            what = f"{tool} with the tools claim {enabled}"
+            expect_code(ctx, "HOST-011", observed, UNKNOWN_TOOL, what)
+            ctx.expect(
+                "HOST-008",
+                observed.answer() == unknown.answer(),
+                expected=f"{what}: the answer to a tool that does not exist, {unknown.summary()}",
+                observed=observed,
+            )
+
+
+async def _listed(ctx: CheckContext, bound: dict[str, Any] | None) -> tuple[Observation, list[str]]:
+    """tools/list with ``bound`` signed as its context (None: no context), and the names."""
+    meta = None if bound is None else {ctx.host.signer.meta_key: ctx.host.signer.sign(bound)}
+    observed, tools = await ctx.session.list_tools(meta)
+    return observed, [tool.name for tool in tools]
+
+
+@check(rules=("HOST-009", "HOST-011"), binding=SIGNED_META)
+async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
+    """Without a context, or with no ``tools`` restriction, every offered tool is listed; a
+    ``tools`` claim lists exactly what it enables, whatever the context's ``tool`` claim names
+    (here the last offered tool, which most of the subsets leave out)."""
+    tools = await offered(ctx)
+    ctx.require(bool(tools), "some memory tool is offered", tools)
+    _, names = await _listed(ctx, None)
+    every = sorted(name for name in names if name in ctx.spec.tools)
+    ctx.expect(
+        "HOST-009",
+        set(ctx.policy.tools) <= set(every),
+        expected=f"tools/list without a context lists the claimed {list(ctx.policy.tools)}",
+        observed=every,
+    )
+    half = tools[: max(1, len(tools) // 2)]
+    subset = ("HOST-009", "HOST-011")
+    cases: list[tuple[tuple[str, ...], Any, list[str]]] = [
+        (("HOST-009",), ABSENT, every),
+        (("HOST-009",), None, every),
+        (subset, half, half),
+        (subset, [], []),
+        *((subset, [tool], [tool]) for tool in tools),
+    ]
+    for rules, enabled, wanted in cases:
+        bound = ctx.host.claims(ctx.identity, tools[-1], tools=enabled)
+        observed, names = await _listed(ctx, bound)
+        listed = sorted(name for name in names if name in ctx.spec.tools)
+        for rule in rules:
+            ctx.expect(
+                rule,
+                observed.outcome == "result" and listed == sorted(wanted),
+                expected=f"tools/list with the tools claim {enabled} lists {sorted(wanted)}",
+                observed=observed if observed.outcome != "result" else listed,
+            )
