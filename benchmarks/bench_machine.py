@@ -149,7 +149,8 @@ def main() -> None:
     if not options.skip_rate:
         rate("in-process", in_process, range(1, options.rate_seeds + 1))
         rate("stdio", over_stdio, range(1, options.rate_seeds + 1))
-    time_to_find(range(1, options.seeds + 1))
+    if options.seeds:
+        time_to_find(range(1, options.seeds + 1))
 
 
 if __name__ == "__main__":

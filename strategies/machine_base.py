@@ -68,6 +68,9 @@ class MachineBase(RuleBasedStateMachine):
         self.term = self.driver.unique("model")  # a word of every capture of the example
         self.keys: list[str] = []  # the owner's reserved keys
         self.refused: list[tuple[str, str]] = []  # keys whose first call was refused, and why
+        #: False after a step that only read: the invariant's search may skip it (a read that
+        #: changed the store shows at the next step's)
+        self.may_have_written = True
 
     # the model of the owner's scope -------------------------------------------------------
     @property

@@ -155,10 +155,17 @@ class MutationRules(MachineBase):
     @initialize(target=records)
     def admitted_records(self) -> Any:
         """Every example starts with two admitted captures, so that records are there to act
-        on, and pages to follow."""
+        on, and pages to follow ..."""
         self.driver.step("capture two new notes and request their admission")
         found = [self.admission(self.first_capture(self.new_key(), "LIFE-001")) for _ in "12"]
         return multiple(*(record for record in found if isinstance(record, str)))
+
+    @initialize(target=candidates)
+    def pending_candidate(self) -> str:
+        """And with one pending capture, so that admission and withdrawal have a candidate from
+        the first step (the captures above go to the records they became)."""
+        self.driver.step("capture a new note")
+        return self.first_capture(self.new_key(), "LIFE-001")
 
     @rule(target=records, candidate=candidates, delivery=deliveries)
     def admit(self, candidate: str, delivery: Delivery) -> Any:

@@ -6,7 +6,8 @@ Every step is one rule: capture, request_admission, withdraw and forget (answere
 answer lost, or sent several times at once), reuses of earlier idempotency keys (replays and
 conflicts), the confirmation gate, search, get and paging, and the same calls from another
 tenant and another workspace on the owner's ids (``machine_mutations``, ``machine_reads``).
-After every step the owner's scope must reveal exactly the model's current records.
+After every step that may have written (all but the reads, which check what they read), the
+owner's scope must reveal exactly the model's current records.
 """
 
 from __future__ import annotations
