@@ -23,6 +23,7 @@ from .machine_driver import (
     Driver,
     comparable,
     effect,
+    is_replay_of,
     record_ids,
     says_first,
     says_replay,
@@ -83,7 +84,7 @@ class MachineBase(RuleBasedStateMachine):
 
     def reserve(self, tool: str, arguments: dict[str, Any], answer: Answer) -> None:
         key = arguments["idempotency_key"]
-        self.model.reserve(self._identity(key), tool, arguments, answer.value)
+        self.model.reserve(self._identity(key), tool, arguments, answer)
         self.keys.append(key)
 
     # expectations ---------------------------------------------------------------------------
@@ -109,10 +110,10 @@ class MachineBase(RuleBasedStateMachine):
         item = self.own.candidates.get(target) or self.own.records.get(target)
         return list(item.refusals) if item is not None else []
 
-    def expect_replay(self, tool: str, first: dict[str, Any], answer: Answer) -> None:
+    def expect_replay(self, tool: str, first: Answer, answer: Answer) -> None:
         self.expect(
             REPLAY_RULE[tool],
-            says_replay(tool, answer) and effect(tool, answer.value) == effect(tool, first),
+            is_replay_of(tool, answer, first),
             f"{tool} replay: the first call's effect {effect(tool, first)!r}, as a replay",
             answer,
         )
@@ -184,13 +185,11 @@ class MachineBase(RuleBasedStateMachine):
             answer = next((a for a in answers if says_first(tool, a)), answers[0])
             others = [a for a in answers if a is not answer]
         agree = all(
-            says_replay(tool, other) and effect(tool, other.value) == effect(tool, answer.value)
-            if answer.ok
-            else other.code == answer.code
+            is_replay_of(tool, other, answer) if answer.ok else other.code == answer.code
             for other in others
         )
         if answer.ok:
-            agreed = f"one effect {effect(tool, answer.value)!r}, every other answer a replay of it"
+            agreed = f"one effect {effect(tool, answer)!r}, every other answer a replay of it"
         else:
             agreed = f"every answer the same refusal, {answer.code}"
         self.expect(

@@ -97,8 +97,9 @@ def field(value: Any, name: str) -> dict[str, Any]:
     return item if isinstance(item, dict) else {}
 
 
-def effect(tool: str, value: dict[str, Any]) -> Any:
-    """What a replay of an answer whose output value is ``value`` must answer again."""
+def effect(tool: str, answer: Answer) -> Any:
+    """What a replay of ``answer`` must answer again."""
+    value = answer.value
     if tool == CAPTURE:
         return value.get("candidate_id")
     if tool == ADMIT:
@@ -119,6 +120,11 @@ def says_first(tool: str, answer: Answer) -> bool:
     if tool == CAPTURE:
         return answer.ok and answer.value.get("status") == "committed_pending"
     return answer.ok and answer.value.get("replayed") is False
+
+
+def is_replay_of(tool: str, answer: Answer, first: Answer) -> bool:
+    """A replay that answers the effect of ``first``."""
+    return says_replay(tool, answer) and effect(tool, answer) == effect(tool, first)
 
 
 def comparable(answer: Answer) -> Any:

@@ -60,11 +60,12 @@ class Record:
 
 @dataclass(frozen=True)
 class Reservation:
-    """The first call made with an idempotency identity, and its answer's output value."""
+    """The first call made with an idempotency identity, and its answer (an ``Answer`` of
+    ``machine_driver``: what a replay must answer again is read from it)."""
 
     tool: str
     arguments: dict[str, Any]
-    answer: dict[str, Any]
+    answer: Any
 
 
 @dataclass
@@ -147,6 +148,6 @@ class MemoryModel:
         identity: IdempotencyIdentity,
         tool: str,
         arguments: dict[str, Any],
-        answer: dict[str, Any],
+        answer: Any,
     ) -> None:
         self.reservations[identity] = Reservation(tool, arguments, answer)

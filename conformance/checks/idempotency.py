@@ -18,6 +18,14 @@ from typing import Any
 
 import anyio
 from engram_conformance.spec import instant, wall_clock_ms
+from engram_conformance.strategies.machine_base import REPLAY_RULE, TARGET_FIELD, UNKNOWN_RECORD
+from engram_conformance.strategies.machine_driver import (
+    effect,
+    field,
+    is_replay_of,
+    says_first,
+    says_replay,
+)
 
 from ..host import Identity
 from ..observation import Observation
@@ -27,12 +35,8 @@ from .registry import check
 
 MUTATIONS = (CAPTURE, ADMIT, WITHDRAW, FORGET)
 LIFECYCLE = (ADMIT, WITHDRAW, FORGET)
-TARGET_FIELD = {ADMIT: "candidate_id", WITHDRAW: "candidate_id", FORGET: "record_id"}
 REASON = "reason:conformance"
 OTHER_REASON = "reason:conformance-other"
-RECEIPT_FIELDS = ("event_id", "event_digest", "from_state", "to_state")
-#: A record_id of the contract's pattern that no server issued (32 zero bytes in base32).
-UNKNOWN_RECORD = "mem_" + "a" * 52
 CONFLICT = "DIGEST_CONFLICT"
 UNKNOWN_OUTCOME = "MUTATION_OUTCOME_UNKNOWN"
 #: Retries of a call answered MUTATION_OUTCOME_UNKNOWN before the check gives up on it.
@@ -48,42 +52,6 @@ EXPIRY_AHEAD_MS = 1500
 EXPIRY_MARGIN_S = 0.5
 
 Send = Callable[[], Awaitable[Observation]]
-
-
-# what an answer says ---------------------------------------------------------------------------
-def _object(value: Any, name: str) -> dict[str, Any]:
-    item = value.get(name) if isinstance(value, dict) else None
-    return item if isinstance(item, dict) else {}
-
-
-def effect(tool: str, answer: Observation) -> Any:
-    """What a replay of ``answer`` must answer again."""
-    if tool == CAPTURE:
-        return answer.value.get("candidate_id")
-    if tool == ADMIT:
-        outcome = _object(answer.value, "outcome")
-        return tuple(outcome.get(name) for name in ("status", "candidate_id", "record_id"))
-    receipt = _object(answer.value, "receipt")
-    return tuple(receipt.get(name) for name in RECEIPT_FIELDS)
-
-
-def is_first(tool: str, answer: Observation) -> bool:
-    """A success that is a first result: committed_pending, or replayed false."""
-    if tool == CAPTURE:
-        return answer.ok and answer.value.get("status") == "committed_pending"
-    return answer.ok and answer.value.get("replayed") is False
-
-
-def is_replay(tool: str, answer: Observation) -> bool:
-    """A success that says it is a replay: duplicate_exact, or replayed true."""
-    if tool == CAPTURE:
-        return answer.ok and answer.value.get("status") == "duplicate_exact"
-    return answer.ok and answer.value.get("replayed") is True
-
-
-def is_replay_of(tool: str, answer: Observation, first: Observation) -> bool:
-    """A replay that answers the effect of ``first``."""
-    return is_replay(tool, answer) and effect(tool, answer) == effect(tool, first)
 
 
 # calls -------------------------------------------------------------------------------------------
@@ -123,7 +91,7 @@ async def kept_its_state(
         answer = await ctx.get(target, identity=identity)
         return answer.ok, answer
     answer = await send(ctx, WITHDRAW, target, ctx.key("probe"), identity=identity)
-    return answer.ok and _object(answer.value, "receipt").get("from_state") == "pending", answer
+    return answer.ok and field(answer.value, "receipt").get("from_state") == "pending", answer
 
 
 async def prepared(
@@ -165,7 +133,7 @@ async def expect_one_definite_effect(ctx: CheckContext, tool: str, call: Send, l
     again = await definite(call)
     ctx.expect(
         "IDEM-012",
-        (is_first(tool, retry) or is_replay(tool, retry)) and is_replay_of(tool, again, retry),
+        (says_first(tool, retry) or says_replay(tool, retry)) and is_replay_of(tool, again, retry),
         expected=f"{tool} retried after {lost}: one definite effect, the second retry a replay "
         "of the first",
         observed=[retry.summary(), again.summary()],
@@ -176,7 +144,7 @@ def expect_one_effect(ctx: CheckContext, tool: str, answers: list[Observation], 
     """IDEM-013: the ``answers`` of identical calls in flight together (``sent`` says how),
     each retried while MUTATION_OUTCOME_UNKNOWN, answer one effect: one of them is the first
     result at most, and every other a replay of it."""
-    first = next((a for a in answers if is_first(tool, a)), answers[0])
+    first = next((a for a in answers if says_first(tool, a)), answers[0])
     replays = [a for a in answers if a is not first and is_replay_of(tool, a, first)]
     ctx.expect(
         "IDEM-013",
@@ -195,7 +163,6 @@ def _expiring_capture(ctx: CheckContext, key: str, expires_at_ms: int) -> dict[s
 
 
 # checks ------------------------------------------------------------------------------------------
-REPLAY_RULE = {CAPTURE: "IDEM-001", ADMIT: "IDEM-003", WITHDRAW: "IDEM-004", FORGET: "IDEM-004"}
 
 
 @check(rules=("IDEM-001", "IDEM-003", "IDEM-004", "IDEM-010"), tools=MUTATIONS)
@@ -210,7 +177,7 @@ async def replay_answers_the_first_result(ctx: CheckContext) -> None:
         rule = REPLAY_RULE[tool]
         ctx.expect(
             rule,
-            is_first(tool, first),
+            says_first(tool, first),
             expected=f"{tool}: a first call answers committed_pending or replayed false",
             observed=first,
         )
@@ -240,7 +207,7 @@ async def new_key_is_a_new_capture(ctx: CheckContext) -> None:
     again = await ctx.capture({**arguments, "idempotency_key": ctx.key("again")})
     ctx.expect(
         "IDEM-002",
-        is_first(CAPTURE, again) and effect(CAPTURE, again) != effect(CAPTURE, first),
+        says_first(CAPTURE, again) and effect(CAPTURE, again) != effect(CAPTURE, first),
         expected="the same content under a new key: committed_pending with a new candidate_id, "
         f"not {effect(CAPTURE, first)!r}",
         observed=again,
@@ -317,7 +284,7 @@ async def key_reuse_with_another_tool_conflicts(ctx: CheckContext) -> None:
     ctx.require(captured.ok, "a valid capture failed", captured)
     candidate = captured.value.get("candidate_id")
     admitted = await ctx.admit(await ctx.pending(), key=admission_key)
-    record = _object(admitted.value, "outcome").get("record_id")
+    record = field(admitted.value, "outcome").get("record_id")
     ctx.require(record is not None, "admission of a clean capture was not accepted", admitted)
     reuses = {
         f"{ADMIT} with a capture's key": partial(send, ctx, ADMIT, candidate, capture_key),
@@ -358,7 +325,7 @@ async def key_is_scoped_to_principal_and_scope(ctx: CheckContext) -> None:
             answer = await call()
             ctx.expect(
                 "IDEM-008",
-                is_first(tool, answer),
+                says_first(tool, answer),
                 expected=f"{tool} by {who} with a key the owner used: an independent first call",
                 observed=answer,
             )
@@ -389,7 +356,7 @@ async def capture_replay_after_forget_is_a_replay(ctx: CheckContext) -> None:
     first = await ctx.capture(arguments)
     ctx.require(first.ok, "a valid capture failed", first)
     admitted = await ctx.admit(first.value.get("candidate_id"))
-    record = _object(admitted.value, "outcome").get("record_id")
+    record = field(admitted.value, "outcome").get("record_id")
     ctx.require(record is not None, "admission of a clean capture was not accepted", admitted)
     forgotten = await ctx.forget(record)
     ctx.require(forgotten.ok, "forget of a current record failed", forgotten)
@@ -449,7 +416,7 @@ async def error_reserves_no_key(ctx: CheckContext) -> None:
         answer = await (await prepared(ctx, tool, key))()
         ctx.expect(
             "IDEM-014",
-            is_first(tool, answer),
+            says_first(tool, answer),
             expected=f"{tool} with the key of a call refused {refused.code}: a first call",
             observed=answer,
         )

@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from engram_conformance.strategies.machine_driver import effect
+
 from ..host import Identity
 from ..observation import Observation
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
-from .idempotency import effect, kept_its_state, send, unknown_target
+from .idempotency import kept_its_state, send, unknown_target
 from .registry import check
 
 NOT_FOUND = "NOT_FOUND"
