@@ -19,12 +19,14 @@ from .machine_base import (
     candidates,
     records,
 )
-from .machine_driver import DELIVERIES, UNHELD, Approval, Delivery, field
+from .machine_driver import DELIVERIES, UNHELD, Answer, Approval, Delivery, field
 from .model import CandidateState, KeyUse, RecordState
 
 DECISIONS = ("accepted", "rejected", "pending_adjudication")
 CONTEXT_UNAVAILABLE = -32603
 #: The rule a confirmation that does not hold breaks, by what is wrong with it.
+#: How a refusal names a candidate's transition.
+NOUN = {ADMIT: "admission", WITHDRAW: "withdraw"}
 UNHELD_RULE = {"expired": "GATE-004", "other_target": "GATE-003", "other_operation": "GATE-003"}
 deliveries = st.sampled_from(DELIVERIES)
 
@@ -125,16 +127,34 @@ class MutationRules(MachineBase):
         self.driver.step(f"{first.tool} {target} with the key {key} of that tool")
         self.reuse(key, first.tool, self.transition(first.tool, target, key))
 
+    def moved(
+        self, tool: str, target: str, delivery: Delivery
+    ) -> tuple[dict[str, Any], Answer] | None:
+        """``tool`` on ``target`` with a new key, delivered as ``delivery``: its arguments and
+        answer; or None when the lifecycle must refuse it (a candidate no longer pending, a
+        tombstoned record), as the answer must say, writing nothing."""
+        key = self.new_key()
+        arguments = self.transition(tool, target, key)
+        answer = self.mutate(tool, arguments, delivery)
+        if tool == FORGET:
+            if self.own.records[target].state is RecordState.TOMBSTONED:
+                what = "forget of a tombstoned record"
+                self.expect_refused(target, key, "LIFE-016", "ALREADY_TERMINAL", answer, what)
+                return None
+            return arguments, answer
+        state = self.own.candidates[target].state
+        if state is not CandidateState.PENDING:
+            what = f"{NOUN[tool]} of a {state} candidate"
+            self.expect_refused(target, key, "LIFE-012", "ILLEGAL_TRANSITION", answer, what)
+            return None
+        return arguments, answer
+
     def admission(self, candidate: str, delivery: Delivery = "answered") -> Any:
         """Request admission of ``candidate`` with a new key: its record id, if accepted."""
-        key = self.new_key()
-        arguments = self.transition(ADMIT, candidate, key)
-        answer = self.mutate(ADMIT, arguments, delivery)
-        state = self.own.candidates[candidate].state
-        if state is not CandidateState.PENDING:
-            what = f"admission of a {state} candidate"
-            self.expect_refused(candidate, key, "LIFE-012", "ILLEGAL_TRANSITION", answer, what)
+        sent = self.moved(ADMIT, candidate, delivery)
+        if sent is None:
             return multiple()
+        arguments, answer = sent
         outcome = field(answer.value, "outcome")
         status, record = outcome.get("status"), outcome.get("record_id")
         accepted = status == "accepted"
@@ -175,14 +195,10 @@ class MutationRules(MachineBase):
     @rule(candidate=candidates, delivery=deliveries)
     def withdraw(self, candidate: str, delivery: Delivery) -> None:
         self.driver.step(f"withdraw {candidate} ({delivery})")
-        key = self.new_key()
-        arguments = self.transition(WITHDRAW, candidate, key)
-        answer = self.mutate(WITHDRAW, arguments, delivery)
-        state = self.own.candidates[candidate].state
-        if state is not CandidateState.PENDING:
-            what = f"withdraw of a {state} candidate"
-            self.expect_refused(candidate, key, "LIFE-012", "ILLEGAL_TRANSITION", answer, what)
+        sent = self.moved(WITHDRAW, candidate, delivery)
+        if sent is None:
             return
+        arguments, answer = sent
         receipt = field(answer.value, "receipt")
         self.expect_on(
             candidate,
@@ -198,13 +214,10 @@ class MutationRules(MachineBase):
     @rule(record=records, delivery=deliveries)
     def forget(self, record: str, delivery: Delivery) -> None:
         self.driver.step(f"forget {record} ({delivery})")
-        key = self.new_key()
-        arguments = self.transition(FORGET, record, key)
-        answer = self.mutate(FORGET, arguments, delivery)
-        if self.own.records[record].state is RecordState.TOMBSTONED:
-            what = "forget of a tombstoned record"
-            self.expect_refused(record, key, "LIFE-016", "ALREADY_TERMINAL", answer, what)
+        sent = self.moved(FORGET, record, delivery)
+        if sent is None:
             return
+        arguments, answer = sent
         receipt = field(answer.value, "receipt")
         self.expect_on(
             record,
