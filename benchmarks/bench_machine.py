@@ -13,7 +13,6 @@ smallest failing example reported.
 from __future__ import annotations
 
 import argparse
-import secrets
 import statistics
 import sys
 import tempfile
@@ -23,15 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import anyio
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' planted bugs
 
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.conformance.checks import model_check, registry
-from engram_conformance.conformance.host import Host
-from engram_conformance.conformance.runner import RunOptions, run
-from engram_conformance.conformance.target_options import launched
+from engram_conformance.conformance.runner import RunOptions
+from engram_conformance.conformance.target_options import run_launched
 from engram_conformance.conformance.targets.reference import reference_descriptor
 from engram_conformance.spec import load
 from engram_conformance.strategies.machines import RULES
@@ -88,12 +83,8 @@ def counted() -> Iterator[Tally]:
 
 
 def over_stdio(seed: int) -> Any:
-    spec = load()
-    signer = ContextSigner(spec)
     options = RunOptions(profile="full", only=RULES, seed=seed)
-    with launched(reference_descriptor(), signer) as server:
-        host = Host(spec, signer, secrets.token_hex(3))
-        return anyio.run(run, server, spec, reference_descriptor().policy, host, options)
+    return run_launched(load(), reference_descriptor(), options)[0]
 
 
 def in_process(seed: int, **planted: Any) -> Any:

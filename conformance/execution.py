@@ -3,21 +3,17 @@ and the pytest plugin share (each then writes the reports and says the verdicts 
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import anyio
 from engram_conformance.spec import Spec
 
 from .baseline import Baseline
-from .bindings.signed_meta import ContextSigner
-from .host import Host
 from .report import build_document, write_transcripts
 from .reproduction import write_reproductions
-from .runner import Progress, RunOptions, run
-from .target_options import launched
+from .runner import Progress, RunOptions
+from .target_options import run_launched
 from .targets.descriptor import TargetDescriptor
 
 
@@ -40,10 +36,7 @@ def run_target(
     a reproduction reaches the target again (``reproduction.target_arguments``). Raises
     StartupFailed when the server would not start.
     """
-    signer = ContextSigner(spec)
-    host = Host(spec, signer, secrets.token_hex(3))
-    with launched(descriptor, signer) as server:
-        result = anyio.run(run, server, spec, descriptor.policy, host, options, progress)
+    result, server = run_launched(spec, descriptor, options, progress)
     report_dir.mkdir(parents=True, exist_ok=True)
     transcripts = write_transcripts(result, report_dir)
     reproductions = write_reproductions(result, report_dir, reached_by)

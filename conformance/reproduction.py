@@ -10,20 +10,16 @@ the same Hypothesis version (the choices are in its format) and the target reach
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import anyio
 import hypothesis
 from engram_conformance.spec import load
 
-from .bindings.signed_meta import ContextSigner
-from .host import Host
 from .ledger import Failure, Reproduction
-from .runner import RunOptions, RunResult, run
-from .target_options import chosen_descriptor, launched
+from .runner import RunOptions, RunResult
+from .target_options import chosen_descriptor, run_launched
 
 FOLDER = "reproductions"
 #: The target options a reproduction can name (those of ``engram-conformance run``).
@@ -72,8 +68,6 @@ def reproduce(
         target.get("stdio"),
         target.get("url"),
     )
-    spec = load()
-    signer = ContextSigner(spec)
     options = RunOptions(
         profile="full",
         only=(rule,),
@@ -81,9 +75,7 @@ def reproduce(
         binding_mode=descriptor.binding_mode,
         replay=Reproduction(check, hypothesis_version, choices),
     )
-    with launched(descriptor, signer) as server:
-        host = Host(spec, signer, secrets.token_hex(3))
-        result = anyio.run(run, server, spec, descriptor.policy, host, options)
+    result, _ = run_launched(load(), descriptor, options)
     evidence = result.ledger.evidence.get(rule)
     failures = [f for f in evidence.failures if f.check == check] if evidence else []
     if failures:

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import secrets
 import shlex
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import click
+from engram_conformance.spec import Spec
 
 from .bindings.signed_meta import ContextSigner
+from .host import Host
+from .runner import Progress, RunOptions, RunResult, run
 from .targets.descriptor import TargetDescriptor, load_descriptor
 from .targets.launch import LaunchedTarget, Workspace
 from .targets.reference import reference_descriptor
@@ -57,3 +62,15 @@ def launched(descriptor: TargetDescriptor, signer: ContextSigner) -> Iterator[La
         root = Path(scratch)
         workspace = Workspace(root, signer.write_public_key(root / "host-public-key.pem"))
         yield LaunchedTarget(descriptor, workspace)
+
+
+def run_launched(
+    spec: Spec, descriptor: TargetDescriptor, options: RunOptions, progress: Progress | None = None
+) -> tuple[RunResult, LaunchedTarget]:
+    """Start the descriptor's target (``launched``), run the checks ``options`` select against
+    it as a host with a fresh key, stop it; the result, and the target it ran against. Raises
+    StartupFailed when the server would not start."""
+    signer = ContextSigner(spec)
+    host = Host(spec, signer, secrets.token_hex(3))
+    with launched(descriptor, signer) as server:
+        return anyio.run(run, server, spec, descriptor.policy, host, options, progress), server

@@ -11,14 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.conformance.checks import registry
 from engram_conformance.conformance.checks.model_check import lifecycle_model_holds
-from engram_conformance.conformance.host import Host
-from engram_conformance.conformance.runner import RunOptions, RunResult, run
-from engram_conformance.conformance.target_options import launched
+from engram_conformance.conformance.runner import RunOptions, RunResult
+from engram_conformance.conformance.target_options import run_launched
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.reference_impl.envelope import success
 from engram_conformance.spec import load
@@ -143,8 +140,6 @@ def test_the_machine_runs_through_the_process_env_adapter() -> None:
     each example a new set, so few examples fit in the test's budget): the model holds, and
     what the examples exercised passes. Confirmations that do not hold cannot be sent through
     this binding, so the gate's rules are left to other checks."""
-    spec = load()
-    signer = ContextSigner(spec)
     descriptor = TargetDescriptor(
         name="env-bound-reference",
         transport="stdio",
@@ -159,9 +154,7 @@ def test_the_machine_runs_through_the_process_env_adapter() -> None:
     options = RunOptions(
         profile="full", only=RULES, seed=1, budget_s=30, binding_mode="process-env"
     )
-    with launched(descriptor, signer) as target:
-        host = Host(spec, signer, "envbound")
-        result = anyio.run(run, target, spec, descriptor.policy, host, options)
+    result, _ = run_launched(load(), descriptor, options)
     assert not machine_failures(result)
     verdicts = {rule: result.verdicts[rule].verdict for rule in RULES}
     assert set(verdicts.values()) <= {"pass", "error"}
