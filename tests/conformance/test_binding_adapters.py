@@ -16,6 +16,14 @@ from engram_conformance.conformance.targets.launch import LaunchedTarget, Worksp
 from engram_conformance.spec import load
 
 FIXTURE = str(Path(__file__).with_name("fixtures") / "echo_binding_server.py")
+#: The echo server over stdio, one process per identity, its tenant in the environment.
+ENV_BOUND = TargetDescriptor(
+    name="env-bound",
+    transport="stdio",
+    command=(sys.executable, FIXTURE, "stdio"),
+    binding_mode="process-env",
+    binding_env={"ENGRAM_TENANT": "{tenant}"},
+)
 
 
 async def bound_tenants(descriptor: TargetDescriptor, root: Path) -> list[str]:
@@ -43,14 +51,7 @@ async def bound_tenants(descriptor: TargetDescriptor, root: Path) -> list[str]:
 
 
 def test_process_env_starts_one_process_per_identity(tmp_path: Path) -> None:
-    descriptor = TargetDescriptor(
-        name="env-bound",
-        transport="stdio",
-        command=(sys.executable, FIXTURE, "stdio"),
-        binding_mode="process-env",
-        binding_env={"ENGRAM_TENANT": "{tenant}"},
-    )
-    tenants = anyio.run(bound_tenants, descriptor, tmp_path)
+    tenants = anyio.run(bound_tenants, ENV_BOUND, tmp_path)
     assert tenants[2] == tenants[0]
 
 
@@ -88,14 +89,7 @@ async def serving_processes(descriptor: TargetDescriptor, root: Path) -> list[in
 def test_process_env_keeps_the_recently_used_identities_open(tmp_path: Path) -> None:
     """One identity more than are kept closes the least recently used one's process: it gets
     a new process when it comes back, while the last one keeps its own."""
-    descriptor = TargetDescriptor(
-        name="env-bound",
-        transport="stdio",
-        command=(sys.executable, FIXTURE, "stdio"),
-        binding_mode="process-env",
-        binding_env={"ENGRAM_TENANT": "{tenant}"},
-    )
-    pids = anyio.run(serving_processes, descriptor, tmp_path)
+    pids = anyio.run(serving_processes, ENV_BOUND, tmp_path)
     first, last, first_again, last_again = pids[0], pids[-3], pids[-2], pids[-1]
     assert len(set(pids[:-2])) == KEPT_IDENTITY_CLIENTS + 1
     assert first_again != first

@@ -8,19 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from engram_conformance.conformance.targets.reference import reference_descriptor
 
 pytest_plugins = ["pytester"]
 
-REFERENCE = (
-    sys.executable,
-    "-m",
-    "engram_conformance.reference_impl",
-    "serve",
-    "--state-dir",
-    "{state_dir}",
-    "--host-public-key",
-    "{host_public_key_file}",
-)
+REFERENCE = reference_descriptor().command
 PLANTED = Path(__file__).parent / "fixtures" / "planted_bug_server.py"
 PLANTED_BUG = (sys.executable, str(PLANTED), "{state_dir}", "{host_public_key_file}")
 
