@@ -32,7 +32,6 @@ MAX_LIFETIME_S = 300
 CLOCK_SKEW_MS = 5_000
 
 
-#: Where each tool carries the purpose it is called for (contract text, section 0).
 class ProtocolRefusal(Exception):
     """A call refused before the memory service sees it: a JSON-RPC error of ``code``."""
 
@@ -122,9 +121,10 @@ class HostBinding:
 
     def verify(self, token: Any) -> InvocationContext:
         """The context a compact JWS binds, or ContextUnavailable. The ``tool`` claim is not
-        compared with anything here: ``admit_call`` does that, ``tools/list`` does not."""
+        checked here at all: ``admit_call`` compares it with the tool called (so a call whose
+        context lacks it is refused), while ``tools/list`` takes any value (DESIGN.md, rulings)."""
         claims = self._verified_claims(token)
-        errors = list(self._claims_validator.iter_errors(claims))
+        errors = list(self._claims_validator.iter_errors({**claims, "tool": ""}))
         if any(list(error.absolute_path)[:1] != ["confirmation"] for error in errors):
             raise ContextUnavailable("the claims do not match the binding schema")
         issued_at_s, expires_at_s = int(claims["iat"]), int(claims["exp"])
@@ -181,7 +181,7 @@ def _context(claims: dict[str, Any], issued_at_s: int, expires_at_s: int) -> Inv
         session=claims["session"],
         purpose_ref=claims["purpose_ref"],
         audit_id=claims["audit_id"],
-        tool=claims["tool"],
+        tool=claims["tool"] if isinstance(claims.get("tool"), str) else None,
         issued_at_s=issued_at_s,
         expires_at_s=expires_at_s,
         deadline_ms=None if deadline is None else instant_ms(deadline),

@@ -38,7 +38,7 @@ class InvocationContext:
     session: str
     purpose_ref: str
     audit_id: str
-    tool: str
+    tool: str | None  # None: the claim is absent or not a string (tools/list takes it)
     issued_at_s: int
     expires_at_s: int
     deadline_ms: int | None = None

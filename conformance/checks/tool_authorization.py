@@ -93,3 +93,29 @@ async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
                 expected=f"tools/list with the tools claim {enabled} lists {sorted(wanted)}",
                 observed=observed if observed.outcome != "result" else listed,
             )
+
+
+#: ``tool`` claims a host may send on tools/list, none of them the name of a tool called.
+LISTING_TOOL_CLAIMS = ("tools/list", "", NOT_A_TOOL[0])
+
+
+@check(rules=("HOST-022",), binding=SIGNED_META)
+async def tools_list_takes_any_tool_claim(ctx: CheckContext) -> None:
+    """On tools/list the context's ``tool`` claim is not checked: whatever string it holds, a
+    context that verifies is answered as the same context naming an offered tool is (which
+    list that is, HOST-009 judges)."""
+    tools = await offered(ctx)
+    ctx.require(bool(tools), "some memory tool is offered", tools)
+    for enabled in (ABSENT, [tools[0]]):
+        control, wanted = await _listed(ctx, ctx.host.claims(ctx.identity, tools[0], tools=enabled))
+        ctx.require(control.outcome == "result", "tools/list with a valid context answers", control)
+        for tool_claim in LISTING_TOOL_CLAIMS:
+            bound = ctx.host.claims(ctx.identity, tool_claim, tools=enabled)
+            observed, names = await _listed(ctx, bound)
+            ctx.expect(
+                "HOST-022",
+                observed.outcome == "result" and sorted(names) == sorted(wanted),
+                expected=f"tools/list with the tool claim {tool_claim!r} (tools claim {enabled}) "
+                f"lists {sorted(wanted)}, as with the tool claim {tools[0]!r}",
+                observed=observed if observed.outcome != "result" else sorted(names),
+            )

@@ -97,7 +97,8 @@ class ToolsNullEnablesNothing(BindingMutant):
 
 
 class ToolClaimNotCompared(LetsThrough):
-    """Serves a call whose context was issued for another tool."""
+    """Serves a call whose context was issued for another tool, or names none (the comparison
+    is the only check of the tool claim)."""
 
     skipped = "names another tool"
 
@@ -180,6 +181,17 @@ class ToolsListSkipsBadContexts(BindingMutant):
             return list(self.spec.tools)
 
 
+class ToolsListChecksTheToolClaim(BindingMutant):
+    """tools/list refuses a context whose tool claim names no tool (such as "tools/list"), as
+    the first reference did through the claims schema's tool-name pattern."""
+
+    def listed_tools(self, meta: Any) -> list[str]:
+        context = self.context(meta)
+        if context is not None and context.tool not in self.spec.tools:
+            raise ContextUnavailable("the context names no tool")
+        return super().listed_tools(meta)
+
+
 def _without(arguments: Any, name: str) -> Any:
     return {k: v for k, v in arguments.items() if k != name}
 
@@ -250,7 +262,7 @@ MUTANTS: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
     (AcceptsContextsFromTheFuture, ("HOST-003",), ()),
     (AgentAndSessionOptional, ("HOST-004",), ()),
     (ToolsNullEnablesNothing, ("HOST-004", "HOST-009"), ()),
-    (ToolClaimNotCompared, ("HOST-005", "HOST-016"), ()),
+    (ToolClaimNotCompared, ("HOST-004", "HOST-005", "HOST-016"), ()),
     (PurposeNotCompared, ("HOST-006", "HOST-016"), ()),
     (PurposeMismatchAsEnvelope, ("HOST-006", "HOST-016"), ()),
     (UnknownToolAsUntrustedContext, ("HOST-007", "HOST-016"), ("HOST-008", "HOST-011")),
@@ -259,6 +271,7 @@ MUTANTS: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
     (EmptyToolsClaimEnablesAll, ("HOST-009", "HOST-011"), ()),
     (ToolsListIgnoresTheClaim, ("HOST-009", "HOST-011"), ()),
     (ToolsListSkipsBadContexts, ("HOST-010",), ()),
+    (ToolsListChecksTheToolClaim, ("HOST-022",), ()),
     (AcceptsHistoryArgument, ("HOST-013",), ()),
     (TakesTenantFromArguments, ("HOST-014",), ()),
     (IgnoresDeadline, ("HOST-015", "HOST-016"), ()),

@@ -457,9 +457,26 @@ async def test_tools_list_without_context_lists_the_six_tools(server: Server[Any
 async def test_tools_list_with_a_context_lists_what_it_enables(
     server: Server[Any], host: Host, enabled: list[str] | None
 ) -> None:
-    """Its tool claim is not checked there: any memory tool name will do."""
     names = await listed(server, host.meta(CAPTURE, tools=enabled))
     assert names == (ALL_TOOLS if enabled is None else [t for t in ALL_TOOLS if t in enabled])
+
+
+@pytest.mark.parametrize("tool_claim", ["tools/list", "", "engram_memory_purge", 7, ABSENT])
+async def test_tools_list_does_not_check_the_tool_claim(
+    server: Server[Any], host: Host, tool_claim: Any
+) -> None:
+    """DESIGN.md's ruling: on tools/list the tool claim is not checked at all; the tools claim
+    still filters the list, and the same context on a call is refused."""
+    assert await listed(server, host.meta(CAPTURE, tool=tool_claim)) == ALL_TOOLS
+    assert await listed(server, host.meta(CAPTURE, tool=tool_claim, tools=[GET])) == [GET]
+
+
+@pytest.mark.parametrize("tool_claim", ["tools/list", "", 7, ABSENT])
+async def test_a_call_whose_context_names_no_tool_is_refused(
+    server: Server[Any], spec: Spec, host: Host, tool_claim: Any
+) -> None:
+    meta = host.meta(SEARCH, tool=tool_claim)
+    assert await refusal(server, spec, SEARCH, SEARCH_ARGUMENTS, meta) == CONTEXT_UNAVAILABLE
 
 
 @pytest.mark.parametrize(
