@@ -67,6 +67,15 @@ class RunResult:
 
 
 def selected(checks: Iterable[Check], options: RunOptions) -> list[Check]:
+    """The checks a run makes: those of its profile deciding a selected rule, and those that
+    provoke the answers the per-call checks of selected rules judge."""
+    provoking = {
+        check
+        for per_call in all_per_call().values()
+        if any(_named(options, rule) for rule in per_call.rules)
+        for check in per_call.provoked_by
+    }
+
     def wanted(check: Check) -> bool:
         if options.replay is not None:
             return check.id == options.replay.check
@@ -74,13 +83,18 @@ def selected(checks: Iterable[Check], options: RunOptions) -> list[Check]:
             return False
         if not options.only:
             return True
-        return any(item in check.rules or check.family == item for item in options.only)
+        return check.id in provoking or any(_named(options, rule) for rule in check.rules)
 
     return [check for check in checks if wanted(check)]
 
 
 def rule_selected(rule: Rule, options: RunOptions) -> bool:
-    return not options.only or rule.id in options.only or rule.family in options.only
+    return not options.only or _named(options, rule.id)
+
+
+def _named(options: RunOptions, rule: str) -> bool:
+    """Whether ``--only`` names ``rule`` or its family."""
+    return rule in options.only or rule.split("-")[0] in options.only
 
 
 Progress = Callable[[Check, int, int], None]
@@ -134,7 +148,7 @@ async def run(
             binding_mode=options.binding_mode,
         )
 
-    while pending:
+    while pending or first_connection:  # the server is discovered even if no check is left
         async with target.connect() as connection:
             session = Session(connection, target.call_timeout_s)
             session.observers.append(_observer(spec, ledger, per_call, memories, current))

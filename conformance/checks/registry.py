@@ -65,22 +65,29 @@ class PerCall:
     id: str
     rules: tuple[str, ...]
     function: PerCallFunction
+    #: the scripted checks whose calls it judges when only its rules are selected
+    provoked_by: tuple[str, ...]
 
 
 PER_CALL: dict[str, PerCall] = {}
+#: A scripted check that calls every tool on its success path and on a failure path.
+EVERY_TOOL = "every_tool_answers_envelopes"
 
 
-def per_call(*, rules: tuple[str, ...]) -> Callable[[PerCallFunction], PerCallFunction]:
+def per_call(
+    *, rules: tuple[str, ...], provoked_by: tuple[str, ...] = (EVERY_TOOL,)
+) -> Callable[[PerCallFunction], PerCallFunction]:
     """Register ``function(spec, observation, expect, memory)``, called for every answer.
 
-    ``memory`` is a dict the function keeps across the calls of one run.
+    ``memory`` is a dict the function keeps across the calls of one run. A run that selects
+    only some of its rules also runs the ``provoked_by`` checks, so that it has answers to judge.
     """
 
     def register(function: PerCallFunction) -> PerCallFunction:
         name = function.__name__
         if name in PER_CALL or name in REGISTRY:
             raise ValueError(f"check {name} is registered twice")
-        PER_CALL[name] = PerCall(name, tuple(rules), function)
+        PER_CALL[name] = PerCall(name, tuple(rules), function, tuple(provoked_by))
         return function
 
     return register
