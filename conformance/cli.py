@@ -38,14 +38,21 @@ def spec() -> None:
 
 @spec.command()
 @SPEC_DIR
-def lint(spec_dir: Path | None) -> None:
-    """Check the spec: meta-schemas, consistency, and every example classified as labelled.
+@click.option(
+    "--seed-text",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="the seed's Spanish text: every rule's quote must be found in it",
+)
+def lint(spec_dir: Path | None, seed_text: Path | None) -> None:
+    """Check the spec: meta-schemas, consistency, every example classified as labelled, every
+    output constraint naming its rule, every must rule quoting the seed.
 
     Exit 0 when the spec is sound, 2 when a problem is found (each printed as file, JSON
     Pointer and problem).
     """
     root = spec_dir or PACKAGED_ROOT
-    problems = list(iter_problems(root))
+    seed = seed_text.read_text(encoding="utf-8") if seed_text is not None else None
+    problems = list(iter_problems(root, seed))
     for problem in problems:
         click.echo(f"{root / problem.file}: at '{problem.pointer}': {problem.message}", err=True)
     if problems:

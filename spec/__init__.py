@@ -16,6 +16,7 @@ from ._arguments import check_clock as _check_clock
 from ._arguments import validate_arguments as _validate
 from ._documents import PACKAGED_ROOT, SpecFileError
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
+from ._outputs import OutputBreach, output_breaches, schema_rules
 from ._spec import Spec
 from ._vocabulary import SpecValidator, utf16_key
 from .canonical import canonical_json, digest, operation_digest
@@ -28,6 +29,7 @@ __all__ = [
     "ErrorCode",
     "Example",
     "Limit",
+    "OutputBreach",
     "ProtocolError",
     "Rule",
     "Spec",
@@ -43,7 +45,9 @@ __all__ = [
     "instant_ms",
     "load",
     "operation_digest",
+    "output_breaches",
     "resolve_pointer",
+    "schema_rules",
     "utf16_key",
     "validate_arguments",
 ]

@@ -95,6 +95,8 @@ class Rule:
     protocol_error: int | None = None
     untestable_reason: str | None = None
     notes: str = ""
+    #: the seed's own words the rule rests on (every ``must`` rule quotes them)
+    source_quote: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rule:
@@ -102,6 +104,7 @@ class Rule:
         return cls(
             source_document=data["source"]["document"],
             source_section=data["source"]["section"],
+            source_quote=data["source"].get("quote"),
             tools=tuple(data["tools"]),
             **rest,
         )

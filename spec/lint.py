@@ -4,7 +4,9 @@ First the files must parse and match their meta-schemas (schemas must be valid J
 2020-12 and use only the spec's known ``x-`` keywords). Only then is consistency checked: ids
 unique, every reference resolves (tools, error codes, states, rules, schema ids), limits agree
 with the schemas that state them, every error code is reachable from some tool, every state is
-reachable from a capture, and every example is classified by ``validate_arguments`` as labelled.
+reachable from a capture, every example is classified by ``validate_arguments`` as labelled,
+every constraint of the output schemas names the rule it enforces, and every ``must`` rule rests
+on the seed and quotes it (verbatim, when the seed's text is given).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ._arguments import validate_arguments
 from ._crossref import CLOCK_KINDS, CROSS_REFERENCE_KINDS
 from ._documents import PACKAGED_ROOT, SpecFileError, read_documents
 from ._model import Rule
+from ._outputs import schema_rules, unruled_constraints
 from ._shape import shape_errors, walk_subschemas
 from ._spec import Spec, build_registry
 from .pointers import resolve, to_pointer
@@ -43,8 +46,14 @@ class Problem:
         return f"{self.file}: at '{self.pointer}': {self.message}"
 
 
-def iter_problems(root: Path = PACKAGED_ROOT) -> Iterator[Problem]:
-    """Every problem of the spec in ``root``, lazily, file problems first."""
+#: How a quote joins passages of the seed that are not next to each other.
+QUOTE_GAP = " … "
+ENVELOPE_BRANCHES = ("Success", "Failure")
+
+
+def iter_problems(root: Path = PACKAGED_ROOT, seed_text: str | None = None) -> Iterator[Problem]:
+    """Every problem of the spec in ``root``, lazily, file problems first. With ``seed_text``
+    (the seed's Spanish text), every rule's quote must be found in it."""
     try:
         documents = read_documents(root)
     except SpecFileError as error:
@@ -62,6 +71,8 @@ def iter_problems(root: Path = PACKAGED_ROOT) -> Iterator[Problem]:
         *_lifecycle_problems(spec),
         *_rule_problems(spec),
         *_schema_rule_problems(spec),
+        *_output_rule_problems(spec),
+        *_quote_problems(spec, seed_text),
     ]
     yield from consistency
     if not consistency:  # examples are classified only against a consistent spec
@@ -204,6 +215,49 @@ def _schema_rule_problems(spec: Spec) -> Iterator[Problem]:
                     yield Problem(
                         path, f"{where}/kind", f"kind {entry['kind']!r} is not known here"
                     )
+
+
+def _output_rule_problems(spec: Spec) -> Iterator[Problem]:
+    """Every constraint of an answer's schema names a rule an answer can break, and a tool's
+    output schema names only rules about that tool."""
+    envelope = spec.contract["envelope_schema"]
+    schemas = [(tool.output_schema, tool.name) for tool in spec.tools.values()]
+    schemas += [(f"{envelope}#/$defs/{branch}", None) for branch in ENVELOPE_BRANCHES]
+    for schema_id, tool in schemas:
+        file = _file_of(spec, schema_id)
+        for pointer, rule in unruled_constraints(spec, schema_id):
+            problem = "names no rule" if rule is None else f"names {rule}, an argument rule"
+            message = f"the constraint at {pointer} of {schema_id} (references inlined) {problem}"
+            yield Problem(file, "", message)
+        for rule in schema_rules(spec, schema_id):
+            if tool is not None and rule in spec.rules and tool not in spec.rules[rule].tools:
+                message = f"{schema_id} enforces {rule}, whose tools do not include {tool}"
+                yield Problem("rules.json", f"/rules/{_rule_index(spec, rule)}/tools", message)
+
+
+def _file_of(spec: Spec, schema_id: str) -> str:
+    base = schema_id.partition("#")[0]
+    return next(p for p, d in spec.documents.schemas().items() if d.get("$id") == base)
+
+
+def _rule_index(spec: Spec, rule: str) -> int:
+    return [item["id"] for item in spec.documents.catalogue("rules.json")["rules"]].index(rule)
+
+
+def _quote_problems(spec: Spec, seed_text: str | None) -> Iterator[Problem]:
+    """A ``must`` rule comes from the seed and quotes it; a quote is the seed's own words."""
+    seed = " ".join(seed_text.split()) if seed_text is not None else None
+    for index, rule in enumerate(spec.rules.values()):
+        where = f"/rules/{index}/source"
+        if rule.level == "must" and rule.source_document != "seed":
+            yield Problem("rules.json", where, f"{rule.id} is a must rule not sourced to the seed")
+        if rule.level == "must" and rule.source_quote is None:
+            yield Problem("rules.json", where, f"{rule.id} is a must rule that quotes no seed text")
+        if seed is None or rule.source_quote is None:
+            continue
+        for passage in rule.source_quote.split(QUOTE_GAP):
+            if " ".join(passage.split()) not in seed:
+                yield Problem("rules.json", f"{where}/quote", f"not in the seed: {passage!r}")
 
 
 def _example_problems(spec: Spec) -> Iterator[Problem]:

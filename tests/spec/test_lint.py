@@ -209,3 +209,76 @@ def test_an_invalid_purpose_string_must_say_the_purpose_check_answers_first(
     [problem] = iter_problems(spec_copy)
     assert (problem.file, problem.pointer) == ("examples/get.json", f"/invalid/{index}")
     assert "answered_first_by" in problem.message
+
+
+# answers' constraints and the seed's words ------------------------------------------------------
+SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_234cb3bc426fd963.txt"
+OUTPUT_DEFINITIONS = "schemas/output-definitions.schema.json"
+
+
+def test_an_output_constraint_without_a_rule_is_a_problem(spec_copy: Path) -> None:
+    edit(spec_copy, OUTPUT_DEFINITIONS, lambda d: d["$defs"]["Cursor"]["x-rules"].pop("pattern"))
+    messages = [p.message for p in iter_problems(spec_copy)]
+    assert messages, "a cursor pattern that names no rule went unnoticed"
+    assert all("names no rule" in m and "/pattern" in m for m in messages), messages
+
+
+def test_an_output_constraint_naming_an_argument_rule_is_a_problem(spec_copy: Path) -> None:
+    """An answer cannot break SCHEMA-010, the digest form of the digests a caller sends."""
+    edit(
+        spec_copy,
+        OUTPUT_DEFINITIONS,
+        set_in(["$defs", "Digest", "x-rules", "pattern"], "SCHEMA-010"),
+    )
+    messages = {p.message for p in iter_problems(spec_copy)}
+    assert any("names SCHEMA-010, an argument rule" in m for m in messages), messages
+    assert all("SCHEMA-010" in m for m in messages), messages
+
+
+def test_an_output_rule_must_concern_the_tool_whose_output_it_judges(spec_copy: Path) -> None:
+    index = rule_index(spec_copy, "ENV-014")
+    edit(spec_copy, "rules.json", set_in(["rules", index, "tools"], ["engram_memory_search"]))
+    problems = list(iter_problems(spec_copy))
+    assert {(p.file, p.pointer) for p in problems} == {("rules.json", f"/rules/{index}/tools")}
+    assert any("whose tools do not include engram_memory_capture" in p.message for p in problems)
+
+
+def test_a_must_rule_quotes_the_seed(spec_copy: Path) -> None:
+    index = rule_index(spec_copy, "SCOPE-001")
+    edit(spec_copy, "rules.json", lambda d: d["rules"][index]["source"].pop("quote"))
+    assert list(iter_problems(spec_copy)) == [
+        Problem(
+            "rules.json",
+            f"/rules/{index}/source",
+            "SCOPE-001 is a must rule that quotes no seed text",
+        )
+    ]
+
+
+def test_a_must_rule_rests_on_the_seed_not_on_design(spec_copy: Path) -> None:
+    index = rule_index(spec_copy, "SCOPE-001")
+    edit(spec_copy, "rules.json", set_in(["rules", index, "source", "document"], "design"))
+    assert list(iter_problems(spec_copy)) == [
+        Problem(
+            "rules.json",
+            f"/rules/{index}/source",
+            "SCOPE-001 is a must rule not sourced to the seed",
+        )
+    ]
+
+
+def test_a_quote_is_looked_up_in_the_seed_text_given() -> None:
+    """Each passage of a quote (joined by ' … ') must be in the text, whitespace aside."""
+    spec = load()
+    quotes = {rule.id: rule.source_quote for rule in spec.rules.values() if rule.source_quote}
+    passages = [p for quote in quotes.values() for p in quote.split(" … ")]
+    text = "\n".join(passages)
+    assert list(iter_problems(seed_text=text.replace("\n", "  \n "))) == []
+    dropped = quotes["SCOPE-001"].split(" … ")[0]
+    problems = list(iter_problems(seed_text=text.replace(dropped, "")))
+    assert problems and all(p.message == f"not in the seed: {dropped!r}" for p in problems)
+
+
+@pytest.mark.skipif(not SEED.is_file(), reason=f"the seed text is not at {SEED}")
+def test_every_quote_is_the_seeds_own_words() -> None:
+    assert list(iter_problems(seed_text=SEED.read_text(encoding="utf-8"))) == []
