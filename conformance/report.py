@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Mapping
 from importlib.metadata import version
@@ -15,6 +14,7 @@ from engram_conformance.spec import Spec, instant
 from .baseline import Baseline, gate_fails
 from .recheck import FLAKY
 from .runner import RunOptions, RunResult
+from .targets.json_text import infinities_named, json_text
 from .targets.launch import Target
 
 KIT_VERSION = version("engram-conformance")
@@ -151,21 +151,24 @@ def spec_digest(spec: Spec) -> str:
 
 
 def _call(call: dict[str, Any]) -> dict[str, Any]:
+    """A call as the report shows it: JSON data, an infinite number as "Infinity" or
+    "-Infinity" (the transcript keeps it a number)."""
     return {
         "tool": call.get("tool") or call.get("method"),
-        "arguments": call.get("arguments"),
-        "answer": call.get("answer"),
+        "arguments": infinities_named(call.get("arguments")),
+        "answer": infinities_named(call.get("answer")),
     }
 
 
 def write_transcripts(result: RunResult, report_dir: Path) -> dict[str, str]:
-    """One JSON-lines transcript per check that failed or faulted; check -> relative path."""
+    """One JSON-lines transcript per check that failed or faulted; check -> relative path.
+    Lines are ``json_text``: arguments with lone surrogates or infinite numbers read back."""
     folder = report_dir / "transcripts"
     paths = {}
     for check, calls in result.transcripts.items():
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{check}.jsonl"
-        lines = [json.dumps(call, ensure_ascii=False, default=str) for call in calls]
+        lines = [json_text(call, default=str) for call in calls]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         paths[check] = f"transcripts/{check}.jsonl"
     return paths

@@ -4,6 +4,10 @@ Every observation is appended to the transcript and shown to the observers (the 
 checks). A broken connection or a timeout becomes an observation with ``outcome == "fault"``
 and raises ``ServerFault`` so that the check stops; the runner then reconnects.
 
+A call whose arguments the SDK cannot write as JSON text (an unpaired surrogate, a non-finite
+number) goes over the connection's raw channel instead, byte-exact (``targets.raw_channel``),
+and is observed and recorded like any other.
+
 A check may send calls over a client of its own (``extra_client`` and ``over``), recorded in the
 same transcript, and close that client's transport while calls are in flight (``lose_answers``):
 their answers are then lost on purpose, which is recorded and is no fault of the server.
@@ -26,7 +30,9 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from .exceptions import ServerFault, StartupFailed
 from .observation import Observation
 from .targets.connection import Connection
+from .targets.json_text import sdk_writes
 from .targets.launch import describe
+from .targets.raw_channel import Channel
 
 Observer = Callable[[Observation], None]
 Send = Callable[[], Awaitable[Any]]
@@ -69,10 +75,10 @@ class Session:
             "claims": claims,
             "meta": meta,
         }
-        client = _OVER.get()
+        client: Client | Channel | None = _OVER.get()
         try:
             # opened outside the time limit: a client's task groups must not live in its scope
-            client = client or await self.connection.client_for(claims)
+            client = await self._carrier(client, arguments, meta, claims)
             with anyio.fail_after(self.call_timeout_s):
                 result = await client.call_tool(tool, arguments, meta=meta)
         except StartupFailed as error:
@@ -99,6 +105,22 @@ class Session:
         if lost:
             observed = replace(observed, fault=f"{LOST} ({observed.fault})")
         return self._record(_with_latency(observed, elapsed), lost=lost)
+
+    async def _carrier(
+        self,
+        over: Client | None,
+        arguments: Any,
+        meta: dict[str, Any] | None,
+        claims: dict[str, Any] | None,
+    ) -> Client | Channel:
+        """What the call goes over: the connection's raw channel for ``claims`` when the SDK
+        cannot write ``arguments`` or ``meta``, else the task's client (``over``) or the
+        connection's client for ``claims``."""
+        if not sdk_writes([arguments, meta]):
+            raw = await self.connection.raw_for(claims)
+            if raw is not None:
+                return raw
+        return over or await self.connection.client_for(claims)
 
     @asynccontextmanager
     async def extra_client(self, claims: dict[str, Any] | None) -> AsyncIterator[Client]:

@@ -8,6 +8,11 @@ recently used of more than ``KEPT_IDENTITY_CLIENTS``.
 
 A check may also need a client of its own (``extra_client``), which it closes itself: to lose an
 answer by closing a transport, or to send identical calls over several sessions at once.
+
+Calls whose arguments the SDK cannot write go over a raw channel (``raw_for``, see
+``raw_channel``): one per bound identity (one in all for signed-meta), opened on first use and
+closed with the connection or once it is the least recently used of more than
+``KEPT_RAW_CHANNELS``.
 """
 
 from __future__ import annotations
@@ -21,10 +26,15 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from mcp import Client
 
+from .raw_channel import Channel
+
 IDENTITY_CLAIMS = ("tenant", "workspace", "principal", "agent_id", "session", "purpose_ref")
 OpenClient = Callable[[dict[str, str]], AbstractAsyncContextManager[Client]]
+OpenRaw = Callable[[dict[str, str]], AbstractAsyncContextManager[Channel]]
 #: Per-identity clients kept open at once (over stdio with process-env, each is a process).
 KEPT_IDENTITY_CLIENTS = 8
+#: Raw channels kept open at once (over stdio, each is a process).
+KEPT_RAW_CHANNELS = 2
 
 
 def identity_of(claims: dict[str, Any] | None) -> dict[str, str]:
@@ -39,6 +49,7 @@ class Connection:
         open_for: OpenClient | None = None,
         *,
         open_extra: OpenClient | None = None,
+        open_raw: OpenRaw | None = None,
         group: TaskGroup | None = None,
     ):
         """``open_for`` (a per-identity binding) needs ``group``, a task group of the task
@@ -46,13 +57,17 @@ class Connection:
         self.default = default
         self._open_for = open_for
         self._open_extra = open_extra
+        self._open_raw = open_raw
         self._group = group
         self._opening = anyio.Lock()
         self._clients: OrderedDict[tuple[str, ...], tuple[Client, anyio.Event]] = OrderedDict()
+        self._raw: OrderedDict[tuple[str, ...], tuple[Channel, AsyncExitStack]] = OrderedDict()
         if open_for is not None:
             if group is None:
                 raise ValueError("per-identity clients need a task group")
             stack.push_async_callback(self._close_identity_clients)
+        if open_raw is not None:
+            stack.push_async_callback(self._close_raw_channels)
 
     async def client_for(self, claims: dict[str, Any] | None) -> Client:
         """The client that binds ``claims``' identity (the default one for signed-meta).
@@ -101,6 +116,29 @@ class Connection:
         for _, done in self._clients.values():
             done.set()
         self._clients.clear()
+
+    async def raw_for(self, claims: dict[str, Any] | None) -> Channel | None:
+        """The raw channel that binds ``claims``' identity (None if the target has none).
+        Unlike an MCP client it holds no task group, so any task may open and close it."""
+        if self._open_raw is None:
+            return None
+        identity = identity_of(claims)
+        key = tuple(identity.values()) if self._open_for is not None else ()
+        async with self._opening:
+            if key not in self._raw:
+                while len(self._raw) >= KEPT_RAW_CHANNELS:
+                    _, (_, held) = self._raw.popitem(last=False)
+                    await held.aclose()
+                held = AsyncExitStack()
+                channel = await held.enter_async_context(self._open_raw(identity))
+                self._raw[key] = (channel, held)
+            self._raw.move_to_end(key)
+            return self._raw[key][0]
+
+    async def _close_raw_channels(self) -> None:
+        while self._raw:
+            _, (_, held) = self._raw.popitem()
+            await held.aclose()
 
     def extra_client(self, claims: dict[str, Any] | None) -> AbstractAsyncContextManager[Client]:
         """A new initialized client that reaches the same server state, closed when the caller's

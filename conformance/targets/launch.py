@@ -18,23 +18,25 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from ..exceptions import StartupFailed
 from .connection import IDENTITY_CLAIMS, Connection
 from .descriptor import TargetDescriptor
+from .raw_channel import ObjectChannel, RawChannel, over_http, over_stdio
 
 #: Environment passed to a stdio server besides the descriptor's own ``env``.
 _INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PYTHONPATH")
 STDERR_TAIL_LINES = 40
 #: The identity that fills the binding's templates for the connection used before any check.
 DISCOVERY_IDENTITY = {name: f"discovery-{name}" for name in IDENTITY_CLAIMS}
+T = TypeVar("T")
 
 
 def describe(error: BaseException) -> str:
@@ -155,6 +157,7 @@ class LaunchedTarget(Target):
                     stack,
                     self._client if per_identity else None,
                     open_extra=self._client if per_identity else self._discovery_client,
+                    open_raw=self._raw if per_identity else self._discovery_raw,
                     group=group,
                 )
 
@@ -162,27 +165,53 @@ class LaunchedTarget(Target):
         """A client filled with the discovery identity: signed-meta binds none to a client."""
         return self._client(DISCOVERY_IDENTITY)
 
+    def _discovery_raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
+        """A raw channel filled with the discovery identity, as ``_discovery_client``."""
+        return self._raw(DISCOVERY_IDENTITY)
+
+    def _stdio_parameters(self, identity: dict[str, str]) -> StdioServerParameters:
+        command = [self.fill(part, identity) for part in self.descriptor.command]
+        return StdioServerParameters(command=command[0], args=command[1:], env=self._env(identity))
+
+    def _headers(self, identity: dict[str, str]) -> dict[str, str] | None:
+        """The http-headers binding's headers for ``identity`` (None for other bindings)."""
+        if self.descriptor.binding_mode != "http-headers":
+            return None
+        return {k: self.fill(v, identity) for k, v in self.descriptor.binding_headers.items()}
+
     @asynccontextmanager
     async def _client(self, identity: dict[str, str]) -> AsyncIterator[Client]:
         timeout = self.descriptor.call_timeout_s
         if self.transport == "stdio":
-            command = [self.fill(part, identity) for part in self.descriptor.command]
-            parameters = StdioServerParameters(
-                command=command[0], args=command[1:], env=self._env(identity)
-            )
+            parameters = self._stdio_parameters(identity)
             with self.workspace.stderr_log.open("a", encoding="utf-8") as errlog:
                 transport = stdio_client(parameters, errlog=errlog)
                 async with _initialized(transport, timeout, self.stderr_log) as client:
                     yield client
             return
         url = self.fill(self.descriptor.url or "", identity)
-        headers = {k: self.fill(v, identity) for k, v in self.descriptor.binding_headers.items()}
+        headers = self._headers(identity)
         server: Any = url
-        if self.descriptor.binding_mode == "http-headers":
+        if headers is not None:
             http = httpx2.AsyncClient(headers=headers)
             server = streamable_http_client(url, http_client=http)
         async with _initialized(server, timeout, self.stderr_log) as client:
             yield client
+
+    def _raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
+        """A raw channel for ``identity``: over stdio a server process of its own, started as
+        the SDK's client starts one (same command, same environment), over HTTP a session of
+        its own with the binding's headers. A failure to open it is StartupFailed."""
+        timeout = self.descriptor.call_timeout_s
+        if self.transport == "stdio":
+            parameters = self._stdio_parameters(identity)
+            command = [parameters.command, *parameters.args]
+            env = get_default_environment() | (parameters.env or {})
+            opened = over_stdio(command, env, self.workspace.stderr_log, timeout)
+        else:
+            url = self.fill(self.descriptor.url or "", identity)
+            opened = over_http(url, self._headers(identity) or {}, timeout)
+        return _started(opened, self.stderr_log)
 
     @contextlib.contextmanager
     def _started_http(self, url: str):  # type: ignore[no-untyped-def]
@@ -233,19 +262,26 @@ def _wait_for_port(url: str, process: subprocess.Popen, timeout_s: float, log: P
     raise StartupFailed(f"nothing answered at {url} within {timeout_s} s", tail(log) if log else "")
 
 
-@asynccontextmanager
-async def _initialized(server: Any, timeout_s: float, log: Path | None) -> AsyncIterator[Client]:
+def _initialized(
+    server: Any, timeout_s: float, log: Path | None
+) -> AbstractAsyncContextManager[Client]:
     """An initialized client; a failure to initialize (in ``timeout_s``) is StartupFailed."""
-    client = Client(server, mode="legacy", read_timeout_seconds=timeout_s)
+    return _started(Client(server, mode="legacy", read_timeout_seconds=timeout_s), log)
+
+
+@asynccontextmanager
+async def _started(opened: AbstractAsyncContextManager[T], log: Path | None) -> AsyncIterator[T]:
+    """What ``opened`` opens; a failure to open it is StartupFailed with the tail of ``log``,
+    a failure to close it is no concern of the checks."""
     try:
-        await client.__aenter__()
+        value = await opened.__aenter__()
     except Exception as error:  # any failure to start is reported with evidence, not raised raw
         raise StartupFailed(describe(error), tail(log) if log else "") from None
     try:
-        yield client
+        yield value
     finally:
         with contextlib.suppress(Exception):
-            await client.__aexit__(None, None, None)
+            await opened.__aexit__(None, None, None)
 
 
 class InProcessTarget(Target):
@@ -266,9 +302,16 @@ class InProcessTarget(Target):
 
     @asynccontextmanager
     async def connect(self) -> AsyncIterator[Connection]:
+        """A connection whose raw channel is the default client's ``ObjectChannel``."""
         async with AsyncExitStack() as stack:
             client = await stack.enter_async_context(self._client())
-            yield Connection(client, stack, open_extra=self._client)
+            channel = ObjectChannel(client)
+            yield Connection(
+                client,
+                stack,
+                open_extra=self._client,
+                open_raw=lambda identity: contextlib.nullcontext(channel),
+            )
 
     def _client(self, identity: Any = None) -> AbstractAsyncContextManager[Client]:
         """A client of a server from the factory (the identity travels in ``_meta``)."""

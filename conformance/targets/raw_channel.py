@@ -1,0 +1,285 @@
+"""Byte-exact calls beside the SDK client, for arguments its JSON writer cannot write.
+
+The MCP SDK's JSON writer cannot write an unpaired surrogate (it fails, and the session with it)
+and writes an infinite number as ``null``; rule SCHEMA-032 wants both sent and answered
+INVALID_SCHEMA. So a raw channel writes each message itself (``json_text``).
+
+Over stdio it is a server process of its own (the SDK owns the pipes of the others), over
+streamable HTTP an MCP session of its own. Either way it makes the MCP handshake in raw text,
+sends one call at a time, and reads messages until the response with the call's id: notifications
+and requests from the server are skipped. It answers as the SDK client does, a ``CallToolResult``
+or an ``MCPError`` for a JSON-RPC error; output that is no JSON-RPC answer raises ``NotAnswered``
+with its first bytes, escaped. Unlike the SDK it does not check ``structuredContent`` against the
+tool's output schema: the checks judge what the server sent.
+
+A target in process has no text, but the SDK's client dumps the params in JSON mode before it
+hands them over, which makes an infinite number ``None``: its channel (``ObjectChannel``) hands
+them over as they are.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult
+from mcp_types.version import LATEST_HANDSHAKE_VERSION
+
+from .json_text import json_text
+
+#: The longest message read (a line over stdio, an event or a body over HTTP).
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+#: How much of output that is not a JSON-RPC answer the evidence shows.
+EVIDENCE_BYTES = 200
+#: How long a raw server process may take to exit at each step of stopping it.
+STOP_GRACE_S = 2.0
+
+
+class NotAnswered(Exception):
+    """The server's output is not the JSON-RPC answer to the request in flight."""
+
+
+def _evidence(data: bytes | str) -> str:
+    more = "..." if len(data) > EVIDENCE_BYTES else ""
+    return f"{data[:EVIDENCE_BYTES]!r}{more}"
+
+
+def _parsed(data: bytes | str) -> Any:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        raise NotAnswered(f"the server wrote what is not JSON: {_evidence(data)}") from None
+
+
+def _answers(message: Any, request_id: int) -> bool:
+    """Whether ``message`` is the response to ``request_id``; an error with a null id answers
+    the request in flight too (the server could not read its id, and only one is in flight)."""
+    if not isinstance(message, dict) or "method" in message:
+        return False
+    if "error" in message:
+        return message.get("id") in (request_id, None)
+    return "result" in message and message.get("id") == request_id
+
+
+def _call_params(name: str, arguments: Any, meta: dict[str, Any] | None) -> dict[str, Any]:
+    """A ``tools/call``'s params as the SDK writes them (``_meta`` first, when given)."""
+    params = {"_meta": meta} if meta is not None else {}
+    return {**params, "name": name, "arguments": arguments}
+
+
+class RawChannel:
+    """One MCP session spoken in raw text; a transport sends a request and reads its answer."""
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._one_at_a_time = anyio.Lock()
+        self.protocol_version: str | None = None
+
+    async def _request(self, request_id: int, text: str) -> dict[str, Any]:
+        """Send the request ``text`` and return the response to ``request_id``."""
+        raise NotImplementedError
+
+    async def _notify(self, text: str) -> None:
+        raise NotImplementedError
+
+    async def _ask(self, method: str, params: dict[str, Any]) -> Any:
+        """The result of a request; a JSON-RPC error raises ``MCPError``."""
+        async with self._one_at_a_time:
+            request_id = next(self._ids)
+            message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            response = await self._request(request_id, json_text(message))
+        if "error" not in response:
+            return response["result"]
+        error = response["error"]
+        if not isinstance(error, dict) or not isinstance(error.get("code"), int):
+            raise NotAnswered(f"a malformed JSON-RPC error: {_evidence(repr(error))}")
+        raise MCPError(error["code"], str(error.get("message", "")), error.get("data"))
+
+    async def handshake(self, timeout_s: float) -> None:
+        """``initialize`` with the SDK's protocol version, then ``notifications/initialized``."""
+        offer = {
+            "protocolVersion": LATEST_HANDSHAKE_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "engram-conformance-raw", "version": "1"},
+        }
+        try:
+            with anyio.fail_after(timeout_s):
+                result = await self._ask("initialize", offer)
+                version = result.get("protocolVersion") if isinstance(result, dict) else None
+                if not isinstance(version, str):
+                    raise NotAnswered(f"initialize answered no protocolVersion: {result!r}")
+                self.protocol_version = version
+                await self._notify(
+                    json_text({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                )
+        except TimeoutError:
+            raise TimeoutError(f"no answer to initialize within {timeout_s} s") from None
+
+    async def call_tool(
+        self, name: str, arguments: Any, *, meta: dict[str, Any] | None = None
+    ) -> CallToolResult:
+        result = await self._ask("tools/call", _call_params(name, arguments, meta))
+        return CallToolResult.model_validate(result)
+
+
+class _Stdio(RawChannel):
+    """Newline-delimited JSON-RPC on a server process's stdin and stdout."""
+
+    def __init__(self, process: Process) -> None:
+        super().__init__()
+        assert process.stdin is not None and process.stdout is not None
+        self._input = process.stdin
+        self._lines = BufferedByteReceiveStream(process.stdout)
+
+    async def _notify(self, text: str) -> None:
+        await self._input.send(text.encode("ascii") + b"\n")
+
+    async def _request(self, request_id: int, text: str) -> dict[str, Any]:
+        await self._notify(text)
+        while True:
+            try:
+                line = await self._lines.receive_until(b"\n", MAX_MESSAGE_BYTES)
+            except anyio.IncompleteRead:
+                raise NotAnswered("the server closed its output before answering") from None
+            except anyio.DelimiterNotFound:
+                raise NotAnswered(f"a line longer than {MAX_MESSAGE_BYTES} bytes") from None
+            if line.strip():
+                message = _parsed(line)
+                if _answers(message, request_id):
+                    return message
+
+
+@asynccontextmanager
+async def over_stdio(
+    command: list[str], env: dict[str, str], errlog: Path, timeout_s: float
+) -> AsyncIterator[RawChannel]:
+    """A raw channel to a server process started as ``command`` with ``env`` (its stderr
+    appended to ``errlog``), initialized within ``timeout_s``."""
+    with errlog.open("a", encoding="utf-8") as log:
+        process = await anyio.open_process(command, env=env, stderr=log)
+        try:
+            channel = _Stdio(process)
+            await channel.handshake(timeout_s)
+            yield channel
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _stop(process)
+
+
+async def _stop(process: Process) -> None:
+    """Close the server's input, then terminate it, then kill it, until it has exited."""
+    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()  # type: ignore[union-attr]
+    for stop in (None, process.terminate, process.kill):
+        if stop is not None:
+            with contextlib.suppress(ProcessLookupError):
+                stop()
+        with anyio.move_on_after(STOP_GRACE_S):
+            await process.wait()
+        if process.returncode is not None:
+            break
+    await process.aclose()
+
+
+class _Http(RawChannel):
+    """Streamable HTTP: each message a POST, the answer a JSON body or an event stream."""
+
+    def __init__(self, client: httpx2.AsyncClient, url: str) -> None:
+        super().__init__()
+        self._client = client
+        self._url = url
+        self.session_id: str | None = None
+
+    def _headers(self) -> dict[str, str]:
+        headers = {
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+        }
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        if self.protocol_version is not None:
+            headers["mcp-protocol-version"] = self.protocol_version
+        return headers
+
+    async def _notify(self, text: str) -> None:
+        response = await self._client.post(self._url, content=text, headers=self._headers())
+        if response.status_code >= 400:
+            raise NotAnswered(
+                f"HTTP {response.status_code} to a notification: {_evidence(response.content)}"
+            )
+
+    async def _request(self, request_id: int, text: str) -> dict[str, Any]:
+        post = self._client.stream("POST", self._url, content=text, headers=self._headers())
+        async with post as response:
+            self.session_id = response.headers.get("mcp-session-id", self.session_id)
+            kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+            if kind == "text/event-stream":
+                source = httpx2.EventSource(response, max_event_size=MAX_MESSAGE_BYTES)
+                async for event in source:
+                    if event.data.strip():
+                        message = _parsed(event.data)
+                        if _answers(message, request_id):
+                            return message
+                raise NotAnswered(f"HTTP {response.status_code}: the event stream ended unanswered")
+            body = await response.aread()
+            message = _parsed(body) if kind == "application/json" else None
+            if _answers(message, request_id):
+                return message  # type: ignore[return-value]
+            status = f"HTTP {response.status_code} ({kind or 'no content type'})"
+            raise NotAnswered(f"{status} with no answer: {_evidence(body)}")
+
+    async def end_session(self) -> None:
+        if self.session_id is not None:
+            await self._client.delete(self._url, headers=self._headers())
+
+
+@asynccontextmanager
+async def over_http(
+    url: str, headers: dict[str, str], timeout_s: float
+) -> AsyncIterator[RawChannel]:
+    """A raw channel over an MCP session of its own at ``url``, each request carrying
+    ``headers`` (the binding's), initialized within ``timeout_s``; its session ends with it."""
+    async with httpx2.AsyncClient(headers=headers, timeout=timeout_s) as client:
+        channel = _Http(client, url)
+        try:
+            await channel.handshake(timeout_s)
+            yield channel
+        finally:
+            with (
+                anyio.CancelScope(shield=True),
+                anyio.move_on_after(timeout_s),
+                contextlib.suppress(httpx2.HTTPError),
+            ):
+                await channel.end_session()
+
+
+class ObjectChannel:
+    """The raw channel of a target in process, where no text travels: the SDK's client would
+    hand the server the objects, but dumped in JSON mode first, which makes an infinite number
+    ``None``. This hands the client's JSON-RPC dispatcher the params as they are (the SDK has
+    no public call for it); lone surrogates and infinite numbers reach the server unchanged."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    async def call_tool(
+        self, name: str, arguments: Any, *, meta: dict[str, Any] | None = None
+    ) -> CallToolResult:
+        params = _call_params(name, arguments, meta)
+        result = await self._client.session._dispatcher.send_raw_request("tools/call", params)
+        return CallToolResult.model_validate(result)
+
+
+#: What carries the calls the SDK cannot write: a raw channel, or a target in process's.
+Channel = RawChannel | ObjectChannel

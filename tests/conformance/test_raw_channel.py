@@ -1,0 +1,231 @@
+"""Arguments the SDK cannot write (an unpaired surrogate, an infinite number) travel byte-exact
+over a raw channel, over stdio and HTTP, bound as the binding says: the reference answers them
+INVALID_SCHEMA (SCHEMA-032 passes), a server reading them leniently is caught, and a server
+answering garbage is a fault with its bytes, not a traceback."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio
+import pytest
+from click.testing import CliRunner
+from engram_conformance.conformance.bindings.signed_meta import ContextSigner
+from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.exceptions import ServerFault
+from engram_conformance.conformance.host import Host, Identity
+from engram_conformance.conformance.observation import Observation
+from engram_conformance.conformance.replay import read_transcript
+from engram_conformance.conformance.session import Session
+from engram_conformance.conformance.targets.descriptor import TargetDescriptor
+from engram_conformance.conformance.targets.json_text import infinities_named, json_text, sdk_writes
+from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
+from engram_conformance.conformance.targets.reference import reference_descriptor
+from engram_conformance.reports.document import load as load_report
+from engram_conformance.spec import load
+
+from .inprocess import ServiceProxy, run_against
+from .test_binding_adapters import ENV_BOUND
+
+FIXTURES = Path(__file__).with_name("fixtures")
+SEARCH = "engram_memory_search"
+CAPTURE = "engram_memory_capture"
+RULE = "SCHEMA-032"
+REFERENCE = reference_descriptor()
+REFERENCE_HTTP = TargetDescriptor(
+    name="reference-http",
+    transport="http",
+    url="http://127.0.0.1:{port}/mcp",
+    command=(*REFERENCE.command, "--http", "--port", "{port}"),
+)
+HEADER_BOUND = TargetDescriptor(
+    name="header-bound",
+    transport="http",
+    url="http://127.0.0.1:{port}/mcp",
+    command=(sys.executable, str(FIXTURES / "echo_binding_server.py"), "http", "{port}"),
+    binding_mode="http-headers",
+    binding_headers={"X-Engram-Tenant": "{tenant}"},
+)
+GARBAGE = TargetDescriptor(
+    name="garbage",
+    transport="stdio",
+    command=(sys.executable, str(FIXTURES / "misbehaving_server.py"), "garbage"),
+)
+LENIENT = (sys.executable, str(FIXTURES / "lenient_json_server.py"))
+LONE_SURROGATE = "ranking \ud800 decision"
+
+
+def test_json_text_writes_lone_surrogates_and_infinities_as_json() -> None:
+    document = {"q": LONE_SURROGATE, "up": math.inf, "down": [-math.inf], "s": "1e400"}
+    text = json_text(document)
+    assert text == '{"q":"ranking \\ud800 decision","up":1e400,"down":[-1e400],"s":"1e400"}'
+    assert json.loads(text) == document
+    assert not sdk_writes(document["q"]) and not sdk_writes(document["down"])
+    assert sdk_writes({"q": "ranking decision", "limit": 10})
+    with pytest.raises(ValueError):
+        json_text(math.nan)
+    assert infinities_named(document)["down"] == ["-Infinity"]  # JSON data for a report
+
+
+async def searches(
+    descriptor: TargetDescriptor, root: Path, arguments: list[dict[str, Any]]
+) -> list[tuple[Observation, Identity]]:
+    """A search with each of ``arguments``, then a plain one, against ``descriptor``'s target,
+    each as a fresh identity (with its purpose): the observations and the identities."""
+    spec = load()
+    signer = ContextSigner(spec)
+    host = Host(spec, signer, "raw")
+    target = LaunchedTarget(descriptor, Workspace(root, signer.write_public_key(root / "k.pem")))
+    done = []
+    async with target.connect() as connection:
+        session = Session(connection, 10)
+        for sent in [*arguments, {"query": "ranking decision"}]:
+            identity = host.new_identity()
+            claims = host.claims(identity, SEARCH)
+            call = {**sent, "purpose_ref": identity.purpose_ref}
+            done.append((await session.call(SEARCH, call, host.meta(claims), claims), identity))
+    return done
+
+
+@pytest.mark.parametrize("descriptor", [REFERENCE, REFERENCE_HTTP], ids=["stdio", "http"])
+def test_the_reference_refuses_what_only_the_raw_channel_sends(
+    tmp_path: Path, descriptor: TargetDescriptor
+) -> None:
+    sent = [{"query": LONE_SURROGATE}, {"query": "ranking decision", "limit": math.inf}]
+    (surrogate, _), (infinite, _), (plain, _) = anyio.run(searches, descriptor, tmp_path, sent)
+    for observed in (surrogate, infinite):
+        assert observed.outcome == "result", observed.fault
+        assert observed.code == "INVALID_SCHEMA"
+    assert surrogate.arguments["query"] == LONE_SURROGATE  # recorded as sent
+    assert plain.ok  # the SDK's client goes on after them
+
+
+@pytest.mark.parametrize("descriptor", [ENV_BOUND, HEADER_BOUND], ids=["process-env", "headers"])
+def test_each_identity_gets_a_raw_channel_bound_to_it(
+    tmp_path: Path, descriptor: TargetDescriptor
+) -> None:
+    sent = [{"query": LONE_SURROGATE}, {"query": LONE_SURROGATE}]
+    for observed, identity in anyio.run(searches, descriptor, tmp_path, sent)[:2]:
+        assert json.loads(observed.text or "{}")["bound_tenant"] == identity.tenant
+
+
+class Recording(ServiceProxy):
+    """The reference, keeping every argument object it is called with."""
+
+    seen: ClassVar[list[Any]] = []
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        self.seen.append(arguments)
+        return super().call(tool, arguments, context)
+
+
+def test_in_process_the_server_gets_the_objects_as_they_are(tmp_path: Path) -> None:
+    """The SDK's client in process would dump an infinite number to null first."""
+    result = run_against(tmp_path, service_mutant=Recording, only=(RULE,))
+    assert result.verdicts[RULE].verdict == "pass"
+    assert any(at(a, "payload", "primary_event", "at") == math.inf for a in Recording.seen)
+
+
+async def garbage_fault(root: Path) -> Observation:
+    spec = load()
+    signer = ContextSigner(spec)
+    target = LaunchedTarget(GARBAGE, Workspace(root, signer.write_public_key(root / "k.pem")))
+    async with target.connect() as connection:
+        session = Session(connection, 10)
+        with pytest.raises(ServerFault):
+            await session.call(SEARCH, {"query": LONE_SURROGATE}, None, None)
+        return session.transcript[-1]
+
+
+def test_garbage_on_the_raw_channel_is_a_fault_quoting_its_bytes(tmp_path: Path) -> None:
+    observed = anyio.run(garbage_fault, tmp_path)
+    assert observed.outcome == "fault"
+    assert "not JSON: b'this is not JSON-RPC \\x00" in (observed.fault or "")
+
+
+def run(tmp_path: Path, *target: str) -> Any:
+    """``engram-conformance run`` of SCHEMA-032 against ``target``: the report document."""
+    arguments = ["run", *target, "--only", RULE, "--report-dir", str(tmp_path / "report")]
+    CliRunner().invoke(main, arguments, catch_exceptions=False)
+    return load_report(tmp_path / "report" / "report.json")
+
+
+def descriptor_file(tmp_path: Path, name: str, server: dict[str, Any]) -> str:
+    path = tmp_path / f"{name}.toml"
+    lines = [f"{key} = {json.dumps(value)}" for key, value in server.items()]
+    path.write_text(f'name = "{name}"\n[server]\n' + "\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def verdict(document: Any) -> Any:
+    return next(rule for rule in document.rules if rule.id == RULE)
+
+
+def test_schema_032_passes_against_the_reference_over_stdio(tmp_path: Path) -> None:
+    assert verdict(run(tmp_path, "--reference")).verdict == "pass"
+
+
+def test_schema_032_passes_against_the_reference_over_http(tmp_path: Path) -> None:
+    server = {
+        "transport": "http",
+        "url": REFERENCE_HTTP.url,
+        "command": list(REFERENCE_HTTP.command),
+    }
+    target = descriptor_file(tmp_path, "reference-http", server)
+    assert verdict(run(tmp_path, "--target", target)).verdict == "pass"
+
+
+def lenient_run(tmp_path: Path, mode: str) -> Any:
+    """SCHEMA-032 of the run against the lenient fixture in ``mode``."""
+    command = [*LENIENT, mode, "{state_dir}", "{host_public_key_file}"]
+    target = descriptor_file(tmp_path, "lenient", {"transport": "stdio", "command": command})
+    return verdict(run(tmp_path, "--target", target))
+
+
+def at(document: Any, *steps: str) -> Any:
+    """The value at ``steps`` in ``document`` (None where there is none)."""
+    for step in steps:
+        document = document.get(step) if isinstance(document, dict) else None
+    return document
+
+
+def examples_of(tool: str) -> list[str]:
+    return [e.name for e in load().examples if e.tool == tool and e.rule == RULE]
+
+
+def test_a_server_reading_such_arguments_leniently_is_caught(tmp_path: Path) -> None:
+    """Its answers to the examples are successes: SCHEMA-032 (a profile rule) warns, naming
+    them, and the transcripts hold the arguments as sent, as JSON that reads back and replays:
+    against the reference, those calls (and only those) are answered differently."""
+    rule = lenient_run(tmp_path, "all")
+    assert rule.verdict == "warn"
+    expected = " ".join(failure.expected for failure in rule.failures)
+    for example in ("query-lone-high-surrogate", "text-lone-high-surrogate"):
+        assert f"'{example}'" in expected
+    capture = next(f for f in rule.failures if f.check.startswith("capture_")).transcript
+    transcript = tmp_path / "report" / capture
+    sent = [entry["arguments"] for entry in read_transcript(transcript)]
+    assert any(at(arguments, "payload", "valid_time", "t") == -math.inf for arguments in sent)
+    replayed = CliRunner().invoke(main, ["replay", str(transcript), "--reference"])
+    assert replayed.exit_code == 1, replayed.output
+    differing = len(examples_of(CAPTURE))
+    assert replayed.output.endswith(
+        f"{len(sent)} calls replayed, {differing} answered differently\n"
+    )
+
+
+def test_an_infinite_number_read_as_zero_is_caught(tmp_path: Path) -> None:
+    """The report, JSON data, shows the infinite numbers sent as "Infinity" and "-Infinity"."""
+    rule = lenient_run(tmp_path, "numbers")
+    assert rule.verdict == "warn"
+    infinite = [name for name in examples_of(CAPTURE) if name.endswith("-infinite")]
+    assert len(rule.failures) == len(infinite) == 2
+    for failure, name in zip(rule.failures, infinite, strict=True):
+        assert f"'{name}'" in failure.expected
+    shown = [call.arguments for failure in rule.failures for call in failure.calls]
+    assert any(at(arguments, "payload", "valid_time", "t") == "-Infinity" for arguments in shown)
+    assert any(at(arguments, "payload", "primary_event", "at") == "Infinity" for arguments in shown)
