@@ -8,6 +8,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from engram_conformance.spec import instant
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .wiring import WiringMutant, plant
@@ -58,6 +59,166 @@ class MessageNamesTheTarget(ServiceProxy):
         return envelope
 
 
+class ValueProxy(ServiceProxy):
+    """Base: alters the output value of every success (``change``, in place)."""
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        if envelope["ok"]:
+            self.change(tool, envelope["output"]["value"])
+        return envelope
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+class ErrorProxy(ServiceProxy):
+    """Base: alters the error of every failure (``change`` returns the new error)."""
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        if envelope["ok"]:
+            return envelope
+        return {**envelope, "error": self.change(tool, arguments, dict(envelope["error"]))}
+
+    def change(self, tool: str, arguments: Any, error: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class LowRedactionClass(ServiceProxy):
+    """Successes say redactionClass "low" (ENV-001)."""
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        return {**envelope, "redactionClass": "low"} if envelope["ok"] else envelope
+
+
+class OutputWithoutSchemaVersion(ServiceProxy):
+    """The output of a success has no schema_version (ENV-001)."""
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        if envelope["ok"]:
+            return {**envelope, "output": {"value": envelope["output"]["value"]}}
+        return envelope
+
+
+class RetriableAsString(ErrorProxy):
+    """error.retriable is the string "false" or "true" (ERR-001)."""
+
+    def change(self, tool: str, arguments: Any, error: dict[str, Any]) -> dict[str, Any]:
+        return {**error, "retriable": str(error["retriable"]).lower()}
+
+
+class GateFailedUpperCase(ErrorProxy):
+    """gate_failed is spelled GATE_FAILED, as the other codes are (ERR-002)."""
+
+    def change(self, tool: str, arguments: Any, error: dict[str, Any]) -> dict[str, Any]:
+        return {**error, "code": error["code"].upper()}
+
+
+class MessageNamesTheTool(ErrorProxy):
+    """Each tool words its messages its own way, each constant (ERR-007 only)."""
+
+    def change(self, tool: str, arguments: Any, error: dict[str, Any]) -> dict[str, Any]:
+        return {**error, "message": f"{tool}: {error['message']}"}
+
+
+class MessageCountsTheBytes(ErrorProxy):
+    """The message tells the size of the arguments sent: it varies with their values, though
+    it quotes none of them (ERR-004)."""
+
+    def change(self, tool: str, arguments: Any, error: dict[str, Any]) -> dict[str, Any]:
+        size = len(json.dumps(arguments, ensure_ascii=False))
+        return {**error, "message": f"{error['message']} ({size} bytes)"}
+
+
+class ReceiptWithoutEventId(ValueProxy):
+    """withdraw and forget receipts lack event_id (ENV-009)."""
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        value.get("receipt", {}).pop("event_id", None)
+
+
+class ReplayedAsString(ValueProxy):
+    """replayed is the string "false" or "true" (ENV-011: the seed writes replayed: true)."""
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        if "replayed" in value:
+            value["replayed"] = str(value["replayed"]).lower()
+
+
+class StatusOutsideTheSeed(ValueProxy):
+    """capture answers status "pending" for committed_pending (ENV-011)."""
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        if value.get("status") == "committed_pending":
+            value["status"] = "pending"
+
+
+class ScoresAsStrings(ValueProxy):
+    """search scores are strings (ENV-012, a type the seed does not give)."""
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        for packet in value.get("records", []):
+            packet["score"] = str(packet["score"])
+
+
+class UpperCaseDigests(ValueProxy):
+    """transaction_receipt_digest has upper-case hex digits (ENV-013)."""
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        for part in (value, value.get("outcome"), value.get("receipt")):
+            if isinstance(part, dict) and "transaction_receipt_digest" in part:
+                hexits = part["transaction_receipt_digest"].removeprefix("sha256:")
+                part["transaction_receipt_digest"] = "sha256:" + hexits.upper()
+
+
+class OpaqueCursors(ValueProxy):
+    """Journal cursors are opaque strings, not decimal integers (ENV-014)."""
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        for part in (value, value.get("outcome"), value.get("receipt")):
+            if isinstance(part, dict) and isinstance(part.get("cursor"), str):
+                part["cursor"] = f"c-{part['cursor']}"
+
+
+class ValidAsOfAsInstant(ValueProxy):
+    """read_receipt.valid_as_of is an Instant string, not epoch milliseconds (ENV-015)."""
+
+    def change(self, tool: str, value: dict[str, Any]) -> None:
+        receipt = value.get("read_receipt")
+        if isinstance(receipt, dict):
+            receipt["valid_as_of"] = instant(receipt["valid_as_of"])
+
+
+class MessagesNameFields(ServiceProxy):
+    """Not a mutant: every message is a constant of its code that names argument fields, as
+    "Record projection exceeds max_packet_bytes" does, which echoes no value sent."""
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        error = envelope.get("error")
+        if error:
+            message = f"{error['code']}: check max_packet_bytes, record_id and idempotency_key"
+            return {**envelope, "error": {**error, "message": message}}
+        return envelope
+
+
+class ErrorsNotFlagged(WiringMutant):
+    """Failure envelopes travel with isError false, a slip of servers that set
+    structuredContent by hand (ENV-005)."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        result = await super().call_tool(ctx, params)
+        return result.model_copy(update={"is_error": False})
+
+
 class TextCarriesTheValue(WiringMutant):
     """The text content carries the output value (or the error) alone, while structuredContent
     carries the envelope (ENV-004)."""
@@ -70,18 +231,47 @@ class TextCarriesTheValue(WiringMutant):
         return result.model_copy(update={"content": [text]})
 
 
+ENVELOPE = ("ENV", "ERR")
+#: (mutant, the rule it breaks, the families whose checks provoke the answers it alters)
+MUTANTS: list[tuple[type, str, tuple[str, ...]]] = [
+    (WrongAuditId, "ENV-006", ENVELOPE),
+    (ExtraEnvelopeField, "ENV-003", ENVELOPE),
+    (WrongRetriable, "ERR-003", ENVELOPE),
+    (MessageNamesTheTarget, "ENV-007", ENVELOPE),
+    (TextCarriesTheValue, "ENV-004", ENVELOPE),
+    (LowRedactionClass, "ENV-001", ENVELOPE),
+    (OutputWithoutSchemaVersion, "ENV-001", ENVELOPE),
+    (RetriableAsString, "ERR-001", ENVELOPE),
+    (ErrorsNotFlagged, "ENV-005", ENVELOPE),
+    (GateFailedUpperCase, "ERR-002", ("ERR", "GATE")),
+    (MessageNamesTheTool, "ERR-007", ENVELOPE),
+    (MessageCountsTheBytes, "ERR-004", ENVELOPE),
+    (ReceiptWithoutEventId, "ENV-009", ENVELOPE),
+    (ReplayedAsString, "ENV-011", ENVELOPE),
+    (StatusOutsideTheSeed, "ENV-011", ENVELOPE),
+    (ScoresAsStrings, "ENV-012", ENVELOPE),
+    (UpperCaseDigests, "ENV-013", ENVELOPE),
+    (OpaqueCursors, "ENV-014", ENVELOPE),
+    (ValidAsOfAsInstant, "ENV-015", ENVELOPE),
+]
+
+
 @pytest.mark.parametrize(
-    ("mutant", "rule"),
-    [
-        (WrongAuditId, "ENV-006"),
-        (ExtraEnvelopeField, "ENV-003"),
-        (WrongRetriable, "ERR-003"),
-        (MessageNamesTheTarget, "ENV-007"),
-        (TextCarriesTheValue, "ENV-004"),
-    ],
+    ("mutant", "rule", "only"), MUTANTS, ids=[mutant.__name__ for mutant, *_ in MUTANTS]
 )
 def test_envelope_mutant_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: type, rule: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: type, rule: str, only: tuple[str, ...]
 ) -> None:
-    result = run_against(tmp_path, only=("ENV", "ERR"), **plant(monkeypatch, mutant))
+    result = run_against(tmp_path, only=only, **plant(monkeypatch, mutant))
     assert result.verdicts[rule].verdict == broken_verdict(rule), result.verdicts[rule]
+
+
+def test_constant_messages_that_name_fields_are_no_echo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENV-007 counts argument values, never argument names (DESIGN.md's rulings)."""
+    result = run_against(tmp_path, only=("ENV", "ERR"), **plant(monkeypatch, MessagesNameFields))
+    assert {rule: result.verdicts[rule].verdict for rule in ("ENV-007", "ERR-004")} == {
+        "ENV-007": "pass",
+        "ERR-004": "pass",
+    }
