@@ -23,6 +23,11 @@ from ..session import Session
 from ..targets.descriptor import Policy
 from .builders import capture_arguments
 
+#: The row of the seed's error table for arguments that break the closed schema.
+ARGUMENT_ERRORS = ("INVALID_SCHEMA", "INVALID_DIGEST")
+#: The rule that judges which code of that row an argument error gets.
+CODE_IN_ROW = "SCHEMA-035"
+
 
 class CheckFailed(Exception):
     """Raised by ``require``: the check cannot go on (its precondition did not hold)."""
@@ -106,6 +111,28 @@ class CheckContext:
             )
             self.ledger.failed(rule, failure)
         return ok
+
+    def expect_argument_refusal(
+        self, rule: str, observed: Observation, code: str, what: str
+    ) -> bool:
+        """``rule`` holds when ``observed`` is refused as an argument error: with ``code`` or,
+        when ``code`` is one of the seed table's row INVALID_SCHEMA, INVALID_DIGEST, with the
+        other. Which of the two is DESIGN's choice, judged by ``CODE_IN_ROW`` (profile)."""
+        if code not in ARGUMENT_ERRORS:
+            return self.expect(
+                rule, observed.code == code, expected=f"{what}: {code}", observed=observed
+            )
+        refused = self.expect(
+            rule,
+            observed.code in ARGUMENT_ERRORS,
+            expected=f"{what}: {' or '.join(ARGUMENT_ERRORS)}",
+            observed=observed,
+        )
+        if refused:
+            self.expect(
+                CODE_IN_ROW, observed.code == code, expected=f"{what}: {code}", observed=observed
+            )
+        return refused
 
     def not_applicable(self, rule: str, reason: str) -> None:
         """Record that the target's declared policy makes ``rule`` unreachable."""

@@ -333,7 +333,8 @@ async def key_is_scoped_to_principal_and_scope(ctx: CheckContext) -> None:
 
 @check(rules=("IDEM-009",), tools=(CAPTURE,))
 async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
-    """A capture whose retention ends shortly, replayed once that instant has passed."""
+    """A capture whose retention ends shortly, replayed once that instant has passed, then its
+    key reused with other content."""
     ahead_ms = min(EXPIRY_AHEAD_MS, ctx.policy.retention_ceiling_s * 1000 // 2)
     expires_at_ms = wall_clock_ms() + ahead_ms
     arguments = _expiring_capture(ctx, ctx.key(), expires_at_ms)
@@ -347,6 +348,15 @@ async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
         expected="a replay after its expires_at passed: duplicate_exact with candidate_id "
         f"{effect(CAPTURE, first)!r}, not INVALID_SCHEMA",
         observed=replay,
+    )
+    other = _expiring_capture(ctx, arguments["idempotency_key"], expires_at_ms)
+    conflict = await ctx.capture(other)
+    ctx.expect(
+        "IDEM-009",
+        conflict.code == "DIGEST_CONFLICT",
+        expected="the same key with other content after its expires_at passed: DIGEST_CONFLICT"
+        " (key reuse before the clock check), not INVALID_SCHEMA",
+        observed=conflict,
     )
 
 

@@ -156,7 +156,7 @@ async def capture_commits_a_pending_candidate(ctx: CheckContext) -> None:
     )
 
 
-@check(rules=("LIFE-002",), tools=(CAPTURE, SEARCH, GET))
+@check(rules=("LIFE-002", "SCHEMA-035"), tools=(CAPTURE, SEARCH, GET))
 async def pending_candidate_is_neither_searchable_nor_readable(ctx: CheckContext) -> None:
     word = ctx.unique("pending")
     candidate_id = await ctx.pending(f"note {word}")
@@ -166,12 +166,7 @@ async def pending_candidate_is_neither_searchable_nor_readable(ctx: CheckContext
     )
     read = await ctx.get(candidate_id)
     code = "NOT_FOUND" if _is_record_id(candidate_id) else "INVALID_SCHEMA"
-    ctx.expect(
-        "LIFE-002",
-        read.code == code,
-        expected=f"get of the candidate_id {candidate_id!r} answers {code}",
-        observed=read,
-    )
+    ctx.expect_argument_refusal("LIFE-002", read, code, f"get of the candidate_id {candidate_id!r}")
 
 
 @check(rules=("LIFE-003", "LIFE-006"), tools=(CAPTURE, ADMIT))
@@ -510,7 +505,7 @@ async def valid_time_leaves_the_state_unchanged(ctx: CheckContext) -> None:
     _expect_from_state(ctx, "LIFE-020", await ctx.forget(record_id), "accepted_current")
 
 
-@check(rules=("LIFE-021",), tools=(CAPTURE,))
+@check(rules=("LIFE-021", "IDEM-014"), tools=(CAPTURE,))
 async def reconciliation_needs_host_consent(ctx: CheckContext) -> None:
     unconsented = f"family:{ctx.unique('unconsented')}"
     await expect_refused_capture(

@@ -58,6 +58,10 @@ def expiring(ctx: CheckContext, text: str) -> tuple[dict[str, Any], int]:
     return expires_at(ctx.capture_arguments(text), moment_ms), moment_ms
 
 
+#: An error reserves no idempotency key (IDEM-014, profile).
+KEY_UNRESERVED = "IDEM-014"
+
+
 async def wait_past(moment_ms: int) -> None:
     """Sleep until ``moment_ms`` (epoch ms) has passed by a margin."""
     await anyio.sleep(max(0, moment_ms + EXPIRY_MARGIN_MS - wall_clock_ms()) / 1000)
@@ -83,16 +87,19 @@ async def expect_hidden(ctx: CheckContext, rule: str, record_id: Any, word: str,
 async def expect_refused_capture(
     ctx: CheckContext, rule: str, arguments: dict[str, Any], code: str, why: str
 ) -> None:
-    """Record under ``rule`` that the capture answers ``code`` and writes nothing.
+    """Record under ``rule`` that the capture answers ``code``, and under ``KEY_UNRESERVED``
+    that it wrote nothing.
 
     Writing nothing is observed through the idempotency key: a clean capture with the refused
     call's key is then a first capture (committed_pending), not a replay or DIGEST_CONFLICT.
+    That a refusal leaves the key free is DESIGN's reading of "writes nothing" (the seed's
+    mutation guard reserves keys), so it is charged to that profile rule, not to ``rule``.
     """
     refused = await ctx.capture(arguments)
     ctx.expect(rule, refused.code == code, expected=f"{code}: {why}", observed=refused)
     retried = await ctx.capture(ctx.capture_arguments(key=arguments["idempotency_key"]))
     ctx.expect(
-        rule,
+        KEY_UNRESERVED,
         retried.value.get("status") == "committed_pending",
         expected="nothing written: the refused call's idempotency key then commits a new capture",
         observed=retried,

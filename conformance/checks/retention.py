@@ -26,7 +26,7 @@ from .registry import check
 SKEW_MS = 60_000
 
 
-@check(rules=("RET-002",), tools=(CAPTURE,))
+@check(rules=("RET-002", "IDEM-014"), tools=(CAPTURE,))
 async def retain_needs_host_permission(ctx: CheckContext) -> None:
     retain = with_retention(ctx.capture_arguments(), derivative_rule="retain")
     if not ctx.policy.retain_allowed:
@@ -43,7 +43,7 @@ async def retain_needs_host_permission(ctx: CheckContext) -> None:
     )
 
 
-@check(rules=("RET-003",), tools=(CAPTURE,))
+@check(rules=("RET-003", "IDEM-014"), tools=(CAPTURE,))
 async def retention_ceiling_is_enforced(ctx: CheckContext) -> None:
     ceiling_ms = ctx.policy.retention_ceiling_s * 1000
     beyond = expires_at(ctx.capture_arguments(), wall_clock_ms() + ceiling_ms + SKEW_MS)
@@ -60,29 +60,11 @@ async def retention_ceiling_is_enforced(ctx: CheckContext) -> None:
     )
 
 
-@check(rules=("RET-004",), tools=(CAPTURE,))
+@check(rules=("RET-004", "IDEM-014"), tools=(CAPTURE,))
 async def expires_at_not_after_capture_is_invalid(ctx: CheckContext) -> None:
     past = expires_at(ctx.capture_arguments(), wall_clock_ms() - SKEW_MS)
     await expect_refused_capture(
         ctx, "RET-004", past, "INVALID_SCHEMA", "expires_at is not after capture time"
-    )
-
-
-@check(rules=("RET-004",), tools=(CAPTURE,))
-async def capture_replay_outlives_its_expiry(ctx: CheckContext) -> None:
-    """A retry after a lost answer gets the first outcome, even once expires_at has passed."""
-    arguments, expires_ms = expiring(ctx, f"note {ctx.unique('replayed')}")
-    first = await ctx.capture(arguments)
-    ctx.require(first.ok, "capture with a retention within the ceiling failed", first)
-    await wait_past(expires_ms)
-    replay = await ctx.capture(arguments)
-    ctx.expect(
-        "RET-004",
-        replay.value.get("status") == "duplicate_exact"
-        and replay.value.get("candidate_id") == first.value.get("candidate_id"),
-        expected="a replay after expires_at passed answers duplicate_exact with the first"
-        " candidate_id (replay detection comes before the clock check)",
-        observed=replay,
     )
 
 

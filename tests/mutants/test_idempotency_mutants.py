@@ -188,6 +188,19 @@ class ClockBeforeReplay(ServiceProxy):
         return self.inner.call(tool, arguments, context)
 
 
+class ClockBeforeConflict(ServiceProxy):
+    """A reused capture key is compared after the clock checks: other content sent once its
+    expires_at passed answers INVALID_SCHEMA instead of DIGEST_CONFLICT (replays still hold)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        answer = self.inner.call(tool, arguments, context)
+        if tool == CAPTURE and not answer["ok"] and answer["error"]["code"] == "DIGEST_CONFLICT":
+            verdict = check_clock(tool, arguments, self.inner.clock(), spec=self.inner.spec)
+            if not verdict.ok:
+                return refused(self, verdict.code, context)
+        return answer
+
+
 class ForgetClearsCaptureKeys(ContextProxy):
     """Forgetting a record clears the scope's capture keys: the original capture's replay makes
     a new candidate."""
@@ -325,9 +338,11 @@ def test_idempotency_mutant_is_caught(
     assert_caught(idem_and_scope_verdicts(result), broken=tuple(rules))
 
 
-def test_replay_after_expiry_mutant_is_caught(tmp_path: Path) -> None:
-    """The one check that waits (profile full): a capture replayed once its retention ended."""
-    result = run_against(tmp_path, service_mutant=ClockBeforeReplay, only=("IDEM",), profile="full")
+@pytest.mark.parametrize("mutant", [ClockBeforeReplay, ClockBeforeConflict])
+def test_replay_after_expiry_mutant_is_caught(tmp_path: Path, mutant: type) -> None:
+    """The one check that waits (profile full): a capture replayed once its retention ended,
+    then its key reused with other content."""
+    result = run_against(tmp_path, service_mutant=mutant, only=("IDEM",), profile="full")
     assert_caught(family_verdicts(result, "IDEM"), broken=("IDEM-009",))
 
 

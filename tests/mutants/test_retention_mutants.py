@@ -53,15 +53,6 @@ class PastExpiryMeansNone(ServiceProxy):
         return self.inner.call(tool, arguments, context)
 
 
-class ClockBeforeReplay(ServiceProxy):
-    """The clock is checked before replay detection: a retry after expiry is refused (RET-004)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        if tool == CAPTURE and _expired(arguments):
-            return refusal("INVALID_SCHEMA", context)
-        return self.inner.call(tool, arguments, context)
-
-
 class PolicyBeforeClock(ServiceProxy):
     """Retain and reconciliation are refused before expires_at is checked (RET-005)."""
 
@@ -81,11 +72,7 @@ class PolicyBeforeClock(ServiceProxy):
         (
             PastExpiryMeansNone,
             {
-                # the replay, sent once its expires_at has passed, loses it too: a conflict
-                "RET-004": {
-                    "expires_at_not_after_capture_is_invalid",
-                    "capture_replay_outlives_its_expiry",
-                },
+                "RET-004": {"expires_at_not_after_capture_is_invalid"},
                 "RET-005": {"past_expiry_outranks_unauthorized"},
             },
         ),
@@ -113,11 +100,8 @@ def test_a_ceiling_above_the_declared_one_is_caught(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("mutant", "rule", "check"),
-    [
-        (ClockBeforeReplay, "RET-004", "capture_replay_outlives_its_expiry"),
-        (IgnoresExpiry, "RET-006", "expired_record_is_ineligible"),
-    ],
-    ids=["ClockBeforeReplay", "IgnoresExpiry"],
+    [(IgnoresExpiry, "RET-006", "expired_record_is_ineligible")],
+    ids=["IgnoresExpiry"],
 )
 def test_expiry_mutant_is_caught(
     tmp_path: Path, mutant: type[ServiceProxy], rule: str, check: str
