@@ -305,7 +305,15 @@ class IgnoresConsent(ServiceProxy):
             NoDecisionReceipt,
             {"LIFE-003": "admission_answers_an_outcome_with_receipts"},
         ),
-        (AcceptedWithoutRecordId, {"LIFE-004": "accepted_candidate_becomes_a_readable_record"}),
+        (
+            AcceptedWithoutRecordId,
+            {
+                "LIFE-004": (
+                    "accepted_candidate_becomes_a_readable_record",
+                    "success_value_matches_the_output_schema",
+                )
+            },
+        ),
         (RejectionAsError, {"LIFE-005": "rejection_is_a_success_result"}),
         (
             QueuesEverything,
@@ -344,11 +352,13 @@ class IgnoresConsent(ServiceProxy):
     ids=lambda value: value.__name__ if isinstance(value, type) else "",
 )
 def test_lifecycle_mutant_is_caught(
-    tmp_path: Path, mutant: type[ServiceProxy], broken: dict[str, str]
+    tmp_path: Path, mutant: type[ServiceProxy], broken: dict[str, str | tuple[str, ...]]
 ) -> None:
-    """The mutant breaks exactly these LIFE rules, each reported by the check named."""
+    """The mutant breaks exactly these LIFE rules, each reported by the checks named (the
+    per-call output check reports a field the output schema requires)."""
     result = run_against(tmp_path, service_mutant=mutant, only=("LIFE",))
-    assert reported(result, "LIFE") == {rule: {check} for rule, check in broken.items()}
+    named = {rule: {c} if isinstance(c, str) else set(c) for rule, c in broken.items()}
+    assert reported(result, "LIFE") == named
     for rule in broken:
         assert result.verdicts[rule].verdict == broken_verdict(rule)
 
@@ -377,7 +387,7 @@ def test_consented_reconciliation_is_committed(tmp_path: Path) -> None:
         only=("LIFE-021",),
     )
     assert result.verdicts["LIFE-021"].verdict == "pass"
-    assert result.ledger.evidence["LIFE-021"].passed == 3  # refused, nothing written, consented
+    assert result.ledger.evidence["LIFE-021"].passed == 2  # refused, consented (key: IDEM-014)
 
 
 def test_without_secret_rejection_only_the_tombstone_guard_decides_life_005(

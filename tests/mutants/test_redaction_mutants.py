@@ -53,7 +53,8 @@ class HidesTrustUnlisted(PacketProxy):
 
 
 class BareHexRedactionReceipt(PacketProxy):
-    """redaction_receipt_digest is bare hex, without the sha256: prefix (REDACT-004)."""
+    """redaction_receipt_digest is bare hex, without the sha256: prefix: present, as the seed
+    wants (REDACT-004 holds), not of the kit's digest form (ENV-013)."""
 
     def alter_packet(self, packet: Packet) -> Packet:
         receipt = packet["redaction_receipt_digest"].removeprefix("sha256:")
@@ -73,7 +74,7 @@ MUTANTS = [
     (HonoursHidingRecordId, {"record_id"}, {"REDACT-001"}),
     (UnsortedRedactedFields, {"citations", "components", "trust"}, {"REDACT-002"}),
     (HidesTrustUnlisted, {"trust"}, {"REDACT-003"}),
-    (BareHexRedactionReceipt, set(), {"REDACT-004"}),
+    (BareHexRedactionReceipt, set(), {"ENV-013"}),
     (HidesCitationsByDefault, set(), {"REDACT-005"}),
 ]
 
@@ -89,9 +90,10 @@ def test_redaction_mutant_is_caught(
         service_mutant=mutant,
         server_policy=HostPolicy(redacted_fields=frozenset(hidden)),
         target_policy=Policy(redacted_fields=frozenset(hidden)),
-        only=("REDACT",),
+        only=("REDACT", "ENV-013"),
     )
-    assert broken(result, "REDACT") == {rule: broken_verdict(rule) for rule in rules}
+    found = broken(result, "REDACT") | broken(result, "ENV")
+    assert found == {rule: broken_verdict(rule) for rule in rules}
 
 
 def test_reference_passes_every_redaction_rule(tmp_path: Path) -> None:

@@ -166,7 +166,8 @@ class NoMatchIsNotFound(SearchProxy):
 
 
 class SemanticRequestIsInvalid(ServiceProxy):
-    """A lexical-only server answers lexical_and_semantic INVALID_SCHEMA (SEARCH-010)."""
+    """A lexical-only server answers lexical_and_semantic INVALID_SCHEMA: refused, as the seed
+    wants (SEARCH-010 holds), but not RANKING_UNAVAILABLE (SEARCH-017)."""
 
     def alter(
         self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
@@ -235,6 +236,16 @@ class IgnoresLimit(ServiceProxy):
         return self.inner.call(tool, arguments, context)
 
 
+class DefaultPageOfEight(ServiceProxy):
+    """An omitted limit means 8: within the seed's cap of 10, short of the page DESIGN fills
+    (SEARCH-012 only)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        if tool == SEARCH and isinstance(arguments, dict) and "limit" not in arguments:
+            arguments = {**arguments, "limit": 8}
+        return self.inner.call(tool, arguments, context)
+
+
 class GetStampsLastRead(ServiceProxy):
     """get stamps last_read_at on a record read before, so reading changes it (SEARCH-016)."""
 
@@ -267,12 +278,13 @@ MUTANTS = [
     (RecordDigestCoversRecordId, {"SEARCH-007"}),
     (UpperCaseIdFromGet, {"SEARCH-008"}),
     (NoMatchIsNotFound, {"SEARCH-009"}),
-    (SemanticRequestIsInvalid, {"SEARCH-010"}),
-    (NetworkAllowAsksARemoteIndex, {"SEARCH-011"}),
+    (SemanticRequestIsInvalid, {"SEARCH-017"}),
+    (NetworkAllowAsksARemoteIndex, {"SEARCH-011", "SEARCH-004"}),
     (IgnoresTheByteBudget, {"SEARCH-012", "SEARCH-013"}),
     (SkipsOversizedRecords, {"SEARCH-013"}),
     (GetIgnoresTheByteBudget, {"SEARCH-014"}),
-    (IgnoresLimit, {"SEARCH-015"}),
+    (IgnoresLimit, {"SEARCH-015", "SEARCH-012"}),
+    (DefaultPageOfEight, {"SEARCH-012"}),
     (GetStampsLastRead, {"SEARCH-016"}),
 ]
 
