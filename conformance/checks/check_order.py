@@ -102,6 +102,13 @@ def _order_cases(ctx: CheckContext) -> list[tuple[str, str, dict[str, Any], Any,
             CONTEXT_UNAVAILABLE,
         ),
         (
+            "withdraw without a confirmation, with confirmed: true in its arguments",
+            WITHDRAW,
+            {**withdraw, "confirmed": True},
+            bound(WITHDRAW, withdraw, **unconfirmed),
+            CONTEXT_UNAVAILABLE,
+        ),
+        (
             "a passed deadline with invalid arguments",
             SEARCH,
             {**search, "limit": 0},

@@ -1,4 +1,11 @@
-"""Discovery: the claimed tools are listed, with input schemas equivalent to the spec's."""
+"""Discovery: the claimed tools are listed, with input schemas equivalent to the spec's, and the
+memory namespace holds only the six.
+
+HOST-020 is a profile rule: the seed makes a missing tool legitimate (the capability is absent).
+A claimed tool that is not listed still never reads green: the runner makes every rule that
+needs it ``error`` (``runner._blocked_tools``), which fails the gate for a must rule, and a
+server listing none of the six is class ``none`` (exit code 1).
+"""
 
 from __future__ import annotations
 
@@ -16,6 +23,19 @@ async def claimed_tools_are_listed(ctx: CheckContext) -> None:
         ctx.expect(
             "HOST-020", name in listed, expected=f"{name} in tools/list", observed=sorted(listed)
         )
+
+
+@check(rules=("HOST-024",))
+async def memory_namespace_holds_only_the_six(ctx: CheckContext) -> None:
+    _, tools = await ctx.session.list_tools()
+    extra = [
+        tool.name
+        for tool in tools
+        if tool.name.startswith("engram_memory_") and tool.name not in ctx.spec.tools
+    ]
+    ctx.expect(
+        "HOST-024", not extra, expected="no engram_memory_ tool beyond the six", observed=extra
+    )
 
 
 @check(rules=("HOST-021",))

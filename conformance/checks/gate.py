@@ -1,9 +1,13 @@
 """The confirmation gate: a host's human approval of one call (DESIGN.md, "Host binding").
 
 withdraw and forget always need one, capture and request_admission when the target's policy
-says so (``confirmation_required``). Without one, withdraw and forget are refused with -32603;
-an approval that does not hold for the very call (capability, target, operation digest, 300 s
-TTL, 30 s execution window, 5 s skew) answers ``gate_failed`` and writes nothing.
+says so (``confirmation_required``). Without one, withdraw and forget are refused with -32603
+(GATE-001; that a null claim counts as absent is HOST-004's); an approval that does not hold
+for the very call (capability, target, operation digest, 300 s TTL, 30 s execution window, 5 s
+skew) answers ``gate_failed`` and writes nothing. What the seed states is the must rules'; the
+forms and the order this kit decides (capture's target, time forms, skew, which check answers
+first) are profile rules. The calls go to live targets, so that only the clause under test can
+refuse them.
 
 Approvals travel in the signed context: the checks that send broken ones, or none, need the
 signed-meta binding.
@@ -11,6 +15,7 @@ signed-meta binding.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -100,13 +105,18 @@ async def _always_gated(ctx: CheckContext) -> list[str]:
 async def _expect_unconfirmed_refused(
     ctx: CheckContext, rules: tuple[str, ...], tool: str, sent: dict[str, Any], when: str
 ) -> None:
-    for case, confirmation in (("no confirmation claim", ABSENT), ("confirmation null", None)):
+    """No confirmation claim: -32603 under ``rules``. A null claim too, but that null counts as
+    absent is HOST-004's (profile), not the seed's."""
+    for case, confirmation, charged in (
+        ("no confirmation claim", ABSENT, rules),
+        ("confirmation null", None, ("HOST-004",)),
+    ):
         observed = await ctx.call(tool, sent, confirmation=confirmation)
-        for rule in rules:
+        for rule in charged:
             expect_code(ctx, rule, observed, CONTEXT_UNAVAILABLE, f"{tool}{when} with {case}")
 
 
-@check(rules=("GATE-001",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-001", "HOST-004"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def withdraw_and_forget_without_a_confirmation_are_refused(ctx: CheckContext) -> None:
     for tool in await _always_gated(ctx):
         await _expect_unconfirmed_refused(ctx, ("GATE-001",), tool, await subject(ctx, tool), "")
@@ -135,7 +145,7 @@ async def confirmed_withdraw_and_forget_take_effect(ctx: CheckContext) -> None:
         )
 
 
-@check(rules=("GATE-001", "GATE-010"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-001", "GATE-010", "HOST-004"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def replays_of_withdraw_and_forget_need_a_holding_confirmation(ctx: CheckContext) -> None:
     for tool in await _always_gated(ctx):
         sent = await subject(ctx, tool)
@@ -159,15 +169,22 @@ async def replays_of_withdraw_and_forget_need_a_holding_confirmation(ctx: CheckC
 # GATE-003 to GATE-006: when an approval holds ---------------------------------------------------
 @check(rules=("GATE-003",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def confirmation_of_another_call_fails_the_gate(ctx: CheckContext) -> None:
+    """Another capability, target or operation digest. capture has no target before it runs:
+    that its approval names the idempotency_key is GATE-013's (profile), so here a capture is
+    approved for another call only through the capability and the digest."""
+
     def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
         other, approve = _other_tool(tool), ctx.host.confirmation
-        target = sent[ctx.spec.tools[tool].target]
         changed = [("idempotency_key", ctx.key("other"))]
         if "reason_ref" in sent:
             changed.append(("reason_ref", "reason:another"))
+        targets = {}
+        if tool != CAPTURE:
+            target = sent[ctx.spec.tools[tool].target]
+            targets["another target"] = approve(tool, sent, target=f"{target}-other")
         return {
             f"capability {other}": approve(tool, sent, capability=other),
-            "another target": approve(tool, sent, target=f"{target}-other"),
+            **targets,
             f"the operation digest of this call made to {other}": approve(
                 tool, sent, operation_digest=operation_digest(other, sent)
             ),
@@ -282,27 +299,54 @@ async def capture_and_admission_confirmations_name_their_target(ctx: CheckContex
 # GATE-009, GATE-011, GATE-012 ----------------------------------------------------------------
 @check(rules=("GATE-009",), binding=SIGNED_META)
 async def confirmation_written_in_arguments_has_no_effect(ctx: CheckContext) -> None:
+    """Each offered tool on a live target (``subject``: only the schema can refuse the calls),
+    with each confirmation-like argument: withdraw and forget without a context confirmation
+    are refused, -32603 or INVALID_SCHEMA (which comes first is HOST-016's, ``check_order``);
+    with one that holds (and every other tool) the call answers INVALID_SCHEMA. Then the call
+    as it should be runs for the first time: none of them changed anything."""
     for tool in await offered(ctx):
+        sent = await subject(ctx, tool)
         for name, value in CONFIRMATION_LIKE.items():
-            sent = {**arguments(ctx, tool), name: value}
+            carrying = {**sent, name: value}
+            answers = []
             if tool in ALWAYS_GATED:
-                unconfirmed = await ctx.call(tool, sent, confirmation=ABSENT)
-                expect_code(
-                    ctx,
+                unconfirmed = await ctx.call(tool, carrying, confirmation=ABSENT)
+                answers.append(unconfirmed)
+                ctx.expect(
                     "GATE-009",
-                    unconfirmed,
-                    CONTEXT_UNAVAILABLE,
-                    f"{tool} with {name} in its arguments and no confirmation",
+                    unconfirmed.code in (CONTEXT_UNAVAILABLE, "INVALID_SCHEMA"),
+                    expected=f"{tool} with {name} in its arguments and no confirmation: refused, "
+                    f"{CONTEXT_UNAVAILABLE} or INVALID_SCHEMA",
+                    observed=unconfirmed,
                 )
-            observed = await ctx.call_approved(tool, sent)
+            observed = await ctx.call_approved(tool, carrying)
+            answers.append(observed)
             expect_code(ctx, "GATE-009", observed, "INVALID_SCHEMA", f"{tool} with {name}")
+            if any(answer.ok for answer in answers):  # the call was made: its target is used
+                sent = await subject(ctx, tool)
+        if ctx.spec.tools[tool].kind == "read":
+            continue
+        then = await ctx.call_approved(tool, sent)
+        changed = then.code in LATER_FAILURES or (then.ok and not first_time(then))
+        ctx.require(
+            changed or then.ok, f"{tool} without such arguments, approved when needed", then
+        )
+        ctx.expect(
+            "GATE-009",
+            not changed,
+            expected=f"{tool} then called without such arguments runs for the first time: "
+            "the refused calls changed nothing",
+            observed=then,
+        )
 
 
-@check(rules=("GATE-011",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-011", "SCHEMA-035"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckContext) -> None:
     """Each pair: a call failing a later step (with an approval that holds, it answers that
     step's error) and the gate (a stale approval) answers gate_failed; invalid arguments with
-    a stale approval answer INVALID_SCHEMA."""
+    a stale approval answer INVALID_SCHEMA, and a capture whose citation digest is not of the
+    digest form an argument error (digest forms come before the gate; that its code is
+    INVALID_DIGEST, not INVALID_SCHEMA, is SCHEMA-035's)."""
     for tool in await gated(ctx):
         sent = await subject(ctx, tool)
         invalid = {**sent, "idempotency_key": "short"}
@@ -310,6 +354,17 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
         expect_code(
             ctx, "GATE-011", observed, "INVALID_SCHEMA", f"{tool}, short key, stale approval"
         )
+        if tool == CAPTURE:
+            undigested = copy.deepcopy(sent)
+            undigested["payload"]["citations"][0]["content_digest"] = "sha256:not-hex"
+            stale = _stale(ctx, tool, undigested)
+            observed = await ctx.call(tool, undigested, confirmation=stale)
+            ctx.expect_argument_refusal(
+                "GATE-011",
+                observed,
+                "INVALID_DIGEST",
+                f"{tool}, a content_digest not of the digest form, stale approval",
+            )
         done = await ctx.confirmed(tool, sent)
         ctx.require(done.ok, f"{tool} with an approval that holds", done)
         conflicting = {**await subject(ctx, tool), "idempotency_key": sent["idempotency_key"]}

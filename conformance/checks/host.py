@@ -2,10 +2,14 @@
 
 These checks play the host of the signed-meta profile (DESIGN.md, "Host binding") and also forge
 the contexts a server must refuse: raw claims, unsigned tokens, another key, wrong headers, bad
-times, missing claims. A refused context is JSON-RPC error -32603; an unknown or disabled tool
--32602. Each refusal is judged against a control call whose context is valid, so that a server
-that refuses everything does not pass. Per-tool authorization is ``tool_authorization``'s, the
-order of checks ``check_order``'s; both use this module's helpers.
+times, missing claims, claims of the wrong form. A refused context is JSON-RPC error -32603;
+an unknown or disabled tool -32602. Each refusal is judged against a control call whose context
+is valid, so that a server that refuses everything does not pass. Per-tool authorization is
+``tool_authorization``'s, the order of checks ``check_order``'s; both use this module's helpers.
+
+A ``must`` check whose expected answer depends on the target not being refused first for
+another reason (an argument the schema refuses, say) calls a live target (``subject``): the seed
+orders none of its refusals, so only the clause under test can refuse such a call.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import base64
 import copy
 import hashlib
 import hmac
+import itertools
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -50,6 +56,26 @@ MAINTENANCE_ARGUMENTS = {
     "include_history": True,
     "include_candidates": True,
 }
+#: The maintenance operations the seed lists (section 0), each with the word stems a tool name
+#: for it has (``maintenance_operation``).
+MAINTENANCE_STEMS: dict[str, tuple[str, ...]] = {
+    "administration": ("admin",),
+    "bootstrap": ("bootstrap",),
+    "rotation": ("rotat",),
+    "revocation": ("revok", "revoc"),
+    "backup": ("backup",),
+    "restore": ("restor",),
+    "migration": ("migrat",),
+    "projection invalidation": ("invalidat",),
+    "supersession": ("supersed", "supersess"),
+    "dispute": ("disput",),
+    "rewind": ("rewind", "rollback"),
+    "expiry": ("expir",),
+    "history": ("histor",),
+    "candidate inspection": ("candidat",),
+}
+#: A tool whose name has one of these words is a memory tool (HOST-013 judges only those).
+MEMORY_WORDS = re.compile(r"memory|engram", re.IGNORECASE)
 TRUST_CLASSES = ("earned", "asserted", "signed")
 DUPLICATE = "duplicate_exact"
 
@@ -84,11 +110,12 @@ def arguments(ctx: CheckContext, tool: str) -> dict[str, Any]:
 
 
 async def subject(ctx: CheckContext, tool: str) -> dict[str, Any]:
-    """Valid arguments of ``tool`` whose target exists: a pending candidate, a current record."""
+    """Valid arguments of ``tool`` whose target exists: a pending candidate (request_admission,
+    withdraw), a current record (get, forget); search and capture have no target to make."""
     sent = arguments(ctx, tool)
     if tool in (ADMIT, WITHDRAW):
         sent["candidate_id"] = await ctx.pending()
-    elif tool == FORGET:
+    elif tool in (GET, FORGET):
         sent["record_id"] = await ctx.accepted()
     return sent
 
@@ -245,8 +272,9 @@ async def context_times_are_checked(ctx: CheckContext) -> None:
 
 @check(rules=("HOST-004",), binding=SIGNED_META)
 async def context_claims_are_required_or_optional(ctx: CheckContext) -> None:
-    """Each required claim missing is refused; an optional claim that is null counts as absent
-    (a null confirmation is not tried on withdraw and forget: absent, it refuses them)."""
+    """Each required claim missing is refused; an optional claim that is null counts as absent.
+    A null confirmation of withdraw and forget (absent, it refuses them with -32603) is tried by
+    the gate checks on live targets (``gate._expect_unconfirmed_refused``), also under HOST-004."""
     required = ctx.spec.schema(ctx.spec.contract["binding_schema"])["required"]
 
     def cases(tool: str, sent: dict[str, Any]) -> Cases:
@@ -276,13 +304,61 @@ async def context_for_another_tool_is_refused(ctx: CheckContext) -> None:
     await _judge_contexts(ctx, "HOST-005", cases)
 
 
+#: The required claims that are strings (``tool``, compared with the tool called, is HOST-005's).
+STRING_CLAIMS = (
+    "tenant",
+    "workspace",
+    "principal",
+    "agent_id",
+    "session",
+    "purpose_ref",
+    "audit_id",
+)
+
+
+@check(rules=("HOST-023",), binding=SIGNED_META)
+async def context_claims_of_the_wrong_form_are_refused(ctx: CheckContext) -> None:
+    """A signed context whose claim has the wrong type or form is refused with -32603: iat or
+    exp not an integer, a deadline (60 s ahead) that is not an Instant, a tools claim that is
+    not a list of tool names (each form still names the tool called, so that it is not merely
+    disabled), a required string claim empty or not a string, a cancellation_ref that is not a
+    string. A malformed confirmation is not tried: it answers gate_failed (GATE-006)."""
+
+    def cases(tool: str, sent: dict[str, Any]) -> Cases:
+        bound = claims(ctx, tool, sent)
+        ahead = wall_clock_ms() + 60_000
+        forms: dict[str, dict[str, Any]] = {
+            "iat a string": {"iat": str(bound["iat"])},
+            "iat with a fraction": {"iat": bound["iat"] + 0.5},
+            "exp a string": {"exp": str(bound["exp"])},
+            "exp with a fraction": {"exp": bound["exp"] + 0.5},
+            "deadline without milliseconds": {"deadline": instant(ahead)[:-5] + "Z"},
+            "deadline in epoch milliseconds": {"deadline": ahead},
+            "deadline not a time": {"deadline": "in a minute"},
+            "tools a string naming the tool": {"tools": tool},
+            "tools with a number besides the tool": {"tools": [tool, 42]},
+            "tools with a name of no tool's form besides the tool": {"tools": [tool, "search"]},
+            "cancellation_ref a number": {"cancellation_ref": 42},
+            **{f"{claim} empty": {claim: ""} for claim in STRING_CLAIMS},
+            **{f"{claim} a number": {claim: 42} for claim in STRING_CLAIMS},
+        }
+        return {
+            case: ({**bound, **changed}, None, CONTEXT_UNAVAILABLE)
+            for case, changed in forms.items()
+        }
+
+    await _judge_contexts(ctx, "HOST-023", cases)
+
+
 @check(rules=("HOST-006",))
 async def purpose_other_than_the_bound_one_is_refused(ctx: CheckContext) -> None:
+    """On a live target (get: a current record), so that NOT_FOUND, which the seed does not
+    order after the protocol refusal, cannot answer first."""
     bound_purpose = ctx.identity.purpose_ref
     for tool in await offered(ctx):
         if ctx.spec.tools[tool].purpose_argument is None:
             continue
-        sent = arguments(ctx, tool)
+        sent = await subject(ctx, tool)
         control = await ctx.call_approved(tool, sent)
         ctx.require(control.outcome == "result", f"{tool} with the bound purpose", control)
         for purpose in ("purpose:another", bound_purpose.upper(), bound_purpose + " "):
@@ -306,16 +382,24 @@ async def unknown_tool_is_refused(ctx: CheckContext) -> None:
 
 @check(rules=("HOST-010",), binding=SIGNED_META)
 async def tools_list_with_an_untrusted_context_is_refused(ctx: CheckContext) -> None:
+    """tools/list verifies its context as a call does: forgeries, the times of HOST-003 and
+    each required claim but ``tool`` (which tools/list does not check, HOST-022) missing."""
     bound = ctx.host.claims(ctx.identity, SEARCH)
-    control, _ = await ctx.session.list_tools(
-        {ctx.host.signer.meta_key: ctx.host.signer.sign(bound)}
-    )
+    sign = ctx.host.signer.sign
+    control, _ = await ctx.session.list_tools({ctx.host.signer.meta_key: sign(bound)})
     ctx.require(control.outcome == "result", "tools/list with a valid context answers", control)
     now_s = wall_clock_ms() // 1000
+    required = ctx.spec.schema(ctx.spec.contract["binding_schema"])["required"]
     untrusted = {
         **_forgeries(ctx, bound),
-        "an expired context": ctx.host.signer.sign({**bound, "iat": now_s - 70, "exp": now_s - 10}),
-        "a context without its tenant claim": ctx.host.signer.sign(_without(bound, "tenant")),
+        "an expired context": sign({**bound, "iat": now_s - 70, "exp": now_s - 10}),
+        "a context with exp - iat 301 s": sign({**bound, "iat": now_s, "exp": now_s + 301}),
+        "a context issued 20 s ahead": sign({**bound, "iat": now_s + 20, "exp": now_s + 80}),
+        **{
+            f"a context without its {claim} claim": sign(_without(bound, claim))
+            for claim in required
+            if claim != "tool"
+        },
     }
     for case, token in untrusted.items():
         observed, _ = await ctx.session.list_tools({ctx.host.signer.meta_key: token})
@@ -323,16 +407,41 @@ async def tools_list_with_an_untrusted_context_is_refused(ctx: CheckContext) -> 
 
 
 # HOST-013, HOST-014, HOST-017: what arguments can never carry ------------------------------------
+def maintenance_operation(name: str) -> str | None:
+    """The maintenance operation of the seed's list a tool ``name`` is named for, if any.
+
+    The name's words (split at anything but letters and digits, and where a lower-case letter
+    meets an upper-case one; lower-cased) are read, each alone and each joined with the next
+    (``back_up`` reads as ``backup``); a word starting with one of an operation's stems
+    (``MAINTENANCE_STEMS``: ``admin`` for administration, ``restor`` for restore, ``histor``
+    for history, ``candidat`` for candidate inspection...) names that operation. None of the six
+    tools has such a word: ``admission`` does not start with ``admin``.
+    """
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    words = [word.lower() for word in re.split(r"[^A-Za-z0-9]+", spaced) if word]
+    readings = words + [first + second for first, second in itertools.pairwise(words)]
+    for operation, stems in MAINTENANCE_STEMS.items():
+        if any(reading.startswith(stem) for reading in readings for stem in stems):
+            return operation
+    return None
+
+
 @check(rules=("HOST-013",))
 async def maintenance_is_never_a_tool_or_an_argument(ctx: CheckContext) -> None:
+    """No listed memory tool (its name says memory or engram: a server may serve other tools,
+    such as a repository's history) is named for a maintenance operation the seed lists (the
+    name test is ``maintenance_operation``'s), and no offered tool takes an argument selecting
+    one: on a live target, such an argument is INVALID_SCHEMA (the seed: an extra field is
+    INVALID_SCHEMA)."""
     _, tools = await ctx.session.list_tools()
-    extra = [
-        tool.name
-        for tool in tools
-        if tool.name.startswith("engram_memory_") and tool.name not in ctx.spec.tools
-    ]
+    memory_tools = [tool.name for tool in tools if MEMORY_WORDS.search(tool.name)]
+    named = {name: maintenance_operation(name) for name in memory_tools}
+    maintenance = {name: operation for name, operation in named.items() if operation}
     ctx.expect(
-        "HOST-013", not extra, expected="no engram_memory_ tool beyond the six", observed=extra
+        "HOST-013",
+        not maintenance,
+        expected="no listed tool named for a maintenance operation",
+        observed=maintenance,
     )
     await _expect_extra_arguments_refused(ctx, "HOST-013", MAINTENANCE_ARGUMENTS)
 
@@ -340,11 +449,16 @@ async def maintenance_is_never_a_tool_or_an_argument(ctx: CheckContext) -> None:
 async def _expect_extra_arguments_refused(
     ctx: CheckContext, rule: str, extras: Mapping[str, Any]
 ) -> None:
-    """Each offered tool, called validly with one argument of ``extras`` added: INVALID_SCHEMA."""
+    """Each offered tool, called validly on a live target (``subject``: the extra argument is
+    the only thing to refuse) with one argument of ``extras`` added: INVALID_SCHEMA. After any
+    other answer the target may have changed, so the next call gets a new one."""
     for tool in await offered(ctx):
+        sent = await subject(ctx, tool)
         for name, value in extras.items():
-            observed = await ctx.call_approved(tool, {**arguments(ctx, tool), name: value})
+            observed = await ctx.call_approved(tool, {**sent, name: value})
             expect_code(ctx, rule, observed, "INVALID_SCHEMA", f"{tool} with an argument {name}")
+            if observed.code != "INVALID_SCHEMA":
+                sent = await subject(ctx, tool)
 
 
 @check(rules=("HOST-014",))
@@ -368,14 +482,25 @@ async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
     await _expect_extra_arguments_refused(ctx, "HOST-014", host_owned)
 
 
-@check(rules=("HOST-017",), tools=(CAPTURE, ADMIT, SEARCH, GET))
+@check(rules=("HOST-017",), tools=(CAPTURE,))
 async def trust_class_is_assigned_by_the_host(ctx: CheckContext) -> None:
+    """A capture payload carrying trust is INVALID_SCHEMA: the caller never sets the class.
+    That records carry one of this kit's three classes is LIFE-007's
+    (``records_carry_a_trust_class``)."""
     sent = ctx.capture_arguments()
     sent["payload"]["trust"] = {"class": "signed"}
     observed = await ctx.capture(sent)
     expect_code(ctx, "HOST-017", observed, "INVALID_SCHEMA", "a capture whose payload has trust")
+
+
+@check(rules=("LIFE-007",), tools=(CAPTURE, ADMIT, SEARCH, GET))
+async def records_carry_a_trust_class(ctx: CheckContext) -> None:
+    """LIFE-007's trust part (DESIGN, Finer points / Outputs): every record search and get
+    return carries ``trust.class`` among earned, asserted and signed. Here, next to HOST-017,
+    since the class is the host's to assign; the other record fields are ``lifecycle``'s."""
     if "trust" in ctx.policy.redacted_fields:
-        return  # the target declares that it hides trust from what it returns
+        ctx.not_applicable("LIFE-007", "the target declares that it hides trust from records")
+        return
     text = ctx.unique("trust")
     record_id = await ctx.accepted(f"trust class check {text}")
     found = await ctx.search(text)
@@ -388,7 +513,7 @@ async def trust_class_is_assigned_by_the_host(ctx: CheckContext) -> None:
         record = packet.get("record", {})
         trust = record.get("trust")
         ctx.expect(
-            "HOST-017",
+            "LIFE-007",
             isinstance(trust, dict) and trust.get("class") in TRUST_CLASSES,
             expected=f"record {record.get('record_id')} with trust.class among {TRUST_CLASSES}",
             observed={"trust": trust},

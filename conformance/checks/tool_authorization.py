@@ -1,6 +1,11 @@
-"""Per-tool authorization by the signed context's ``tools`` claim: a tool it leaves out is
-refused exactly like a tool that does not exist, and tools/list lists exactly what it enables
-(signed-meta profile, DESIGN.md "Host binding")."""
+"""Per-tool authorization by the signed context's ``tools`` claim (signed-meta profile, DESIGN.md
+"Host binding").
+
+The seed's clause (HOST-011, must): each tool is authorized on its own, so under a binding that
+enables a subset each enabled tool is served and a tool outside it is never served. This kit's
+forms of it are profile rules: a disabled tool answers -32602 exactly like a tool that does not
+exist (HOST-008), and tools/list lists exactly what the claim enables (HOST-009).
+"""
 
 from __future__ import annotations
 
@@ -13,42 +18,58 @@ from .host import (
     NOT_A_TOOL,
     SIGNED_META,
     UNKNOWN_TOOL,
-    arguments,
     claims,
-    expect_code,
     offered,
     send,
+    subject,
 )
 from .registry import check
 
 
-@check(rules=("HOST-008", "HOST-011"), binding=SIGNED_META)
+@check(rules=("HOST-011", "HOST-008"), binding=SIGNED_META)
 async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None:
-    """A tool the ``tools`` claim leaves out is refused exactly like a tool that does not
-    exist; a tool enabled alone is served."""
+    """Each offered tool on a live target (a pending candidate, a current record, with an
+    approval that holds when it needs one), so that serving it would succeed.
+
+    HOST-011: enabled alone, it is answered as with every tool enabled (a control on another
+    live target); under a claim enabling no tool, the other five or its neighbour alone, it is
+    never answered ok true. HOST-008: those refusals are -32602, the very answer to a call of a
+    tool that does not exist."""
     unknown = await send(ctx, NOT_A_TOOL[0], {}, ctx.host.claims(ctx.identity, NOT_A_TOOL[0]))
-    ctx.require(unknown.code == UNKNOWN_TOOL, "an unknown tool is refused with -32602", unknown)
     tools = await offered(ctx)
     for tool, neighbour in zip(tools, tools[1:] + tools[:1], strict=True):
-        sent = arguments(ctx, tool)
+        others = [name for name in ctx.spec.tools if name != tool]
+        sent = await subject(ctx, tool)
+        subsets = [[], others] + ([[neighbour]] if neighbour != tool else [])
+        for enabled in subsets:
+            observed = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=enabled))
+            what = f"{tool} with the tools claim {enabled}"
+            ctx.expect(
+                "HOST-011",
+                not observed.ok,
+                expected=f"{what}: never served (refused, not ok true)",
+                observed=observed,
+            )
+            ctx.expect(
+                "HOST-008",
+                observed.code == UNKNOWN_TOOL and observed.answer() == unknown.answer(),
+                expected=f"{what}: {UNKNOWN_TOOL}, the answer to a tool that does not exist "
+                f"({unknown.summary()})",
+                observed=observed,
+            )
+            if observed.ok:  # served: the target has changed
+                sent = await subject(ctx, tool)
+        control_sent = await subject(ctx, tool)
+        control = await send(ctx, tool, control_sent, claims(ctx, tool, control_sent))
+        ctx.require(control.outcome == "result", f"{tool} with every tool enabled", control)
         alone = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=[tool]))
         ctx.expect(
             "HOST-011",
-            alone.outcome == "result",
-            expected=f"{tool} served when the tools claim enables it alone",
+            alone.outcome == "result" and alone.code == control.code,
+            expected=f"{tool} served when the tools claim enables it alone, as with every tool "
+            f"enabled ({control.code or 'ok'})",
             observed=alone,
         )
-        others = [name for name in ctx.spec.tools if name != tool]
-        for enabled in ([neighbour] if neighbour != tool else [], others):
-            observed = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=enabled))
-            what = f"{tool} with the tools claim {enabled}"
-            expect_code(ctx, "HOST-011", observed, UNKNOWN_TOOL, what)
-            ctx.expect(
-                "HOST-008",
-                observed.answer() == unknown.answer(),
-                expected=f"{what}: the answer to a tool that does not exist, {unknown.summary()}",
-                observed=observed,
-            )
 
 
 async def _listed(ctx: CheckContext, bound: dict[str, Any] | None) -> tuple[Observation, list[str]]:
@@ -58,7 +79,7 @@ async def _listed(ctx: CheckContext, bound: dict[str, Any] | None) -> tuple[Obse
     return observed, [tool.name for tool in tools]
 
 
-@check(rules=("HOST-009", "HOST-011"), binding=SIGNED_META)
+@check(rules=("HOST-009",), binding=SIGNED_META)
 async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
     """Without a context, or with no ``tools`` restriction, every offered tool is listed; a
     ``tools`` claim lists exactly what it enables, whatever the context's ``tool`` claim names
@@ -74,25 +95,23 @@ async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
         observed=every,
     )
     half = tools[: max(1, len(tools) // 2)]
-    subset = ("HOST-009", "HOST-011")
-    cases: list[tuple[tuple[str, ...], Any, list[str]]] = [
-        (("HOST-009",), ABSENT, every),
-        (("HOST-009",), None, every),
-        (subset, half, half),
-        (subset, [], []),
-        *((subset, [tool], [tool]) for tool in tools),
+    cases: list[tuple[Any, list[str]]] = [
+        (ABSENT, every),
+        (None, every),
+        (half, half),
+        ([], []),
+        *(([tool], [tool]) for tool in tools),
     ]
-    for rules, enabled, wanted in cases:
+    for enabled, wanted in cases:
         bound = ctx.host.claims(ctx.identity, tools[-1], tools=enabled)
         observed, names = await _listed(ctx, bound)
         listed = sorted(name for name in names if name in ctx.spec.tools)
-        for rule in rules:
-            ctx.expect(
-                rule,
-                observed.outcome == "result" and listed == sorted(wanted),
-                expected=f"tools/list with the tools claim {enabled} lists {sorted(wanted)}",
-                observed=observed if observed.outcome != "result" else listed,
-            )
+        ctx.expect(
+            "HOST-009",
+            observed.outcome == "result" and listed == sorted(wanted),
+            expected=f"tools/list with the tools claim {enabled} lists {sorted(wanted)}",
+            observed=observed if observed.outcome != "result" else listed,
+        )
 
 
 #: ``tool`` claims a host may send on tools/list, none of them the name of a tool called.

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
+import mcp_types as types
 import pytest
 from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.reference_impl import gate
-from engram_conformance.reference_impl.binding import ContextUnavailable, HostBinding
+from engram_conformance.reference_impl.binding import ContextUnavailable, ProtocolRefusal
 from engram_conformance.reference_impl.context import (
     UNUSABLE_CONFIRMATION,
     Confirmation,
@@ -19,7 +22,8 @@ from engram_conformance.reference_impl.context import (
 )
 from engram_conformance.reference_impl.envelope import failure
 from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import Spec, digest, operation_digest
+from engram_conformance.reference_impl.server import sent_arguments
+from engram_conformance.spec import Spec, digest, operation_digest, validate_arguments
 
 from ..conformance.inprocess import (
     BindingMutant,
@@ -29,6 +33,7 @@ from ..conformance.inprocess import (
     family_verdicts,
     run_against,
 )
+from .wiring import WiringMutant, plant
 
 CAPTURE = "engram_memory_capture"
 ADMIT = "engram_memory_request_admission"
@@ -51,15 +56,59 @@ class ConfirmationNotRequired(LetsThrough):
     skipped = "carries no confirmation"
 
 
-class TrustsConfirmedArgument(LetsThrough):
-    """Takes confirmed: true in the arguments for the approval withdraw and forget need."""
+class TakesConfirmedArgumentAsApproval(WiringMutant):
+    """Takes confirmed: true in the arguments for a human approval: the call runs without that
+    argument, approved, whatever its context carries (a model's word passes for the host's)."""
 
-    skipped = "carries no confirmation"
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        arguments = sent_arguments(ctx, params)
+        if not (isinstance(arguments, dict) and arguments.get("confirmed") is True):
+            return await super().call_tool(ctx, params)
+        kept = {name: value for name, value in arguments.items() if name != "confirmed"}
+        try:
+            context = self.binding.context(params.meta)
+        except ProtocolRefusal:
+            return await super().call_tool(ctx, params)
+        if context is None or context.tool != params.name:
+            return await super().call_tool(ctx, params)
+        approved = replace(
+            context, confirmation=_approval(self.spec, params.name, kept, self.binding._clock())
+        )
+        envelope = await anyio.to_thread.run_sync(
+            self._envelope, params.name, kept, approved, limiter=self.calls
+        )
+        text = types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))
+        return types.CallToolResult(
+            content=[text], structured_content=envelope, is_error=not envelope["ok"]
+        )
 
-    def admit_call(self, tool: str, arguments: Any, meta: Any) -> InvocationContext:
-        if arguments.get("confirmed") is True:
-            return super().admit_call(tool, arguments, meta)
-        return HostBinding.admit_call(self, tool, arguments, meta)
+
+def _lenient_ms(text: Any) -> int:
+    """Epoch milliseconds of any ISO 8601 time ``datetime.fromisoformat`` reads."""
+    return int(datetime.fromisoformat(text).timestamp() * 1000)
+
+
+class LenientConfirmationTimes(BindingMutant):
+    """Reads the confirmation's times with ``datetime.fromisoformat``: forms that are not the
+    Instant form (no milliseconds, an offset, a date alone) make an approval that can hold."""
+
+    def verify(self, token: Any) -> InvocationContext:
+        context = super().verify(token)
+        if context.confirmation != UNUSABLE_CONFIRMATION:
+            return context
+        claim = self._verified_claims(token).get("confirmation")
+        try:
+            lenient = Confirmation(
+                claim["ref"],
+                claim["capability"],
+                claim["target"],
+                claim["operation_digest"],
+                _lenient_ms(claim["approved_at"]),
+                _lenient_ms(claim["expires_at"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return context
+        return replace(context, confirmation=lenient)
 
 
 class MalformedConfirmationRefused(BindingMutant):
@@ -144,6 +193,16 @@ class FutureApprovalAccepted(RewritesApproval):
         return replace(confirmation, approved_at_ms=min(confirmation.approved_at_ms, now_ms))
 
 
+class NoSkewOnApprovedAt(RewritesApproval):
+    """Refuses an approval whose approved_at lies ahead of its clock at all (no 5 s of skew)."""
+
+    def rewrite(
+        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
+    ) -> Confirmation:
+        ahead = confirmation.approved_at_ms > now_ms
+        return replace(confirmation, expires_at_ms=now_ms) if ahead else confirmation
+
+
 class ReplaysBeforeTheGate(ServiceProxy):
     """Answers a repeated withdraw or forget from a cache, before checking its confirmation."""
 
@@ -180,6 +239,24 @@ class GateBeforeSchema(ServiceProxy):
         return super().call(tool, arguments, context)
 
 
+class GateBeforeDigests(ServiceProxy):
+    """Checks the confirmation before the digest forms (after the schema)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        spec, now_ms = self.inner.spec, self.inner.clock()
+        verdict = validate_arguments(tool, arguments, clock=None, spec=spec)
+        if (
+            verdict.code == "INVALID_DIGEST"
+            and gate.needs_confirmation(spec, tool, self.inner.policy.confirmation_required)
+            and (
+                context.confirmation is None
+                or not gate.holds(spec, tool, arguments, context.confirmation, now_ms)
+            )
+        ):
+            return failure(spec, "gate_failed", context.audit_id)
+        return super().call(tool, arguments, context)
+
+
 class WritesBeforeGateFailed(ServiceProxy):
     """Performs the call, then answers gate_failed when the approval did not hold."""
 
@@ -204,19 +281,21 @@ class GatesOnlyApprovalsSent(ServiceProxy):
 
 #: (mutant, the rules it breaks, rules whose checks it stops from deciding: error)
 MUTANTS: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
-    (ConfirmationNotRequired, ("GATE-001", "GATE-009", "GATE-010"), ()),
+    (ConfirmationNotRequired, ("GATE-001", "GATE-010"), ()),
     (
         DigestOfArgumentsAlone,
         ("GATE-002", "GATE-006", "GATE-012"),
-        ("GATE-001", "GATE-003", "GATE-004", "GATE-005", "GATE-010", "GATE-011"),
+        ("GATE-001", "GATE-003", "GATE-004", "GATE-005", "GATE-009", "GATE-010", "GATE-011"),
     ),
     (CapabilityNotCompared, ("GATE-003",), ()),
     (TargetNotCompared, ("GATE-003",), ()),
     (FullTtlAssumed, ("GATE-004",), ()),
     (ExecutionWindowIgnored, ("GATE-005", "GATE-010", "GATE-011"), ("GATE-012",)),
     (FutureApprovalAccepted, ("GATE-006",), ()),
+    (NoSkewOnApprovedAt, ("GATE-006",), ()),
+    (LenientConfirmationTimes, ("GATE-006",), ()),
     (MalformedConfirmationRefused, ("GATE-006",), ()),
-    (TrustsConfirmedArgument, ("GATE-009",), ()),
+    (TakesConfirmedArgumentAsApproval, ("GATE-009",), ()),
     (ReplaysBeforeTheGate, ("GATE-010",), ()),
     (GateBeforeSchema, ("GATE-011",), ()),
     (WritesBeforeGateFailed, ("GATE-012",), ()),
@@ -226,24 +305,25 @@ MUTANTS_WITH_REQUIRED: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
     (GatesOnlyApprovalsSent, ("GATE-007",), ()),
     (TargetNotCompared, ("GATE-003", "GATE-013"), ()),
     (WritesBeforeGateFailed, ("GATE-007", "GATE-012"), ()),
+    (GateBeforeDigests, ("GATE-011",), ()),
 ]
 
 
 def _run(
     tmp_path: Path,
-    mutant: type | None,
+    planted: dict[str, Any],
     required: frozenset[str],
     declared: frozenset[str] | None = None,
 ) -> dict[str, str]:
-    """The gate verdicts of a run; the server requires approval of the tools ``required``, the
-    descriptor declares it for ``declared`` (default: the same)."""
-    kind = "binding_mutant" if mutant and issubclass(mutant, HostBinding) else "service_mutant"
+    """The gate verdicts of a run with the mutant ``planted`` (``wiring.plant``); the server
+    requires approval of the tools ``required``, the descriptor declares it for ``declared``
+    (default: the same)."""
     result = run_against(
         tmp_path,
         only=("GATE",),
         server_policy=HostPolicy(confirmation_required=required),
         target_policy=Policy(confirmation_required=required if declared is None else declared),
-        **{kind: mutant},
+        **planted,
     )
     return family_verdicts(result, "GATE")
 
@@ -252,9 +332,13 @@ def _run(
     ("mutant", "broken", "undecided"), MUTANTS, ids=[mutant.__name__ for mutant, *_ in MUTANTS]
 )
 def test_gate_mutant_is_caught(
-    tmp_path: Path, mutant: type, broken: tuple[str, ...], undecided: tuple[str, ...]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mutant: type,
+    broken: tuple[str, ...],
+    undecided: tuple[str, ...],
 ) -> None:
-    assert_caught(_run(tmp_path, mutant, frozenset()), broken, undecided)
+    assert_caught(_run(tmp_path, plant(monkeypatch, mutant), frozenset()), broken, undecided)
 
 
 @pytest.mark.parametrize(
@@ -263,17 +347,22 @@ def test_gate_mutant_is_caught(
     ids=[mutant.__name__ for mutant, *_ in MUTANTS_WITH_REQUIRED],
 )
 def test_gate_mutant_is_caught_when_capture_and_admission_need_approval(
-    tmp_path: Path, mutant: type, broken: tuple[str, ...], undecided: tuple[str, ...]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mutant: type,
+    broken: tuple[str, ...],
+    undecided: tuple[str, ...],
 ) -> None:
-    assert_caught(_run(tmp_path, mutant, BOTH), broken, undecided)
+    assert_caught(_run(tmp_path, plant(monkeypatch, mutant), BOTH), broken, undecided)
 
 
 def test_gate_mutant_is_caught_when_admission_needs_approval_undeclared(tmp_path: Path) -> None:
     """A server that requires approval of request_admission while its descriptor says none is
     needed (so the harness admits without one: the checks that need a record cannot decide)."""
-    verdicts = _run(tmp_path, None, frozenset({ADMIT}), declared=frozenset())
+    verdicts = _run(tmp_path, {}, frozenset({ADMIT}), declared=frozenset())
     undecided = ("GATE-001", "GATE-002", "GATE-003", "GATE-004", "GATE-005", "GATE-006")
-    assert_caught(verdicts, ("GATE-008",), (*undecided, "GATE-010", "GATE-011", "GATE-012"))
+    later = ("GATE-009", "GATE-010", "GATE-011", "GATE-012")
+    assert_caught(verdicts, ("GATE-008",), (*undecided, *later))
 
 
 @pytest.mark.parametrize(
@@ -288,7 +377,7 @@ def test_gate_mutant_is_caught_when_admission_needs_approval_undeclared(tmp_path
 def test_reference_passes_every_gate_rule(
     tmp_path: Path, required: frozenset[str], unreachable: set[str]
 ) -> None:
-    verdicts = _run(tmp_path, None, required)
+    verdicts = _run(tmp_path, {}, required)
     assert {rule: v for rule, v in verdicts.items() if v != "pass"} == dict.fromkeys(
         unreachable, "not_applicable"
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,17 @@ import pytest
 from engram_conformance.reference_impl.binding import (
     ContextUnavailable,
     HostBinding,
+    ProtocolRefusal,
     UnknownTool,
     sent_purpose,
 )
-from engram_conformance.reference_impl.context import InvocationContext
+from engram_conformance.reference_impl.context import (
+    UNUSABLE_CONFIRMATION,
+    InvocationContext,
+)
 from engram_conformance.reference_impl.envelope import failure
 from engram_conformance.spec import load, validate_arguments
+from mcp.shared.exceptions import MCPError
 
 from ..conformance.inprocess import (
     BindingMutant,
@@ -76,6 +82,43 @@ class AcceptsContextsFromTheFuture(LetsThrough):
     """Takes any iat, however far ahead of the clock."""
 
     skipped = "issued in the future"
+
+
+class NoSkewOnIssuedAt(BindingMutant):
+    """Refuses a context whose iat lies ahead of its clock at all (no 5 s of skew)."""
+
+    def verify(self, token: Any) -> InvocationContext:
+        context = super().verify(token)
+        if context.issued_at_s * 1000 > self._clock():
+            raise ContextUnavailable("the context is issued in the future")
+        return context
+
+
+#: The Instant form, ``YYYY-MM-DDTHH:mm:ss.sssZ``.
+INSTANT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+
+
+class UnparsableDeadlineDropped(BindingMutant):
+    """Drops a deadline claim that is not an Instant, instead of refusing the context."""
+
+    def _verified_claims(self, token: Any) -> dict[str, Any]:
+        claims = super()._verified_claims(token)
+        deadline = claims.get("deadline")
+        if deadline is not None and not (isinstance(deadline, str) and INSTANT.match(deadline)):
+            return {name: value for name, value in claims.items() if name != "deadline"}
+        return claims
+
+
+class NullConfirmationIsAConfirmation(BindingMutant):
+    """Takes a confirmation claim that is null for one that holds for no call: withdraw and
+    forget then pass the protocol checks and answer gate_failed, not -32603."""
+
+    def verify(self, token: Any) -> InvocationContext:
+        context = super().verify(token)
+        claims = self._verified_claims(token)
+        if "confirmation" in claims and claims["confirmation"] is None:
+            return replace(context, confirmation=UNUSABLE_CONFIRMATION)
+        return context
 
 
 class AgentAndSessionOptional(BindingMutant):
@@ -163,6 +206,23 @@ class EmptyToolsClaimEnablesAll(BindingMutant):
         return replace(found, tools=None) if found is not None and not found.tools else found
 
 
+class ToolsClaimIgnoredOnCalls(LetsThrough):
+    """Serves a tool the context's tools claim leaves out (tools/list still follows it)."""
+
+    skipped = "does not enable this tool"
+
+
+class EnabledOnlyWithSearch(BindingMutant):
+    """Serves no tool under a tools claim that leaves search out: enabling memory grants the
+    tools only together."""
+
+    def admit_call(self, tool: str, arguments: Any, meta: Any) -> InvocationContext:
+        context = super().admit_call(tool, arguments, meta)
+        if context.tools is not None and "engram_memory_search" not in context.tools:
+            raise UnknownTool("the context does not enable search")
+        return context
+
+
 class ToolsListIgnoresTheClaim(BindingMutant):
     """tools/list verifies the context, then lists every tool whatever its tools claim."""
 
@@ -190,6 +250,167 @@ class ToolsListChecksTheToolClaim(BindingMutant):
         if context is not None and context.tool not in self.spec.tools:
             raise ContextUnavailable("the context names no tool")
         return super().listed_tools(meta)
+
+
+class ToolsListChecksOnlySignatureAndExpiry(BindingMutant):
+    """tools/list verifies the signature and the expiry of its context, nothing else (not the
+    lifetime, nor a future iat, nor the required claims)."""
+
+    def listed_tools(self, meta: Any) -> list[str]:
+        token = (meta or {}).get(self.meta_key)
+        if token is None:
+            return list(self.spec.tools)
+        claims = self._verified_claims(token)
+        exp = claims.get("exp")
+        if not isinstance(exp, int) or self._clock() >= exp * 1000:
+            raise ContextUnavailable("the context has expired")
+        enabled = claims.get("tools")
+        return [name for name in self.spec.tools if enabled is None or name in enabled]
+
+
+class ToolsListEmptyWithoutAContext(BindingMutant):
+    """tools/list without a context lists nothing (a server that shows its tools only to a
+    host that binds a context)."""
+
+    def listed_tools(self, meta: Any) -> list[str]:
+        return [] if self.context(meta) is None else super().listed_tools(meta)
+
+
+class ToolsListRefusedWithoutAContext(BindingMutant):
+    """tools/list without a context is refused with -32603."""
+
+    def listed_tools(self, meta: Any) -> list[str]:
+        if self.context(meta) is None:
+            raise ContextUnavailable("tools/list carries no invocation context")
+        return super().listed_tools(meta)
+
+
+class ToolsListHidesForgetWithoutAContext(BindingMutant):
+    """tools/list without a context leaves forget out (it lists it with a context, and serves
+    it)."""
+
+    def listed_tools(self, meta: Any) -> list[str]:
+        listed = super().listed_tools(meta)
+        if self.context(meta) is None:
+            return [name for name in listed if name != "engram_memory_forget"]
+        return listed
+
+
+class ToolsClaimReadBeforeVerifying(BindingMutant):
+    """Reads the tools claim from the token before verifying it: a disabled tool is answered
+    -32602 even when the context is expired or names another tool (-32603 comes first)."""
+
+    def admit_call(self, tool: str, arguments: Any, meta: Any) -> InvocationContext:
+        token = (meta or {}).get(self.meta_key)
+        if tool in self.spec.tools and isinstance(token, str):
+            try:
+                jws = self._jws.decode_complete(token, options={"verify_signature": False})
+                claims = json.loads(jws["payload"])
+            except (jwt.PyJWTError, ValueError):
+                claims = None
+            enabled = claims.get("tools") if isinstance(claims, dict) else None
+            if isinstance(enabled, list) and tool not in enabled:
+                raise UnknownTool("the context does not enable this tool")
+        return super().admit_call(tool, arguments, meta)
+
+
+class PurposeComparedBeforeEnabled(BindingMutant):
+    """Compares the purpose_ref argument before it looks at the tools claim: a disabled tool
+    with another purpose is answered -32603, not -32602."""
+
+    def admit_call(self, tool: str, arguments: Any, meta: Any) -> InvocationContext:
+        try:
+            return super().admit_call(tool, arguments, meta)
+        except UnknownTool:
+            if tool not in self.spec.tools:
+                raise
+            context = self.context(meta)
+            purpose = sent_purpose(self.spec, tool, arguments)
+            if context is not None and purpose is not None and purpose != context.purpose_ref:
+                raise ContextUnavailable("the purpose_ref argument differs") from None
+            raise
+
+
+class DeadlineBeforeProtocolChecks(WiringMutant):
+    """Answers DEADLINE_EXCEEDED as soon as a verified context for the tool has a passed
+    deadline, before comparing purpose_ref and looking for withdraw's and forget's
+    confirmation."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        try:
+            context = self.binding.context(params.meta)
+        except ProtocolRefusal:
+            context = None
+        if (
+            context is not None
+            and context.tool == params.name
+            and (context.tools is None or params.name in context.tools)
+            and context.deadline_ms is not None
+            and self.binding._clock() >= context.deadline_ms
+        ):
+            return _result(failure(self.spec, "DEADLINE_EXCEEDED", context.audit_id))
+        return await super().call_tool(ctx, params)
+
+
+class UnknownToolMessageNamesTheTool(WiringMutant):
+    """Answers -32602 with the message "Unknown tool: NAME" (as SDKs do), not "Unknown tool"."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        try:
+            return await super().call_tool(ctx, params)
+        except MCPError as error:
+            if error.code != -32602:
+                raise
+            raise MCPError(-32602, f"Unknown tool: {params.name}") from None
+
+
+class RefusalReasonInTheMessage(WiringMutant):
+    """Puts the reason of a -32603 refusal into its message, after the constant text."""
+
+    def _protocol_error(self, method: str, refusal: ProtocolRefusal) -> MCPError:
+        error = super()._protocol_error(method, refusal)
+        if error.code != -32603:
+            return error
+        return MCPError(-32603, f"{error.message}: {refusal.reason}")
+
+
+def _listed_extra(name: str) -> type[WiringMutant]:
+    """A wiring mutant that lists one more tool, ``name`` (calling it answers -32602)."""
+
+    async def list_tools(self: WiringMutant, ctx: Any, params: Any) -> types.ListToolsResult:
+        listed = await WiringMutant.list_tools(self, ctx, params)
+        extra = types.Tool(name=name, input_schema={"type": "object"})
+        return types.ListToolsResult(tools=[*listed.tools, extra])
+
+    return type(f"Lists_{name}", (WiringMutant,), {"list_tools": list_tools})
+
+
+class ListsABackupTool(_listed_extra("memory_backup")):
+    """Lists a memory_backup tool: maintenance (backup) offered to the agent."""
+
+
+class ListsAnExportTool(_listed_extra("engram_memory_export")):
+    """Lists engram_memory_export, which is none of the six (and no maintenance operation)."""
+
+
+def _result(envelope: dict[str, Any]) -> types.CallToolResult:
+    """A tool result carrying ``envelope``, as the reference's wiring makes it."""
+    text = types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))
+    return types.CallToolResult(
+        content=[text], structured_content=envelope, is_error=not envelope["ok"]
+    )
+
+
+class ConfirmedArgumentPassesTheProtocolChecks(LetsThrough):
+    """Lets withdraw and forget carrying confirmed: true in their arguments, but no confirmation,
+    past the protocol checks: the schema refuses them (INVALID_SCHEMA) instead of -32603."""
+
+    skipped = "carries no confirmation"
+
+    def admit_call(self, tool: str, arguments: Any, meta: Any) -> InvocationContext:
+        if arguments.get("confirmed") is True:
+            return super().admit_call(tool, arguments, meta)
+        return HostBinding.admit_call(self, tool, arguments, meta)
 
 
 def _without(arguments: Any, name: str) -> Any:
@@ -252,32 +473,50 @@ class MadeUpTrustClass(ServiceProxy):
         return envelope
 
 
-#: (mutant, the rules it breaks, rules whose checks it stops from deciding: error)
+#: (mutant, the rules it breaks, rules whose checks it stops from deciding: error). Rules of
+#: other families it breaks (or leaves undecided) are selected too, with the HOST family.
 MUTANTS: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
     (FallsBackToAnonymousContext, ("HOST-001",), ()),
     (SignatureNotVerified, ("HOST-002", "HOST-010"), ()),
     (TypNotChecked, ("HOST-002", "HOST-010"), ()),
     (AcceptsExpiredContexts, ("HOST-003", "HOST-010", "HOST-016"), ()),
-    (AcceptsLongLivedContexts, ("HOST-003",), ()),
-    (AcceptsContextsFromTheFuture, ("HOST-003",), ()),
-    (AgentAndSessionOptional, ("HOST-004",), ()),
+    (AcceptsLongLivedContexts, ("HOST-003", "HOST-010"), ()),
+    (AcceptsContextsFromTheFuture, ("HOST-003", "HOST-010"), ()),
+    (NoSkewOnIssuedAt, ("HOST-003",), ()),
+    (AgentAndSessionOptional, ("HOST-004", "HOST-010"), ()),
     (ToolsNullEnablesNothing, ("HOST-004", "HOST-009"), ()),
+    (NullConfirmationIsAConfirmation, ("HOST-004",), ()),
     (ToolClaimNotCompared, ("HOST-004", "HOST-005", "HOST-016"), ()),
     (PurposeNotCompared, ("HOST-006", "HOST-016"), ()),
     (PurposeMismatchAsEnvelope, ("HOST-006", "HOST-016"), ()),
-    (UnknownToolAsUntrustedContext, ("HOST-007", "HOST-016"), ("HOST-008", "HOST-011")),
-    (UnknownToolAsErrorResult, ("HOST-007", "HOST-016"), ("HOST-008", "HOST-011")),
-    (DisabledToolAsUntrustedContext, ("HOST-008", "HOST-011", "HOST-016"), ()),
-    (EmptyToolsClaimEnablesAll, ("HOST-009", "HOST-011"), ()),
-    (ToolsListIgnoresTheClaim, ("HOST-009", "HOST-011"), ()),
+    (UnknownToolAsUntrustedContext, ("HOST-007", "HOST-008", "HOST-016"), ()),
+    (UnknownToolAsErrorResult, ("HOST-007", "HOST-008", "HOST-016"), ()),
+    (DisabledToolAsUntrustedContext, ("HOST-008", "HOST-016"), ()),
+    (EmptyToolsClaimEnablesAll, ("HOST-008", "HOST-009", "HOST-011"), ()),
+    (ToolsClaimIgnoredOnCalls, ("HOST-008", "HOST-011", "HOST-016"), ()),
+    (EnabledOnlyWithSearch, ("HOST-011",), ()),
+    (ToolsListIgnoresTheClaim, ("HOST-009",), ()),
     (ToolsListSkipsBadContexts, ("HOST-010",), ()),
+    (ToolsListChecksOnlySignatureAndExpiry, ("HOST-010",), ()),
     (ToolsListChecksTheToolClaim, ("HOST-022",), ()),
+    (ToolsListEmptyWithoutAContext, ("HOST-020",), ()),
+    (ToolsListRefusedWithoutAContext, ("HOST-020",), ()),
+    (ToolsListHidesForgetWithoutAContext, ("HOST-009", "HOST-020"), ()),
+    (UnparsableDeadlineDropped, ("HOST-023",), ()),
+    (ListsABackupTool, ("HOST-013",), ()),
+    (ListsAnExportTool, ("HOST-024",), ()),
     (AcceptsHistoryArgument, ("HOST-013",), ()),
     (TakesTenantFromArguments, ("HOST-014",), ()),
     (IgnoresDeadline, ("HOST-015", "HOST-016"), ()),
     (DeadlineCheckedAfterWriting, ("HOST-015",), ()),
     (SchemaCheckedBeforeDeadline, ("HOST-016",), ()),
-    (MadeUpTrustClass, ("HOST-017",), ()),
+    (ToolsClaimReadBeforeVerifying, ("HOST-016",), ()),
+    (PurposeComparedBeforeEnabled, ("HOST-016",), ()),
+    (DeadlineBeforeProtocolChecks, ("HOST-016",), ()),
+    (ConfirmedArgumentPassesTheProtocolChecks, ("HOST-016",), ()),
+    (MadeUpTrustClass, ("LIFE-007",), ()),
+    (UnknownToolMessageNamesTheTool, ("ERR-006", "HOST-008"), ()),
+    (RefusalReasonInTheMessage, ("ERR-006",), ()),
 ]
 
 
@@ -291,8 +530,11 @@ def test_host_mutant_is_caught(
     broken: tuple[str, ...],
     undecided: tuple[str, ...],
 ) -> None:
-    result = run_against(tmp_path, only=("HOST",), **plant(monkeypatch, mutant))
-    assert_caught(family_verdicts(result, "HOST"), broken, undecided)
+    outside = tuple(rule for rule in broken + undecided if not rule.startswith("HOST-"))
+    result = run_against(tmp_path, only=("HOST", *outside), **plant(monkeypatch, mutant))
+    verdicts = family_verdicts(result, "HOST")
+    verdicts |= {rule: result.verdicts[rule].verdict for rule in outside}
+    assert_caught(verdicts, broken, undecided)
 
 
 def test_reference_passes_every_host_rule(tmp_path: Path) -> None:
