@@ -14,7 +14,8 @@ class Observation:
     """A ``tools/call`` (or ``tools/list``) and its answer.
 
     ``outcome`` is ``result`` (a CallToolResult: ``structured``, ``text``, ``is_error``),
-    ``protocol_error`` (a JSON-RPC error: ``error_code``, ``error_message``) or ``fault`` (the
+    ``protocol_error`` (a JSON-RPC error: ``error_code``, ``error_message``, ``error_data``) or
+    ``fault`` (the
     connection broke or timed out: ``fault``).
     """
 
@@ -30,6 +31,7 @@ class Observation:
     is_error: bool | None = None
     error_code: int | None = None
     error_message: str | None = None
+    error_data: Any = None
     fault: str | None = None
     latency_ms: float = 0.0
 
@@ -67,7 +69,10 @@ class Observation:
                 "isError": self.is_error,
             }
         if self.outcome == "protocol_error":
-            return {"error": {"code": self.error_code, "message": self.error_message}}
+            error = {"code": self.error_code, "message": self.error_message}
+            return {
+                "error": error if self.error_data is None else {**error, "data": self.error_data}
+            }
         return {"fault": self.fault}
 
     def to_json(self) -> dict[str, Any]:

@@ -223,7 +223,11 @@ def _answered_error(base: dict[str, Any], error: MCPError) -> Observation:
         problem = f"{TRANSPORT_CODES[error.code]} ({error.error.message})"
         return Observation(**base, outcome="fault", fault=problem)
     return Observation(
-        **base, outcome="protocol_error", error_code=error.code, error_message=error.error.message
+        **base,
+        outcome="protocol_error",
+        error_code=error.code,
+        error_message=error.error.message,
+        error_data=error.error.data,
     )
 
 

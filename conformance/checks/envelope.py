@@ -36,6 +36,23 @@ def answers_are_results_or_the_two_protocol_errors(
         expected="a tool result, or JSON-RPC error -32602 or -32603",
         observed=f"JSON-RPC error {observed.error_code}: {observed.error_message}",
     )
+    if observed.outcome == "protocol_error":
+        expect(
+            "ENV-010",
+            not _carries_an_envelope(observed.error_data),
+            expected="a protocol error that carries no envelope (a memory outcome is a result)",
+            observed=observed,
+        )
+
+
+def _carries_an_envelope(data: Any) -> bool:
+    """Whether a JSON-RPC error's data holds an envelope (an object with ok and auditId), at
+    its top or one level down."""
+    if not isinstance(data, dict):
+        return False
+    if {"ok", "auditId"} <= data.keys():
+        return True
+    return any(isinstance(v, dict) and {"ok", "auditId"} <= v.keys() for v in data.values())
 
 
 @per_call(rules=("ERR-006",))

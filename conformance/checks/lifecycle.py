@@ -197,10 +197,16 @@ async def admission_answers_an_outcome_with_receipts(ctx: CheckContext) -> None:
     )
 
 
+#: Free text in decomposed form: "cafe" and a combining acute accent, not the precomposed "é".
+NOT_NFC_TEXT = "cafe\u0301"
+
+
 @check(rules=("LIFE-004", "LIFE-007"), tools=(CAPTURE, ADMIT, GET, SEARCH))
 async def accepted_candidate_becomes_a_readable_record(ctx: CheckContext) -> None:
+    """Its text is free text that is not NFC (a combining accent): DESIGN takes free text as
+    sent, so the record must return it unchanged (LIFE-007)."""
     word = ctx.unique("accepted")
-    arguments = ctx.capture_arguments(f"note {word}")
+    arguments = ctx.capture_arguments(f"note {word} {NOT_NFC_TEXT}")
     admitted = await _admission(ctx, arguments)
     decided = outcome(admitted)
     ctx.require(decided.get("status") == "accepted", "a clean capture was not accepted", admitted)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..observation import Observation
 from .context import ADMIT, CAPTURE, FORGET, SEARCH, CheckContext
+from .lifecycle_steps import expiring, outcome, wait_past
 from .registry import check
 from .search import DEFAULT_MAX_PACKET_BYTES, LEXICAL, accept_all, ids, packets, searched
 
@@ -123,6 +124,24 @@ async def cursor_goes_stale_when_results_change(ctx: CheckContext) -> None:
     ctx.require(forgotten.ok, "forget of a current record failed", forgotten)
     answer = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
     _stale(ctx, "PAGE-006", answer, "a cursor used after a record it pages through was forgotten")
+
+
+@check(rules=("PAGE-006",), tools=TOOLS, profile="full")
+async def cursor_goes_stale_when_a_record_expires(ctx: CheckContext) -> None:
+    """Four matching records, one whose retention ends in about two seconds: a first page's
+    cursor, used once that record has expired, pages through a list that changed (it waits, so
+    it runs in the full profile)."""
+    term = ctx.unique("expiry")
+    await accept_all(ctx, [f"expiry {term} {n}" for n in range(3)])
+    arguments, expires_ms = expiring(ctx, f"expiry {term} soon")
+    captured = await ctx.capture(arguments)
+    ctx.require(captured.ok, "a capture expiring soon failed", captured)
+    admitted = await ctx.admit(captured.value.get("candidate_id"))
+    ctx.require(outcome(admitted).get("status") == "accepted", "it was not accepted", admitted)
+    _, cursor = await _first_page(ctx, term)
+    await wait_past(expires_ms)
+    answer = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
+    _stale(ctx, "PAGE-006", answer, "a cursor used after a record it pages through expired")
 
 
 @check(rules=("PAGE-007",), tools=TOOLS)

@@ -33,6 +33,8 @@ DECISIONS = ("accepted", "rejected", "pending_adjudication")
 DEFAULT_MAX_PACKET_BYTES = 65_536
 MIN_PACKET_BYTES = 4_096
 MAX_PACKET_BYTES = 1_048_576
+DEFAULT_PACKET_BYTES = 65_536
+TEXT_MAX_BYTES = 65_536
 LEXICAL = {"minimum_channels": "lexical", "network": "forbid"}
 #: Filler words: long texts that match nothing but the term they carry.
 FILLER = "plain filler words "
@@ -411,6 +413,28 @@ async def records_beyond_the_budget_are_refused(ctx: CheckContext) -> None:
     full = await read(ctx, record_id)
     refused = await ctx.get(record_id, max_packet_bytes=MIN_PACKET_BYTES)
     _refused(ctx, "SEARCH-014", size(full.value), refused, "PROJECTION_OVERSIZED")
+
+
+@check(rules=("SCHEMA-015",), tools=(GET, CAPTURE, ADMIT))
+async def get_budget_defaults_to_65536_bytes(ctx: CheckContext) -> None:
+    """A record whose packet is a little over 65,536 bytes (one text at its 65,536-byte bound):
+    get without max_packet_bytes refuses it, get with the largest budget returns it."""
+    text = f"large {ctx.unique('large')} "
+    record_id = await ctx.accepted(text + "x" * (TEXT_MAX_BYTES - len(text)))
+    whole = await ctx.get(record_id, max_packet_bytes=MAX_PACKET_BYTES)
+    ctx.require(whole.ok, "get with the largest budget failed", whole)
+    if size(whole.value) <= DEFAULT_PACKET_BYTES:
+        ctx.require(bool(ctx.policy.redacted_fields), "a 65 KB record came back small", whole)
+        ctx.not_applicable("SCHEMA-015", "redaction leaves the packet within 65,536 bytes")
+        return
+    default = await ctx.get(record_id)
+    ctx.expect(
+        "SCHEMA-015",
+        default.code == "PROJECTION_OVERSIZED",
+        expected=f"PROJECTION_OVERSIZED without max_packet_bytes (65,536 by default) for a "
+        f"packet of {size(whole.value)} bytes",
+        observed=default,
+    )
 
 
 def _refused(

@@ -9,6 +9,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 from engram_conformance.spec import instant
+from mcp.shared.exceptions import MCPError
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .wiring import WiringMutant, plant
@@ -219,6 +220,23 @@ class ErrorsNotFlagged(WiringMutant):
         return result.model_copy(update={"is_error": False})
 
 
+class RefusalsCarryTheirEnvelope(WiringMutant):
+    """A protocol refusal also carries an error envelope in the JSON-RPC error's data (ENV-010:
+    a protocol error never carries an envelope)."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        try:
+            return await super().call_tool(ctx, params)
+        except MCPError as refusal:
+            envelope = {
+                "ok": False,
+                "auditId": "audit-refused",
+                "redactionClass": "high",
+                "error": {"code": "UNAUTHORIZED", "message": "refused", "retriable": False},
+            }
+            raise MCPError(refusal.code, refusal.error.message, {"envelope": envelope}) from None
+
+
 class TextCarriesTheValue(WiringMutant):
     """The text content carries the output value (or the error) alone, while structuredContent
     carries the envelope (ENV-004)."""
@@ -243,6 +261,7 @@ MUTANTS: list[tuple[type, str, tuple[str, ...]]] = [
     (OutputWithoutSchemaVersion, "ENV-001", ENVELOPE),
     (RetriableAsString, "ERR-001", ENVELOPE),
     (ErrorsNotFlagged, "ENV-005", ENVELOPE),
+    (RefusalsCarryTheirEnvelope, "ENV-010", ("ENV", "ERR", "HOST-007")),
     (GateFailedUpperCase, "ERR-002", ("ERR", "GATE")),
     (MessageNamesTheTool, "ERR-007", ENVELOPE),
     (MessageCountsTheBytes, "ERR-004", ENVELOPE),

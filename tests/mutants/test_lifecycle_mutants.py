@@ -7,6 +7,7 @@ rules a bug drags down with it (none, unless the bug really breaks them too).
 from __future__ import annotations
 
 import copy
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -278,6 +279,17 @@ class EndedMeansHistorical(ServiceProxy):
         return edited(envelope, lambda value: value["receipt"].update(from_state="historical"))
 
 
+class NormalizesFreeText(ServiceProxy):
+    """Component texts are stored in NFC: free text is not kept as sent (LIFE-007)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict:
+        if tool == CAPTURE and isinstance(arguments, dict):
+            arguments = copy.deepcopy(arguments)
+            for component in arguments["payload"]["components"]:
+                component["text"] = unicodedata.normalize("NFC", component["text"])
+        return self.inner.call(tool, arguments, context)
+
+
 class IgnoresConsent(ServiceProxy):
     """Capture drops the reconciliation request instead of asking for the host's consent
     (LIFE-021)."""
@@ -323,6 +335,7 @@ class IgnoresConsent(ServiceProxy):
             },
         ),
         (RecordWithoutPrimaryEvent, {"LIFE-007": "accepted_candidate_becomes_a_readable_record"}),
+        (NormalizesFreeText, {"LIFE-007": "accepted_candidate_becomes_a_readable_record"}),
         (NoTombstoneGuard, {"LIFE-008": "forgotten_content_is_held_for_adjudication"}),
         (GuardAcrossScopes, {"LIFE-010": "tombstone_guard_is_bound_to_the_scope"}),
         (AdjudicationIsFinal, {"LIFE-011": "adjudication_leaves_the_candidate_pending"}),

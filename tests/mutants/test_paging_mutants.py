@@ -121,6 +121,28 @@ class CursorIgnoresChanges(ServiceProxy):
         return {**arguments, "page_cursor": rebound}
 
 
+class CursorIgnoresExpiry(CursorIgnoresChanges):
+    """A cursor goes stale only when a write to its scope came after it: a record that expired
+    meanwhile goes unnoticed (PAGE-006, the expiry case)."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.writes: dict[Any, int] = {}
+        self.issued_at: dict[str, int] = {}
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        scope = context.scope
+        cursor = arguments.get("page_cursor") if tool == SEARCH else None
+        if cursor is not None and self.issued_at.get(cursor) == self.writes.get(scope, 0):
+            arguments = self.rebound(arguments, context)
+        answer = self.inner.call(tool, arguments, context)
+        if tool != SEARCH and answer["ok"]:
+            self.writes[scope] = self.writes.get(scope, 0) + 1
+        elif tool == SEARCH and answer["ok"] and "next_page_cursor" in value_of(answer):
+            self.issued_at[value_of(answer)["next_page_cursor"]] = self.writes.get(scope, 0)
+        return answer
+
+
 MUTANTS = [
     (CursorsExpireAtOnce, {"PAGE-001"}),
     (CursorRepeatsTheLastRecord, {"PAGE-002", "PAGE-003"}),
@@ -143,3 +165,13 @@ def test_paging_mutant_is_caught(
 def test_reference_passes_every_paging_rule(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=("PAGE",))
     assert {v.verdict for v in result.verdicts.values()} == {"pass"}, result.verdicts
+
+
+def test_a_cursor_blind_to_expiry_is_caught(tmp_path: Path) -> None:
+    """The one paging check that waits (profile full): a record of the list expires."""
+    result = run_against(
+        tmp_path, service_mutant=CursorIgnoresExpiry, only=("PAGE-006",), profile="full"
+    )
+    assert broken(result, "PAGE") == {"PAGE-006": broken_verdict("PAGE-006")}
+    failures = result.ledger.evidence["PAGE-006"].failures
+    assert {f.check for f in failures} == {"cursor_goes_stale_when_a_record_expires"}

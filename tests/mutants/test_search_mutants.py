@@ -246,6 +246,15 @@ class DefaultPageOfEight(ServiceProxy):
         return self.inner.call(tool, arguments, context)
 
 
+class GetDefaultsToTheLargestBudget(ServiceProxy):
+    """get without max_packet_bytes takes 1,048,576, not 65,536 (SCHEMA-015)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        if tool == GET and isinstance(arguments, dict) and "max_packet_bytes" not in arguments:
+            arguments = {**arguments, "max_packet_bytes": 1_048_576}
+        return self.inner.call(tool, arguments, context)
+
+
 class GetStampsLastRead(ServiceProxy):
     """get stamps last_read_at on a record read before, so reading changes it (SEARCH-016)."""
 
@@ -295,6 +304,16 @@ def test_search_mutant_is_caught(
 ) -> None:
     result = run_against(tmp_path, service_mutant=mutant, only=("SEARCH",))
     assert broken(result, "SEARCH") == {rule: broken_verdict(rule) for rule in rules}
+
+
+def test_get_defaulting_to_the_largest_budget_is_caught(tmp_path: Path) -> None:
+    result = run_against(
+        tmp_path, service_mutant=GetDefaultsToTheLargestBudget, only=("SCHEMA-015",)
+    )
+    assert result.verdicts["SCHEMA-015"].verdict == broken_verdict("SCHEMA-015")
+    assert result.ledger.evidence["SCHEMA-015"].failures[0].check == (
+        "get_budget_defaults_to_65536_bytes"
+    )
 
 
 def test_silent_lexical_fallback_is_caught_without_a_declared_semantic_channel(
