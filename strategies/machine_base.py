@@ -8,6 +8,7 @@ and calls, then raises a ``Violation`` of its rule.
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
@@ -17,19 +18,23 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine
 
 from .machine_driver import (
     AT_ONCE,
+    RECEIPT_TOOLS,
     Answer,
     Approval,
     Delivery,
     Driver,
     comparable,
     effect,
+    field,
     is_replay_of,
+    receipt_identity,
     record_ids,
+    repeats_receipt,
     says_first,
     says_replay,
     violation_of,
 )
-from .model import KeyUse, MemoryModel, RecordState, ScopeModel
+from .model import CandidateState, KeyUse, MemoryModel, RecordState, ScopeModel
 
 OWNER = "owner"
 FOREIGN_ACTORS = ("another tenant", "another workspace")
@@ -44,6 +49,9 @@ MAX_PACKET_BYTES = 1_048_576
 TARGET_FIELD = {ADMIT: "candidate_id", WITHDRAW: "candidate_id", FORGET: "record_id"}
 
 REPLAY_RULE = {CAPTURE: "IDEM-001", ADMIT: "IDEM-003", WITHDRAW: "IDEM-004", FORGET: "IDEM-004"}
+#: A replay of withdraw or forget repeats the first receipt's event_id and event_digest (a
+#: decision of this kit; the seed's replay is ``REPLAY_RULE``'s).
+RECEIPT_RULE = "IDEM-015"
 CONFLICT_RULE = {
     KeyUse.OTHER_CONTENT: "IDEM-005",
     KeyUse.OTHER_TARGET: "IDEM-006",
@@ -51,6 +59,10 @@ CONFLICT_RULE = {
 }
 #: The rule that the answers to one delivery of a mutation must agree under.
 DELIVERY_RULE = {"answer lost": "IDEM-012", "sent at once": "IDEM-013"}
+#: The seed's refusals for "the lifecycle state forbids it".
+LIFECYCLE_REFUSALS = ("ILLEGAL_TRANSITION", "ALREADY_TERMINAL")
+#: Answers that show a target left its state (taken, or out of reach).
+MOVED = (*LIFECYCLE_REFUSALS, "NOT_FOUND")
 
 candidates = Bundle("candidates")
 records = Bundle("records")
@@ -95,28 +107,63 @@ class MachineBase(RuleBasedStateMachine):
         self.driver.violated(rule, expected, observed)
         raise violation_of(rule)(f"{rule}: {expected}")
 
-    def expect_on(self, target: str, rule: str, ok: bool, expected: str, observed: Any) -> None:
+    def expect_on(self, target: str, rule: str, ok: bool, expected: str, answer: Answer) -> None:
         """An expectation about ``target`` under ``rule``: when it holds, the refused calls
-        made on the target since its last transition wrote nothing either; when it breaks,
-        the last of them is to blame (``ScopeModel.blame``)."""
+        made on the target since its last transition wrote nothing either; when it breaks and
+        ``answer`` shows the target left its state (``MOVED``), the last of them is to blame
+        (``ScopeModel.blame``), else ``rule``."""
         refusals = self._refusals(target)
         if ok:
             for held in {rule, *refusals}:
                 self.driver.passed(held)
             return
-        self.expect(self.own.blame(target, rule), False, expected, observed)
+        self.expect(self.own.blame(target, rule, answer.code in MOVED), False, expected, answer)
 
     def _refusals(self, target: str) -> list[str]:
         item = self.own.candidates.get(target) or self.own.records.get(target)
         return list(item.refusals) if item is not None else []
 
     def expect_replay(self, tool: str, first: Answer, answer: Answer) -> None:
+        """The first call's effect, as a replay (the seed's); for withdraw and forget, also
+        the first receipt's identity (this kit's)."""
         self.expect(
             REPLAY_RULE[tool],
             is_replay_of(tool, answer, first),
             f"{tool} replay: the first call's effect {effect(tool, first)!r}, as a replay",
             answer,
         )
+        if tool in RECEIPT_TOOLS:
+            self.expect(
+                RECEIPT_RULE,
+                repeats_receipt(tool, answer, first),
+                f"{tool} replay: the first receipt's (event_id, event_digest) "
+                f"{receipt_identity(first)!r}",
+                answer,
+            )
+
+    def expect_first(self, tool: str, answer: Answer, delivery: Delivery) -> None:
+        """A transition with a new key that succeeded answers replayed false (or, retried or
+        sent at once, possibly a replay of the call that took effect)."""
+        if answer.ok:
+            self.expect(
+                REPLAY_RULE[tool],
+                self.is_fresh(tool, answer, delivery),
+                f"{tool} with a new key: replayed false",
+                answer,
+            )
+
+    def expect_refusal(
+        self, rule: str, code: str, answer: Answer, what: str, order_rule: str | None = None
+    ) -> None:
+        """A call ``rule`` refuses with ``code``. Given ``order_rule``, its target is one no
+        transition can take, so the seed also allows the lifecycle's refusal: ``rule`` holds
+        with either, and ``code`` first is this kit's order of checks (``order_rule``)."""
+        allowed = (code,) if order_rule is None else (code, *LIFECYCLE_REFUSALS)
+        self.expect(rule, answer.code in allowed, f"{what}: {' or '.join(allowed)}", answer)
+        if order_rule is not None:
+            self.expect(
+                order_rule, answer.code == code, f"{what}: {code} before the lifecycle", answer
+            )
 
     def expect_refused(
         self, target: str, key: str, rule: str, code: str, answer: Answer, what: str
@@ -127,10 +174,13 @@ class MachineBase(RuleBasedStateMachine):
         self.refused.append((key, "IDEM-014"))
 
     def expect_reveals(self, answer: Answer, expected: set[str], what: str) -> None:
-        """A search of the owner's scope answers exactly the ``expected`` record ids."""
+        """A search of the owner's scope answers exactly the ``expected`` record ids, each
+        once (and perhaps those a duplicate_exact admission named: ``unsettled_records``)."""
         found = record_ids(answer)
-        wrong = sorted(set(found) ^ expected, key=str)
-        if answer.ok and not wrong and len(found) == len(set(found)):
+        unique = set(found)
+        extra = unique - expected - self.own.unsettled_records
+        missing = expected - unique
+        if answer.ok and not extra and not missing and len(found) == len(unique):
             for held in ("SEARCH-001", "SEARCH-002" if expected else "SEARCH-009"):
                 self.driver.passed(held)
             if self.own.forgotten_ids():
@@ -141,19 +191,53 @@ class MachineBase(RuleBasedStateMachine):
             return
         if not answer.ok:
             rule = "SEARCH-002" if expected else "SEARCH-009"
-        else:
-            rule = self._misrevealed(wrong, found) if wrong else "SEARCH-001"
+        elif extra or missing:
+            rule = self._misrevealed(answer, extra, missing)
+        else:  # a record twice: not "exactly once" over the pages (here one)
+            rule = "PAGE-002"
         self.expect(rule, False, f"{what}: ok with exactly the records {sorted(expected)}", answer)
 
-    def _misrevealed(self, wrong: list[Any], found: list[Any]) -> str:
-        """The rule a wrongly returned or missing record breaks."""
-        for record_id in wrong:
-            record = self.own.records.get(record_id)
-            if record_id in found and record is not None:
-                return "LIFE-017" if record.state is RecordState.TOMBSTONED else "SEARCH-001"
-        record_id = wrong[0]
-        present = record_id in found
-        return self.own.blame(record_id, "SEARCH-001" if present else "SEARCH-002")
+    def _misrevealed(self, answer: Answer, extra: set[Any], missing: set[str]) -> str:
+        """The rule that ``answer``, returning ``extra`` and missing ``missing``, breaks, the
+        seed's first: a tombstoned record returned (LIFE-017); a record the model does not
+        hold returned: the refused call that admitted a pending candidate after all (the
+        record holds its term), else SEARCH-001; a current record gone (get finds it no
+        more): the refused call on it that took it after all, else LIFE-004; else relevance
+        (SEARCH-002): a current record missing, or one returned for a term it lacks."""
+        records = self.own.records
+        if any(r in records and records[r].state is RecordState.TOMBSTONED for r in extra):
+            return "LIFE-017"
+        unknown = {r for r in extra if r not in records}
+        if unknown:
+            return self._admitted_by_a_refusal(answer, unknown) or "SEARCH-001"
+        for record_id in sorted(missing):
+            if not self._gets(record_id):
+                return self.own.blame(record_id, "LIFE-004", moved=True)
+        return "SEARCH-002"
+
+    def _admitted_by_a_refusal(self, answer: Answer, unknown: set[Any]) -> str | None:
+        """The rule of the last refused call on a pending candidate whose term is in the text
+        of a returned record the model does not know (that call admitted it after all)."""
+        suspects = [
+            candidate
+            for candidate in self.own.candidates.values()
+            if candidate.refusals
+            and candidate.state in (CandidateState.PENDING, CandidateState.UNSETTLED)
+        ]
+        if not suspects:
+            return None
+        for record_id, packet in zip(record_ids(answer), answer.value["records"], strict=True):
+            if record_id in unknown:
+                text = json.dumps(field(packet, "record"), ensure_ascii=False)
+                for candidate in suspects:
+                    if candidate.term in text:
+                        return candidate.refusals[-1]
+        return None
+
+    def _gets(self, record_id: str) -> bool:
+        """Whether get answers the owner's ``record_id``."""
+        answer = self.get(OWNER, record_id)
+        return answer.ok and field(answer.value, "record").get("record_id") == record_id
 
     def is_fresh(self, tool: str, answer: Answer, delivery: Delivery) -> bool:
         """The answer to a new key's call: a first result, or, when the call was retried or
@@ -172,18 +256,34 @@ class MachineBase(RuleBasedStateMachine):
         return self.driver.call(actor, tool, arguments, approval)
 
     def mutate(self, tool: str, arguments: dict[str, Any], delivery: Delivery) -> Answer:
+        """A mutation of the owner's, delivered as ``delivery`` says: the answer to judge,
+        whose other answers agree with it (``deliver``, ``expect_agreement``)."""
+        answer, others = self.deliver(tool, arguments, delivery)
+        self.expect_agreement(tool, delivery, answer, others)
+        return answer
+
+    def deliver(
+        self, tool: str, arguments: dict[str, Any], delivery: Delivery
+    ) -> tuple[Answer, list[Answer]]:
         """A mutation of the owner's, delivered as ``delivery`` says: the answer to judge (the
-        first result, if any). The other answers of a lost answer's retries, or of identical
-        calls sent at once, must agree with it: replays of its effect, or the same refusal."""
+        first result, if any), and the other answers of a lost answer's retries, or of
+        identical calls sent at once."""
         if delivery == "answered":
-            return self.call(tool, arguments)
+            return self.call(tool, arguments), []
         if delivery == "answer lost":
             answer = self.driver.retry_after_lost_answer(OWNER, tool, arguments)
-            others = [self.call(tool, arguments)]
-        else:
-            answers = self.driver.at_once(OWNER, tool, arguments, AT_ONCE)
-            answer = next((a for a in answers if says_first(tool, a)), answers[0])
-            others = [a for a in answers if a is not answer]
+            return answer, [self.call(tool, arguments)]
+        answers = self.driver.at_once(OWNER, tool, arguments, AT_ONCE)
+        answer = next((a for a in answers if says_first(tool, a)), answers[0])
+        return answer, [a for a in answers if a is not answer]
+
+    def expect_agreement(
+        self, tool: str, delivery: Delivery, answer: Answer, others: list[Answer]
+    ) -> None:
+        """The ``others`` answers of one delivery agree with ``answer``: replays of its effect
+        (and of its receipt's identity, IDEM-015), or the same refusal."""
+        if delivery == "answered":
+            return
         agree = all(
             is_replay_of(tool, other, answer) if answer.ok else other.code == answer.code
             for other in others
@@ -195,7 +295,14 @@ class MachineBase(RuleBasedStateMachine):
         self.expect(
             DELIVERY_RULE[delivery], agree, f"{tool} {delivery}: {agreed}", [answer, *others]
         )
-        return answer
+        if answer.ok and tool in RECEIPT_TOOLS:
+            self.expect(
+                RECEIPT_RULE,
+                all(repeats_receipt(tool, other, answer) for other in others),
+                f"{tool} {delivery}: every replay with the receipt's (event_id, event_digest) "
+                f"{receipt_identity(answer)!r}",
+                [answer, *others],
+            )
 
     def new_key(self) -> str:
         return f"{self.driver.unique('key')}-idempotency"

@@ -8,10 +8,11 @@ answer lost and the call retried, or sent several times at once).
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from functools import cache
 from typing import Any, ClassVar, Literal, Protocol
 
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE
+from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, WITHDRAW
 
 Approval = Literal["valid", "absent", "expired", "other_target", "other_operation"]
 #: Confirmations that do not hold: none, an expired one, or one for another target or operation.
@@ -21,7 +22,13 @@ UNHELD: tuple[Approval, ...] = ("absent", "expired", "other_target", "other_oper
 Delivery = Literal["answered", "answer lost", "sent at once"]
 DELIVERIES: tuple[Delivery, ...] = ("answered", "answer lost", "sent at once")
 AT_ONCE = 3
-RECEIPT_FIELDS = ("event_id", "event_digest", "from_state", "to_state")
+#: What a replay of withdraw or forget repeats of the first receipt, as the seed has it
+#: (IDEM-004): the transition.
+RECEIPT_FIELDS = ("operation", "from_state", "to_state")
+#: What identifies the first receipt, which this kit also has a replay repeat (IDEM-015).
+RECEIPT_IDENTITY = ("event_id", "event_digest")
+#: The tools whose answers carry a receipt.
+RECEIPT_TOOLS = (WITHDRAW, FORGET)
 
 
 class Answer(Protocol):
@@ -98,7 +105,9 @@ def field(value: Any, name: str) -> dict[str, Any]:
 
 
 def effect(tool: str, answer: Answer) -> Any:
-    """What a replay of ``answer`` must answer again."""
+    """What the seed has a replay of ``answer`` answer again: capture's candidate_id,
+    request_admission's (status, candidate_id, record_id), withdraw's and forget's
+    (operation, from_state, to_state). Not the receipt's identity: see ``receipt_identity``."""
     value = answer.value
     if tool == CAPTURE:
         return value.get("candidate_id")
@@ -106,6 +115,18 @@ def effect(tool: str, answer: Answer) -> Any:
         outcome = field(value, "outcome")
         return tuple(outcome.get(name) for name in ("status", "candidate_id", "record_id"))
     return tuple(field(value, "receipt").get(name) for name in RECEIPT_FIELDS)
+
+
+def receipt_identity(answer: Answer) -> tuple[Any, ...]:
+    """The (event_id, event_digest) of ``answer``'s receipt."""
+    receipt = field(answer.value, "receipt")
+    return tuple(receipt.get(name) for name in RECEIPT_IDENTITY)
+
+
+def repeats_receipt(tool: str, answer: Answer, first: Answer) -> bool:
+    """Whether ``answer`` repeats the identity of ``first``'s receipt (IDEM-015); true for a
+    tool whose answers carry no receipt."""
+    return tool not in RECEIPT_TOOLS or receipt_identity(answer) == receipt_identity(first)
 
 
 def says_replay(tool: str, answer: Answer) -> bool:
@@ -123,7 +144,8 @@ def says_first(tool: str, answer: Answer) -> bool:
 
 
 def is_replay_of(tool: str, answer: Answer, first: Answer) -> bool:
-    """A replay that answers the effect of ``first``."""
+    """A replay that answers the effect of ``first`` (``effect``: the receipt's identity is
+    not compared)."""
     return says_replay(tool, answer) and effect(tool, answer) == effect(tool, first)
 
 
@@ -135,5 +157,8 @@ def comparable(answer: Answer) -> Any:
 
 
 def record_ids(answer: Answer) -> list[Any]:
+    """The record ids of a search answer's packets, in order (one that cannot be a set member,
+    such as a list, as its repr)."""
     packets = answer.value.get("records")
-    return [field(p, "record").get("record_id") for p in packets or []]
+    ids = [field(p, "record").get("record_id") for p in packets or []]
+    return [i if isinstance(i, Hashable) else repr(i) for i in ids]

@@ -28,6 +28,7 @@ RULES = (
     "IDEM-012",
     "IDEM-013",
     "IDEM-014",
+    "IDEM-015",
     "SCOPE-001",
     "SCOPE-003",
     "SCOPE-004",
@@ -50,7 +51,9 @@ RULES = (
     "GATE-001",
     "GATE-003",
     "GATE-004",
+    "GATE-011",
     "GATE-012",
+    "HOST-016",
 )
 
 

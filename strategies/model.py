@@ -3,9 +3,9 @@ idempotency reservations, keyed by (tenant, workspace, principal, key).
 
 Pure data, no I/O: the state machine updates it from the answers it accepts and asks it what the
 next answer must be. Each candidate and record also keeps the rules of the refused calls made on
-it since its last transition (a conflict, a foreign mutation, a failed gate), so that when the
-server later disagrees with the model about it, the report names the call that should have
-written nothing rather than the call that found out.
+it since its last transition (a conflict, a foreign mutation, a failed gate), so that when a
+later answer shows the target left its state all the same, the report names the call that
+should have written nothing rather than the call that found out.
 """
 
 from __future__ import annotations
@@ -25,6 +25,11 @@ class CandidateState(StrEnum):
     ACCEPTED = "accepted"
     REJECTED = "rejected"
     WITHDRAWN = "withdrawn"
+    #: its first admission answered duplicate_exact, whose meaning the seed leaves unverified:
+    #: it may still be pending or not, until a later answer shows which
+    UNSETTLED = "unsettled"
+    #: unsettled, then refused as no longer pending
+    DUPLICATE = "duplicate"
 
 
 class RecordState(StrEnum):
@@ -72,19 +77,41 @@ class Reservation:
 class ScopeModel:
     candidates: dict[str, Candidate] = field(default_factory=dict)
     records: dict[str, Record] = field(default_factory=dict)
+    #: record ids that search may reveal or not: those a duplicate_exact admission named
+    unsettled_records: set[str] = field(default_factory=set)
 
     def captured(self, candidate_id: str, term: str) -> None:
         self.candidates[candidate_id] = Candidate(candidate_id, term)
 
-    def admitted(self, candidate_id: str, status: str, record_id: str | None) -> None:
-        """The first admission's outcome: pending_adjudication leaves the candidate pending."""
+    def admitted(self, candidate_id: str, status: str, record_id: Any) -> None:
+        """The first admission's outcome: pending_adjudication leaves the candidate pending;
+        duplicate_exact leaves it unsettled, and a record id it names that the model does not
+        hold may be revealed or not."""
         candidate = self.candidates[candidate_id]
-        if status == "accepted" and record_id is not None:
+        if status == "accepted" and isinstance(record_id, str):
             candidate.state = CandidateState.ACCEPTED
             self.records[record_id] = Record(record_id, candidate.term)
+            self.unsettled_records.discard(record_id)
         elif status == "rejected":
             candidate.state = CandidateState.REJECTED
+        elif status == "duplicate_exact":
+            candidate.state = CandidateState.UNSETTLED
+            if isinstance(record_id, str) and record_id not in self.records:
+                self.unsettled_records.add(record_id)
         candidate.refusals.clear()
+
+    def settled(self, candidate_id: str, pending: bool) -> None:
+        """An unsettled candidate shown pending (a transition took it) or not (refused)."""
+        candidate = self.candidates[candidate_id]
+        candidate.state = CandidateState.PENDING if pending else CandidateState.DUPLICATE
+
+    def actionable(self, target: str) -> bool:
+        """Whether a transition can take ``target``: a pending candidate, a current record."""
+        candidate = self.candidates.get(target)
+        if candidate is not None:
+            return candidate.state is CandidateState.PENDING
+        record = self.records.get(target)
+        return record is not None and record.state is RecordState.CURRENT
 
     def withdrawn(self, candidate_id: str) -> None:
         candidate = self.candidates[candidate_id]
@@ -102,11 +129,12 @@ class ScopeModel:
         if item is not None:
             item.refusals.append(rule)
 
-    def blame(self, target: str, rule: str) -> str:
-        """The rule to name when the server disagrees about ``target``: the last refused call
-        on it (which must have written nothing), else ``rule``."""
+    def blame(self, target: str, rule: str, moved: bool) -> str:
+        """The rule to name when the server disagrees about ``target`` under ``rule``: when
+        what it answered shows the target left its state (``moved``), the last refused call on
+        it, which must have written nothing; else ``rule``."""
         item = self.candidates.get(target) or self.records.get(target)
-        return item.refusals[-1] if item is not None and item.refusals else rule
+        return item.refusals[-1] if moved and item is not None and item.refusals else rule
 
     def forgotten_ids(self) -> set[str]:
         return {r.record_id for r in self.records.values() if r.state is RecordState.TOMBSTONED}

@@ -3,7 +3,8 @@ in the order of checks a replay is recognised.
 
 A replay must answer the *effect* of the first call again: capture's ``candidate_id``,
 request_admission's outcome (status, candidate_id, record_id), withdraw's and forget's receipt
-(event_id, event_digest, from_state, to_state). Pending candidates cannot be listed from outside a
+(operation, from_state, to_state); that it also repeats the receipt's identity (event_id,
+event_digest) is DESIGN's (IDEM-015). Pending candidates cannot be listed from outside a
 server, so "writes nothing" is checked where it shows: the target of a refused call keeps its
 state (a candidate can still be withdrawn from ``pending``, a record is still returned by get),
 and the key still replays its first call.
@@ -18,11 +19,18 @@ from typing import Any
 
 import anyio
 from engram_conformance.spec import instant, wall_clock_ms
-from engram_conformance.strategies.machine_base import REPLAY_RULE, TARGET_FIELD, UNKNOWN_RECORD
+from engram_conformance.strategies.machine_base import (
+    RECEIPT_RULE,
+    REPLAY_RULE,
+    TARGET_FIELD,
+    UNKNOWN_RECORD,
+)
 from engram_conformance.strategies.machine_driver import (
     effect,
     field,
     is_replay_of,
+    receipt_identity,
+    repeats_receipt,
     says_first,
     says_replay,
 )
@@ -165,7 +173,7 @@ def _expiring_capture(ctx: CheckContext, key: str, expires_at_ms: int) -> dict[s
 # checks ------------------------------------------------------------------------------------------
 
 
-@check(rules=("IDEM-001", "IDEM-003", "IDEM-004", "IDEM-010"), tools=MUTATIONS)
+@check(rules=("IDEM-001", "IDEM-003", "IDEM-004", "IDEM-010", "IDEM-015"), tools=MUTATIONS)
 async def replay_answers_the_first_result(ctx: CheckContext) -> None:
     """Each mutation, then the same call again. Every replay comes after the first call moved its
     target on (accepted, withdrawn, tombstoned), so it also shows that the replay is recognised
@@ -195,6 +203,14 @@ async def replay_answers_the_first_result(ctx: CheckContext) -> None:
                 replayed,
                 expected=f"{tool} replay after the target left its state: the first result "
                 "with replayed true, not ILLEGAL_TRANSITION or ALREADY_TERMINAL",
+                observed=replay,
+            )
+        if replay.ok and tool in (WITHDRAW, FORGET):
+            ctx.expect(
+                RECEIPT_RULE,
+                repeats_receipt(tool, replay, first),
+                expected=f"{tool} replay: the first receipt's event_id and event_digest "
+                f"{receipt_identity(first)!r}",
                 observed=replay,
             )
 
