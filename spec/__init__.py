@@ -18,13 +18,14 @@ from ._documents import PACKAGED_ROOT, SpecFileError
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._outputs import OutputBreach, output_breaches, schema_rules
 from ._spec import Spec
-from ._vocabulary import SpecValidator, utf16_key
+from ._vocabulary import UTF16_ORDER, SpecValidator, utf16_key
 from .canonical import canonical_json, digest, operation_digest
 from .instants import instant, instant_ms
 from .pointers import resolve as resolve_pointer
 
 __all__ = [
     "PACKAGED_ROOT",
+    "UTF16_ORDER",
     "ArgumentVerdict",
     "ErrorCode",
     "Example",

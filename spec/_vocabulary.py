@@ -61,6 +61,13 @@ def utf16_key(text: str) -> bytes:
     return text.encode("utf-16-be", "surrogatepass")
 
 
+#: The part of ``x-sortedUnique`` that only UTF-16 code-unit order decides: a list strictly
+#: ascending by code points (so by UTF-8 bytes too) that is not by UTF-16 code units. Its errors
+#: carry this name as their keyword, so that ``x-rules`` name its rule apart from the rule of
+#: repeats and of lists that no usual order sorts.
+UTF16_ORDER = "x-sortedUnique.utf16"
+
+
 def sorted_unique(
     validator: Any, required: bool, instance: Any, schema: Any
 ) -> Iterator[ValidationError]:
@@ -69,8 +76,14 @@ def sorted_unique(
     texts = [item for item in instance if isinstance(item, str)]
     for before, after in pairwise(texts):
         if utf16_key(before) >= utf16_key(after):
-            yield ValidationError(f"{after!r} does not sort strictly after {before!r}")
-            return
+            break
+    else:
+        return
+    if len(set(texts)) == len(texts) and all(a < b for a, b in pairwise(texts)):
+        message = "sorted by code points, but not by UTF-16 code units"
+        yield ValidationError(message, validator=UTF16_ORDER)
+        return
+    yield ValidationError(f"{after!r} does not sort strictly after {before!r}")
 
 
 @cache

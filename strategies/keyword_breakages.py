@@ -4,19 +4,22 @@ For every value present: null, a wrong JSON type, a value outside an ``enum`` or
 UTF-8 length one byte outside ``x-minBytes``/``x-maxBytes``, a non-NFC string, a string that
 misses its ``pattern`` (a bad digest is ``INVALID_DIGEST``), an Instant that names no real
 calendar instant, an integer one outside its range, an empty string below ``minLength``, a list
-one item outside its bounds, a repeated item in a distinct list, a sorted list out of order or
-repeating, and a lone surrogate. For every closed object: an extra property, a missing required
-field, and null for an absent optional field. For the whole object: the 1 MiB bound.
+one item outside its bounds, a repeated item in a distinct list, a sorted list out of order
+under every usual order or repeating (XREF-009's), one sorted by code points but not by UTF-16
+code units (the order the spec decides: XREF-011's), and a lone surrogate. For every closed
+object: an extra property, a missing required field, and null for an absent optional field. For
+the whole object: the 1 MiB bound.
 """
 
 from __future__ import annotations
 
 import bisect
 import copy
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from engram_conformance.spec import SpecValidator, utf16_key
+from engram_conformance.spec import UTF16_ORDER, SpecValidator, utf16_key
 from engram_conformance.spec.pointers import Location
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -24,7 +27,7 @@ from hypothesis import strategies as st
 from .breakage import FILLER_BYTES, Apply, Breakage, Context
 from .locations import Site, delete_at, schema_at, set_at, sites, value_at
 from .sizes import Budget, Draw
-from .text import draw_insertion, draw_not_nfc, draw_text
+from .text import draw_insertion, draw_not_nfc, draw_text, utf8_size
 from .walk import UNBOUNDED_STRING_BYTES, draw_distinct
 
 #: A JSON value of each type, to put where another type is wanted (null is its own breakage).
@@ -58,6 +61,11 @@ _UNREAL_FIELDS = {
     "second": (slice(17, 19), list(range(62, 100))),
 }
 _LONE_SURROGATES = ("\ud800", "\udfff")
+#: Two endings that code points and UTF-16 code units order differently: U+FF5E before
+#: U+1F600 by code point, after its surrogates D83D DE00 by code unit.
+_DISPUTED_ENDINGS = ("\uff5e", "\U0001f600")
+#: The stem those endings extend is drawn up to this many UTF-8 bytes.
+_STEM_BYTES = 16
 
 
 def keyword_breakages(context: Context, document: dict[str, Any]) -> Iterator[Breakage]:
@@ -348,8 +356,16 @@ def _list_breakages(context: Context, site: Site) -> Iterator[Breakage]:
             schema,
             "x-sortedUnique",
             location,
-            "two items out of order",
+            "two items out of order by code points and by UTF-16 code units",
             lambda draw, document: _swap(draw, document, site),
+        )
+        yield from _breakage(
+            context,
+            schema,
+            UTF16_ORDER,
+            location,
+            "a list sorted by code points, not by UTF-16 code units",
+            lambda draw, document: _code_point_order(draw, document, site),
         )
         yield from _breakage(
             context,
@@ -390,10 +406,32 @@ def _repeat(draw: Draw, items: list[Any], high: int | None) -> None:
 
 
 def _swap(draw: Draw, document: dict[str, Any], site: Site) -> None:
+    """Swap two neighbours that code points order as UTF-16 code units do: the list is then
+    out of order under both (so under UTF-8 bytes too), not only under the spec's order."""
     _grow(draw, document, site, max(2, len(site.value)))
     items = value_at(document, site.location)
-    at = draw(st.integers(0, len(items) - 2))
+    agreeing = [at for at in range(len(items) - 1) if items[at] < items[at + 1]]
+    assume(agreeing)
+    at = draw(st.sampled_from(agreeing))
     items[at], items[at + 1] = items[at + 1], items[at]
+
+
+def _code_point_order(draw: Draw, document: dict[str, Any], site: Site) -> None:
+    """Two items that end in ``_DISPUTED_ENDINGS`` added (in place of others, when the list is
+    full), and the list sorted by code points: UTF-16 code-unit order then refuses it."""
+    items = value_at(document, site.location)
+    bounds = site.schema["items"]
+    room = bounds.get("x-maxBytes", _STEM_BYTES + 4) - max(map(utf8_size, _DISPUTED_ENDINGS))
+    size = draw(st.integers(max(0, bounds.get("x-minBytes", 0) - 3), min(room, _STEM_BYTES)))
+    nfc = bounds.get("x-nfc", False)
+    stem = draw_text(draw, size, nfc=nfc)
+    disputed = [stem + ending for ending in _DISPUTED_ENDINGS]
+    assume(not nfc or all(unicodedata.is_normalized("NFC", item) for item in disputed))
+    kept = [item for item in items if item not in disputed]
+    high = site.schema.get("maxItems")
+    if high is not None:
+        kept = kept[: high - len(disputed)]
+    items[:] = sorted([*kept, *disputed])
 
 
 def _repeat_sorted(draw: Draw, document: dict[str, Any], site: Site, high: int | None) -> None:

@@ -34,7 +34,10 @@ class Broken:
 
     ``answered_first_by`` is the JSON-RPC error a server answers instead, over the wire, when an
     earlier check of the call fails first (a purpose_ref string that is not the bound purpose:
-    -32603), as ``spec/examples`` say with ``answered_first_by``.
+    -32603), as ``spec/examples`` say with ``answered_first_by``. A purpose_ref that is no
+    string, or is missing, is labelled by the schema (INVALID_SCHEMA); since the seed makes any
+    purpose mismatch a protocol refusal, the checks that send such an object also take -32603
+    for its rule (``conformance.checks.schema.prepare``).
     """
 
     arguments: dict[str, Any]

@@ -1,11 +1,19 @@
 """Generated argument objects (``strategies``) answered as their labels say.
 
 For each tool, Hypothesis draws objects broken by exactly one rule (``broken_arguments``); each
-is adapted to the binding as the labelled examples are (``schema.adapt``: the bound purpose, a
-fresh idempotency key, unless the breakage is about that field), sent with a human approval when
-the tool needs one, and must be answered its labelled code. Objects the purpose check answers
-first (``answered_first_by``) and those broken only against the clock are left to their
-families, as their labelled examples are.
+is prepared as the labelled invalid examples are (``schema.prepare``: the bound purpose, a fresh
+idempotency key, a live target, no retention, reconciliation, page cursor or semantic channel
+that other checks would refuse first, unless the breakage is about that field), sent with a
+human approval when the tool needs one, and must be refused as an argument error: its labelled
+code or the other code of the seed table's row, SCHEMA-035 judging which (SCHEMA-001 wants
+INVALID_SCHEMA itself). An answer of a check the object may meet first (a policy refusal of the
+broken retention, NOT_FOUND of a broken target, gate_failed where no approval can be bound to
+it) leaves the rule undecided (-32603 for a purpose_ref that is no string holds it: the seed
+makes any purpose mismatch a protocol refusal) and is judged by the rule that orders the checks
+(HOST-016, GATE-011), as for the examples. Objects the purpose
+check answers first (``answered_first_by``) and those broken only against the clock are left to
+their families, as their labelled examples are. Objects the SDK's JSON writer cannot write (a
+lone surrogate, SCHEMA-032) go over the session's raw channel, byte-exact.
 
 The search runs in a worker thread and each call on the harness's event loop, as the lifecycle
 model check does (``model_check``), with the run's seed. It is bounded by ``EXAMPLES_PER_TOOL``
@@ -14,9 +22,9 @@ once ``SHRINK_PATIENCE`` examples in a row made no finding smaller. For every ru
 keeps the smallest failing object met (by its JSON size) and its call.
 
 A few valid objects per tool (``arguments``) must not be refused INVALID_SCHEMA or
-INVALID_DIGEST. Which bound a server got wrong when it refuses one cannot be told from the
-answer (an error names no rule); such a refusal is recorded against SCHEMA-004, the rule that
-every field may take any value of the type, constant or enumeration its schema gives.
+INVALID_DIGEST. They set the bounds and encodings this kit decides, many at once, and which one
+a server got wrong when it refuses one cannot be told from the answer (an error names no rule):
+such a refusal is recorded against SCHEMA-039 (profile).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from engram_conformance.spec import Spec, load
 from engram_conformance.strategies import Broken, arguments, broken_arguments
 from engram_conformance.strategies.mutations import breakages
 from hypothesis import given, reject
+from hypothesis import strategies as st
 
 from ..exceptions import ServerFault
 from ..host import Identity
@@ -51,20 +60,33 @@ from .bounded_search import (
     shown,
     stop_time,
 )
-from .context import CheckContext
+from .context import ARGUMENT_ERRORS, CODE_IN_ROW, CheckContext
 from .host import SIGNED_META
 from .registry import check
-from .schema import REFUSALS, _json_text_holds, _objects_travel_as_is, _send, adapt
+from .schema import (
+    CHECK_ORDER,
+    EXACT_CODE_RULES,
+    GATE_ORDER,
+    REFUSALS,
+    SEVERAL_BOUNDS,
+    LiveTargets,
+    Prepared,
+    adapt,
+    answered_earlier,
+    order_rules,
+    send,
+    sent_broken,
+)
 from .scope import ALL_TOOLS
 
 EXAMPLES_PER_TOOL = 60
 VALID_PER_TOOL = 5
 SECONDS = 60.0
 SHRINK_PATIENCE = 40
-#: Rules a generated object cannot decide: one the SDK's JSON writer cannot send (unpaired
-#: surrogates), and those that need several faults or calls (order of checks, nothing written).
-NOT_HERE = frozenset({"SCHEMA-032", "SCHEMA-011", "XREF-010"})
-VALID_RULE = "SCHEMA-004"
+#: Rules a generated object cannot decide: those that need several faults or calls (order of
+#: the argument checks, nothing written).
+NOT_HERE = frozenset({"SCHEMA-011", "XREF-010"})
+VALID_RULE = SEVERAL_BOUNDS
 
 
 def _rules(spec: Spec) -> tuple[str, ...]:
@@ -86,6 +108,31 @@ def _rules(spec: Spec) -> tuple[str, ...]:
 
 
 RULES = _rules(load())
+#: What the check records: the rules generated objects break, the code of the row, the rule of
+#: valid objects, and the order of the checks a broken object may meet first.
+CHECK_RULES = (*RULES, CODE_IN_ROW, VALID_RULE, CHECK_ORDER, GATE_ORDER)
+
+
+def judgements(
+    case: Prepared, rule: str, code: str, observed: Observation, what: str
+) -> list[tuple[str, bool, str]]:
+    """(rule, holds, what it wants) for the answer to an object broken by ``rule``, as the
+    examples check records it (``schema._judge_refusal`` with
+    ``CheckContext.expect_argument_refusal``); counted here, not recorded, so that the search
+    keeps the smallest failure of each rule."""
+    earlier = answered_earlier(case, observed)
+    if earlier is not None:
+        held = [(rule, True, f"{what}: {observed.code}")] if earlier.seed_answer else []
+        before = f"{what}: the argument checks ({code}) before the check answering {observed.code}"
+        return [*held, (earlier.rule, False, before)]
+    row = (code,) if rule in EXACT_CODE_RULES or code not in ARGUMENT_ERRORS else ARGUMENT_ERRORS
+    if observed.code not in row:
+        return [(rule, False, f"{' or '.join(row)} for {what}")]
+    found = [(rule, True, f"{what}: refused")]
+    if len(row) > 1:
+        found.append((CODE_IN_ROW, observed.code == code, f"{code} for {what}"))
+    first = f"{what}: the argument checks first"
+    return [*found, *((order, True, first) for order in order_rules(case))]
 
 
 class Mismatched(Exception):
@@ -113,7 +160,11 @@ class Sender:
         self.since_smaller = 0
         self.shrinking = False  # the current Hypothesis run found something
         self.sent = 0
-        self.unsent = 0
+        self.live = LiveTargets(ctx)
+
+    def spent(self) -> bool:
+        """Whether the time or the patience is spent."""
+        return time.monotonic() >= self.stop_at or self.since_smaller > SHRINK_PATIENCE
 
     def begin(self) -> None:
         """Before an example: reject it once the time, the patience or the server is spent."""
@@ -121,22 +172,42 @@ class Sender:
             self.since_smaller += 1
         if self.fault is not None:
             raise HarnessStopped(str(self.fault))
-        if time.monotonic() >= self.stop_at or self.since_smaller > SHRINK_PATIENCE:
+        if self.spent():
             self.out_of_time = True
             reject()
 
-    def send(self, tool: str, sent: dict[str, Any], identity: Identity) -> Observation | None:
-        """The call (None when JSON text cannot carry ``sent`` to this target)."""
-        if not _json_text_holds(sent) and not _objects_travel_as_is(self.ctx):
-            self.unsent += 1
-            return None
+    def unless_spent(self, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        """``strategy``, drawing nothing once the time or the patience is spent: Hypothesis goes
+        on shrinking and replaying then, and each of those examples, rejected, costs no drawing
+        (drawing a capture of half a mebibyte and its breakages takes a while)."""
+
+        @st.composite
+        def drawn(draw: Any) -> Any:
+            if self.spent() or self.fault is not None:
+                self.out_of_time = True
+                reject()
+            return draw(strategy)
+
+        return drawn()
+
+    def send(self, tool: str, sent: dict[str, Any], identity: Identity) -> Observation:
+        """A valid object's call."""
+        return self._on_loop(send, self.ctx, tool, sent, identity)
+
+    def send_broken(self, tool: str, broken: Broken) -> tuple[Prepared, Observation]:
+        """A broken object's call, prepared as the labelled invalid examples are."""
+        arguments, pointer = broken.arguments, broken.pointer
+        live = self.live
+        return self._on_loop(sent_broken, self.ctx, live, tool, arguments, pointer, "generated")
+
+    def _on_loop(self, call: Callable[..., Any], *arguments: Any) -> Any:
         try:
-            observed = anyio.from_thread.run(_send, self.ctx, tool, sent, identity)
+            answered = anyio.from_thread.run(call, *arguments)
         except ServerFault as fault:
             self.fault = fault
             raise HarnessStopped(str(fault)) from fault
         self.sent += 1
-        return observed
+        return answered
 
     def found(self, rule: str, expected: str, observed: Observation, sent: Any) -> None:
         size = len(json.dumps(sent, ensure_ascii=False, default=str))
@@ -155,18 +226,16 @@ class Sender:
                 or broken.clock_dependent
             ):
                 return
-            sent, identity = adapt(self.ctx, tool, broken.arguments, broken.pointer, "generated")
-            observed = self.send(tool, sent, identity)
-            if observed is None:
-                return
-            if observed.code == broken.code:
-                self.passes[broken.rule] += 1
-                return
-            expected = (
-                f"{broken.code} for a generated {tool} object that breaks {broken.rule}: "
-                f"{broken.description} (Hypothesis seed {self.ctx.seed}, shrunk)"
+            case, observed = self.send_broken(tool, broken)
+            what = (
+                f"a generated {tool} object that breaks {broken.rule}: {broken.description} "
+                f"(Hypothesis seed {self.ctx.seed}, shrunk)"
             )
-            self.found(broken.rule, expected, observed, sent)
+            verdicts = judgements(case, broken.rule, broken.code, observed, what)
+            self.passes.update(rule for rule, ok, _ in verdicts if ok)
+            for rule, ok, expected in verdicts:
+                if not ok:
+                    self.found(rule, expected, observed, case.arguments)
 
         return judge
 
@@ -175,8 +244,6 @@ class Sender:
             self.begin()
             sent, identity = adapt(self.ctx, tool, generated, None, "generated")
             observed = self.send(tool, sent, identity)
-            if observed is None:
-                return
             if observed.code not in REFUSALS:
                 self.passes[VALID_RULE] += 1
                 return
@@ -202,10 +269,11 @@ def search(sender: Sender, seed: int, database: Path | None) -> None:
     spec = sender.ctx.spec
     for tool in sorted(set(ALL_TOOLS) & set(spec.tools)):
         runs = {
-            "broken": (given(broken_arguments(tool, spec))(sender.broken(tool)), EXAMPLES_PER_TOOL),
-            "valid": (given(arguments(tool, spec))(sender.valid(tool)), VALID_PER_TOOL),
+            "broken": (broken_arguments(tool, spec), sender.broken(tool), EXAMPLES_PER_TOOL),
+            "valid": (arguments(tool, spec), sender.valid(tool), VALID_PER_TOOL),
         }
-        for kind, (run, examples) in runs.items():
+        for kind, (strategy, judge, examples) in runs.items():
+            run = given(sender.unless_spent(strategy))(judge)
             kept = None if database is None else database / f"{tool}-{kind}"
             test = hypothesis.seed(seed)(quiet_settings(kept, max_examples=examples)(run))
             sender.shrinking, sender.since_smaller = False, 0
@@ -218,7 +286,7 @@ def search(sender: Sender, seed: int, database: Path | None) -> None:
                 return
 
 
-@check(rules=RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
+@check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
 async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> None:
     """Generated objects broken by one rule are answered their labelled code; generated valid
     ones are not refused by the argument checks."""
@@ -227,7 +295,7 @@ async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> Non
     await anyio.to_thread.run_sync(search, sender, ctx.seed, database)
     record_outcome(
         ctx,
-        RULES,
+        CHECK_RULES,
         ran=sender.sent > 0,
         fault=sender.fault,
         passes=sender.passes,

@@ -36,6 +36,18 @@ def test_every_argument_rule_has_an_invalid_example() -> None:
     """Each rule the argument schemas decide is shown broken by at least one example."""
     spec = load()
     decided = {rule for rule in spec.rules if rule.startswith(("SCHEMA-", "XREF-"))}
-    not_by_example = {"SCHEMA-009", "SCHEMA-011", "SCHEMA-033", "XREF-010"}
+    # built by the checks (the 1 MiB bound, the order of checks, nothing written), shown only by
+    # valid examples (zero fractions, empty maxima, several bounds at once), or the code of the
+    # row any invalid example's answer shows
+    not_by_example = {
+        "SCHEMA-009",
+        "SCHEMA-011",
+        "SCHEMA-033",
+        "SCHEMA-035",
+        "SCHEMA-037",
+        "SCHEMA-038",
+        "SCHEMA-039",
+        "XREF-010",
+    }
     shown = {example.rule for example in EXAMPLES if not example.valid}
     assert decided - not_by_example <= shown

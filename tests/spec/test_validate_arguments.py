@@ -304,11 +304,25 @@ def test_repeated_family_refs_are_not_strictly_sorted() -> None:
 
 
 def test_family_refs_sort_by_utf16_code_units() -> None:
-    # U+FF41 sorts after U+1F600 in UTF-16 (0xD83D < 0xFF41), before it by code point
+    # U+FF41 sorts after U+1F600 in UTF-16 (0xD83D < 0xFF41), before it by code point: only
+    # the order the spec decides refuses the code-point order (XREF-011, profile)
     ordered = broken("payload.reconciliation.family_refs", ["\U0001f600", "\uff41"])
     assert validate_arguments(CAPTURE, ordered).ok
     by_code_point = broken("payload.reconciliation.family_refs", ["\uff41", "\U0001f600"])
-    assert answer(CAPTURE, by_code_point)[1] == "XREF-009"
+    assert answer(CAPTURE, by_code_point) == (
+        "INVALID_SCHEMA",
+        "XREF-011",
+        "/payload/reconciliation/family_refs",
+    )
+
+
+def test_family_refs_no_usual_order_sorts_are_xref_009() -> None:
+    # unsorted by code points and by UTF-16 code units alike: the seed's "ordenados" (XREF-009)
+    unsorted = ["\uff41", "b"]
+    assert answer(CAPTURE, broken("payload.reconciliation.family_refs", unsorted))[1] == "XREF-009"
+    # a repeat is XREF-009 whatever the order of the rest
+    repeated = ["\uff41", "\uff41", "\U0001f600"]
+    assert answer(CAPTURE, broken("payload.reconciliation.family_refs", repeated))[1] == "XREF-009"
 
 
 def test_json_text_and_size() -> None:

@@ -4,7 +4,7 @@ examples label can be broken."""
 from __future__ import annotations
 
 import pytest
-from engram_conformance.spec import Spec, validate_arguments
+from engram_conformance.spec import Spec, utf16_key, validate_arguments
 from engram_conformance.strategies import Broken, broken_arguments, broken_from
 from engram_conformance.strategies.mutations import breakages
 from hypothesis import find, given
@@ -64,3 +64,24 @@ def test_the_clock_breakage_is_labelled_clock_dependent(spec: Spec) -> None:
     assert broken.clock_dependent
     assert broken.pointer == "/payload/retention/expires_at"
     assert validate_arguments(CAPTURE, broken.arguments, clock=None).ok
+
+
+def _family_refs(broken: Broken) -> list[str]:
+    return broken.arguments["payload"]["reconciliation"]["family_refs"]
+
+
+def test_the_two_order_rules_of_family_refs_are_told_apart(spec: Spec) -> None:
+    """Out of order under every usual order is XREF-009's; sorted by code points but not by
+    UTF-16 code units (the order the spec decides) is XREF-011's."""
+    full = next(e for e in spec.examples if e.tool == CAPTURE and e.name == "full").arguments
+    swapped = find(
+        broken_from(CAPTURE, full, spec, rules={"XREF-009"}),
+        lambda broken: len(set(_family_refs(broken))) == len(_family_refs(broken)),
+        settings=SEARCH,
+    )
+    assert _family_refs(swapped) != sorted(_family_refs(swapped))
+    disputed = find(broken_from(CAPTURE, full, spec, rules={"XREF-011"}), bool, settings=SEARCH)
+    items = _family_refs(disputed)
+    assert items == sorted(items) and items != sorted(items, key=utf16_key)
+    for broken in (swapped, disputed):
+        assert _answer(CAPTURE, broken) == (broken.code, broken.rule, broken.pointer), broken
