@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engram_conformance.spec import instant, operation_digest, wall_clock_ms
+from engram_conformance.strategies.machine_driver import is_replay_of
 
 from ..host import ABSENT
 from .context import ADMIT, CAPTURE, FORGET, WITHDRAW, CheckContext
@@ -158,10 +159,9 @@ async def replays_of_withdraw_and_forget_need_a_holding_confirmation(ctx: CheckC
         replay = await ctx.call(tool, sent, confirmation=approval)
         ctx.expect(
             "GATE-010",
-            replay.ok
-            and replay.value.get("replayed") is True
-            and replay.value.get("receipt") == first.value.get("receipt"),
-            expected=f"{tool} replayed with the first approval: the first receipt, replayed true",
+            replay.ok and is_replay_of(tool, replay, first),
+            expected=f"{tool} replayed with the first approval: the first receipt's states, "
+            "replayed true (its identity is IDEM-015's)",
             observed={"first": first.value, "replay": replay.summary()},
         )
 

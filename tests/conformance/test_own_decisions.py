@@ -31,6 +31,7 @@ DIFFERS_ON = {
     "SCHEMA-035": "INVALID_SCHEMA for a digest of the wrong form",
     "SCHEMA-011": "so the order of checks reads INVALID_SCHEMA where INVALID_DIGEST comes first",
     "ERR-007": "messages that name their tool",
+    "IDEM-015": "a replay's receipt with an event_id of its own",
 }
 
 
