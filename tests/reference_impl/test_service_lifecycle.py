@@ -74,7 +74,8 @@ def test_life_004_accepted_candidate_becomes_a_current_record(harness: Harness) 
 
 
 def test_life_007_record_carries_the_payload_and_the_writer_fields(harness: Harness) -> None:
-    """LIFE-007, HOST-017, REDACT-005: payload fields as captured plus the writer's fields."""
+    """LIFE-007 (the trust class too), REDACT-005: the payload as captured plus the writer's
+    fields."""
     arguments = capture_arguments(harness.key(), t_end=harness.clock() + DAY_MS)
     candidate_id = value_of(harness.capture(arguments))["candidate_id"]
     record_id = value_of(harness.admit(candidate_id))["outcome"]["record_id"]
