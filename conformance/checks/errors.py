@@ -103,9 +103,10 @@ def error_message_is_constant(
 def error_message_never_echoes_input(
     spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
 ) -> None:
-    """No argument value sent appears in the message. Values too short to tell apart from any
-    word, and the contract's own vocabulary (the enumerated values of the tool's arguments,
-    such as "lexical_and_semantic"), are no echo: a constant message may name them."""
+    """No argument value sent appears in the message. What a constant message may well hold
+    is no echo: values too short to tell apart from any word, plain words (letters only, such
+    as a generated "arguments"), and the contract's own vocabulary (the enumerated values of
+    the tool's arguments, such as "lexical_and_semantic")."""
     error = _error(observed)
     if error is None or not isinstance(error.get("message"), str):
         return
@@ -114,7 +115,10 @@ def error_message_never_echoes_input(
     echoed = [
         s
         for s in _strings(observed.arguments)
-        if len(s) >= ECHO_MIN_LENGTH and s not in memory[observed.tool] and s in error["message"]
+        if len(s) >= ECHO_MIN_LENGTH
+        and not s.isalpha()
+        and s not in memory[observed.tool]
+        and s in error["message"]
     ]
     expect(
         "ENV-007",
