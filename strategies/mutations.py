@@ -37,7 +37,7 @@ class Broken:
     -32603), as ``spec/examples`` say with ``answered_first_by``. A purpose_ref that is no
     string, or is missing, is labelled by the schema (INVALID_SCHEMA); since the seed makes any
     purpose mismatch a protocol refusal, the checks that send such an object also take -32603
-    for its rule (``conformance.checks.schema.prepare``).
+    for its rule (``conformance.checks.argument_sending.prepare``).
     """
 
     arguments: dict[str, Any]

@@ -1,13 +1,13 @@
 """Generated argument objects (``strategies``) answered as their labels say.
 
 For each tool, Hypothesis draws objects broken by exactly one rule (``broken_arguments``); each
-is prepared as the labelled invalid examples are (``schema.prepare``: the bound purpose, a fresh
-idempotency key, a live target, no retention, reconciliation, page cursor or semantic channel
-that other checks would refuse first, unless the breakage is about that field), sent with a
-human approval when the tool needs one, and must be refused as an argument error: its labelled
-code or the other code of the seed table's row, SCHEMA-035 judging which (SCHEMA-001 wants
-INVALID_SCHEMA itself). An answer of a check the object may meet first (a policy refusal of the
-broken retention, NOT_FOUND of a broken target, gate_failed where no approval can be bound to
+is prepared as the labelled invalid examples are (``argument_sending.prepare``: the bound
+purpose, a fresh idempotency key, a live target, no retention, reconciliation, page cursor or
+semantic channel that other checks would refuse first, unless the breakage is about that field),
+sent with a human approval when the tool needs one, and must be refused as an argument error:
+its labelled code or the other code of the seed table's row, SCHEMA-035 judging which (SCHEMA-001
+wants INVALID_SCHEMA itself). An answer of a check the object may meet first (a policy refusal
+of the broken retention, NOT_FOUND of a broken target, gate_failed where no approval can be bound to
 it) leaves the rule undecided (-32603 for a purpose_ref that is no string holds it: the seed
 makes any purpose mismatch a protocol refusal) and is judged by the rule that orders the checks
 (HOST-016, GATE-011), as for the examples. Objects the purpose
@@ -50,6 +50,17 @@ from hypothesis import strategies as st
 from ..exceptions import ServerFault
 from ..host import Identity
 from ..observation import Observation
+from .argument_examples import CHECK_ORDER, EXACT_CODE_RULES, GATE_ORDER, SEVERAL_BOUNDS
+from .argument_sending import (
+    REFUSALS,
+    LiveTargets,
+    Prepared,
+    adapt,
+    answered_earlier,
+    order_rules,
+    send,
+    sent_broken,
+)
 from .bounded_search import (
     HarnessStopped,
     SearchFailure,
@@ -63,20 +74,6 @@ from .bounded_search import (
 from .context import ARGUMENT_ERRORS, CODE_IN_ROW, CheckContext
 from .host import SIGNED_META
 from .registry import check
-from .schema import (
-    CHECK_ORDER,
-    EXACT_CODE_RULES,
-    GATE_ORDER,
-    REFUSALS,
-    SEVERAL_BOUNDS,
-    LiveTargets,
-    Prepared,
-    adapt,
-    answered_earlier,
-    order_rules,
-    send,
-    sent_broken,
-)
 from .scope import ALL_TOOLS
 
 EXAMPLES_PER_TOOL = 60
@@ -117,7 +114,7 @@ def judgements(
     case: Prepared, rule: str, code: str, observed: Observation, what: str
 ) -> list[tuple[str, bool, str]]:
     """(rule, holds, what it wants) for the answer to an object broken by ``rule``, as the
-    examples check records it (``schema._judge_refusal`` with
+    examples check records it (``argument_sending.judge_refusal`` with
     ``CheckContext.expect_argument_refusal``); counted here, not recorded, so that the search
     keeps the smallest failure of each rule."""
     earlier = answered_earlier(case, observed)
