@@ -51,10 +51,13 @@ class Connection:
         open_extra: OpenClient | None = None,
         open_raw: OpenRaw | None = None,
         group: TaskGroup | None = None,
+        explain: Callable[[Any], str | None] | None = None,
     ):
         """``open_for`` (a per-identity binding) needs ``group``, a task group of the task
-        that closes ``stack``: each identity's client lives in a task of its own there."""
+        that closes ``stack``: each identity's client lives in a task of its own there.
+        ``explain`` tells why a client's connection ended, when its transport knows."""
         self.default = default
+        self.explain = explain or (lambda client: None)
         self._open_for = open_for
         self._open_extra = open_extra
         self._open_raw = open_raw

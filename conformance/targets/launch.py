@@ -22,42 +22,43 @@ from typing import Any, TypeVar
 
 import anyio
 import httpx2
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import get_default_environment, stdio_client
+from mcp import Client
+from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import streamable_http_client
 
 from ..exceptions import StartupFailed
+from . import processes
 from .connection import IDENTITY_CLAIMS, Connection
 from .descriptor import TargetDescriptor
 from .raw_channel import ObjectChannel, RawChannel, over_http, over_stdio
+from .server_log import ServerLog, tail
+from .stdio_transport import Wire, guarded_stdio
 
 #: Environment passed to a stdio server besides the descriptor's own ``env``.
 _INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PYTHONPATH")
-STDERR_TAIL_LINES = 40
 #: The identity that fills the binding's templates for the connection used before any check.
 DISCOVERY_IDENTITY = {name: f"discovery-{name}" for name in IDENTITY_CLAIMS}
 T = TypeVar("T")
 
 
+#: The longest account of an exception ``describe`` gives.
+DESCRIBED_CHARS = 400
+
+
 def describe(error: BaseException) -> str:
-    """A one-line account of an exception, unwrapping single-exception groups."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    """A one-line account of an exception; an exception group is told by its distinct
+    members, not as "(2 sub-exceptions)"."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(dict.fromkeys(describe(member) for member in error.exceptions))
+    text = " / ".join(line.strip() for line in str(error).splitlines() if line.strip())
+    told = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    return told if len(told) <= DESCRIBED_CHARS else f"{told[:DESCRIBED_CHARS]}..."
 
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
 
 
 def matching_files(patterns: Iterable[str]) -> list[Path]:
@@ -105,6 +106,10 @@ class Target:
     def connect(self) -> Any:  # an async context manager yielding an initialized Connection
         raise NotImplementedError
 
+    def explain(self, client: Any) -> str | None:
+        """Why ``client``'s connection ended, when its transport knows more than the SDK."""
+        return None
+
 
 class LaunchedTarget(Target):
     """A target described by a descriptor: a stdio command, or an HTTP URL (maybe started)."""
@@ -116,7 +121,12 @@ class LaunchedTarget(Target):
         self.transport = descriptor.transport
         self.call_timeout_s = descriptor.call_timeout_s
         self.stderr_log = workspace.stderr_log
+        self.server_log = ServerLog(workspace.stderr_log)
         self.port = free_port()
+        #: the wire of each open stdio client, by the client's id (``explain``)
+        self._wires: dict[int, Wire] = {}
+        #: the HTTP server process the harness started, if it started one
+        self._http_process: subprocess.Popen[bytes] | None = None
         workspace.state_dir.mkdir(parents=True, exist_ok=True)
         if descriptor.state_files:
             self.state_files = self._state_files
@@ -159,7 +169,17 @@ class LaunchedTarget(Target):
                     open_extra=self._client if per_identity else self._discovery_client,
                     open_raw=self._raw if per_identity else self._discovery_raw,
                     group=group,
+                    explain=self.explain,
                 )
+
+    def explain(self, client: Any) -> str | None:
+        wire = self._wires.get(id(client))
+        if wire is not None:
+            return wire.problem
+        started = self._http_process
+        if started is not None and started.poll() is not None:
+            return f"the server process {processes.exit_status(started.returncode)}"
+        return None
 
     def _discovery_client(self, identity: dict[str, str]) -> AbstractAsyncContextManager[Client]:
         """A client filled with the discovery identity: signed-meta binds none to a client."""
@@ -169,9 +189,10 @@ class LaunchedTarget(Target):
         """A raw channel filled with the discovery identity, as ``_discovery_client``."""
         return self._raw(DISCOVERY_IDENTITY)
 
-    def _stdio_parameters(self, identity: dict[str, str]) -> StdioServerParameters:
+    def _stdio_command(self, identity: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+        """The command line and the environment of a stdio server process for ``identity``."""
         command = [self.fill(part, identity) for part in self.descriptor.command]
-        return StdioServerParameters(command=command[0], args=command[1:], env=self._env(identity))
+        return command, get_default_environment() | self._env(identity)
 
     def _headers(self, identity: dict[str, str]) -> dict[str, str] | None:
         """The http-headers binding's headers for ``identity`` (None for other bindings)."""
@@ -181,13 +202,18 @@ class LaunchedTarget(Target):
 
     @asynccontextmanager
     async def _client(self, identity: dict[str, str]) -> AsyncIterator[Client]:
-        timeout = self.descriptor.call_timeout_s
         if self.transport == "stdio":
-            parameters = self._stdio_parameters(identity)
-            with self.workspace.stderr_log.open("a", encoding="utf-8") as errlog:
-                transport = stdio_client(parameters, errlog=errlog)
-                async with _initialized(transport, timeout, self.stderr_log) as client:
+            command, env = self._stdio_command(identity)
+            wire = Wire()
+            startup = self.descriptor.startup_timeout_s
+            transport = guarded_stdio(command, env, self.server_log, wire, startup)
+            # the transport bounds initialize (startup_timeout_s), the session each call
+            async with _initialized(transport, None, self.stderr_log, wire) as client:
+                self._wires[id(client)] = wire
+                try:
                     yield client
+                finally:
+                    del self._wires[id(client)]
             return
         url = self.fill(self.descriptor.url or "", identity)
         headers = self._headers(identity)
@@ -195,6 +221,7 @@ class LaunchedTarget(Target):
         if headers is not None:
             http = httpx2.AsyncClient(headers=headers)
             server = streamable_http_client(url, http_client=http)
+        timeout = max(self.descriptor.call_timeout_s, self.descriptor.startup_timeout_s)
         async with _initialized(server, timeout, self.stderr_log) as client:
             yield client
 
@@ -202,12 +229,10 @@ class LaunchedTarget(Target):
         """A raw channel for ``identity``: over stdio a server process of its own, started as
         the SDK's client starts one (same command, same environment), over HTTP a session of
         its own with the binding's headers. A failure to open it is StartupFailed."""
-        timeout = self.descriptor.call_timeout_s
+        timeout = max(self.descriptor.call_timeout_s, self.descriptor.startup_timeout_s)
         if self.transport == "stdio":
-            parameters = self._stdio_parameters(identity)
-            command = [parameters.command, *parameters.args]
-            env = get_default_environment() | (parameters.env or {})
-            opened = over_stdio(command, env, self.workspace.stderr_log, timeout)
+            command, env = self._stdio_command(identity)
+            opened = over_stdio(command, env, self.server_log, self.descriptor.startup_timeout_s)
         else:
             url = self.fill(self.descriptor.url or "", identity)
             opened = over_http(url, self._headers(identity) or {}, timeout)
@@ -219,30 +244,21 @@ class LaunchedTarget(Target):
             yield
             return
         command = [self.fill(part) for part in self.descriptor.command]
-        with self.workspace.stderr_log.open("a", encoding="utf-8") as errlog:
-            try:
-                process = subprocess.Popen(  # noqa: S603 - the descriptor's own command
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=errlog,
-                    stderr=errlog,
-                    env={**os.environ, **self._env()},
-                )
-            except OSError as error:
-                raise StartupFailed(f"cannot run {shlex.join(command)}: {error}") from None
-            try:
-                _wait_for_port(url, process, self.descriptor.startup_timeout_s, self.stderr_log)
-                yield
-            finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=5)
+        try:
+            env = {**os.environ, **self._env()}
+            process = processes.spawn_detached(command, env, self.server_log)
+        except OSError as error:
+            raise StartupFailed(f"cannot run {shlex.join(command)}: {error}") from None
+        self._http_process = process
+        try:
+            _wait_for_port(url, process, self.descriptor.startup_timeout_s, self.stderr_log)
+            yield
+        finally:
+            processes.stop_detached(process)
+            self._http_process = None
 
 
-def _wait_for_port(url: str, process: subprocess.Popen, timeout_s: float, log: Path | None) -> None:
+def _wait_for_port(url: str, process: Any, timeout_s: float, log: Path | None) -> None:
     from urllib.parse import urlsplit
 
     parts = urlsplit(url)
@@ -254,7 +270,8 @@ def _wait_for_port(url: str, process: subprocess.Popen, timeout_s: float, log: P
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise StartupFailed(
-                f"the server exited with code {process.returncode}", tail(log) if log else ""
+                f"the server {processes.exit_status(process.returncode)}",
+                tail(log) if log else "",
             )
         with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
             return
@@ -263,20 +280,25 @@ def _wait_for_port(url: str, process: subprocess.Popen, timeout_s: float, log: P
 
 
 def _initialized(
-    server: Any, timeout_s: float, log: Path | None
+    server: Any, timeout_s: float | None, log: Path | None, wire: Wire | None = None
 ) -> AbstractAsyncContextManager[Client]:
-    """An initialized client; a failure to initialize (in ``timeout_s``) is StartupFailed."""
-    return _started(Client(server, mode="legacy", read_timeout_seconds=timeout_s), log)
+    """An initialized client; a failure to initialize (in ``timeout_s``, the SDK's read time-out
+    of every request) is StartupFailed."""
+    return _started(Client(server, mode="legacy", read_timeout_seconds=timeout_s), log, wire)
 
 
 @asynccontextmanager
-async def _started(opened: AbstractAsyncContextManager[T], log: Path | None) -> AsyncIterator[T]:
-    """What ``opened`` opens; a failure to open it is StartupFailed with the tail of ``log``,
-    a failure to close it is no concern of the checks."""
+async def _started(
+    opened: AbstractAsyncContextManager[T], log: Path | None, wire: Wire | None = None
+) -> AsyncIterator[T]:
+    """What ``opened`` opens; a failure to open it is StartupFailed with the tail of ``log``
+    (and what the ``wire`` saw, if it saw why), a failure to close it is no concern of the
+    checks."""
     try:
         value = await opened.__aenter__()
     except Exception as error:  # any failure to start is reported with evidence, not raised raw
-        raise StartupFailed(describe(error), tail(log) if log else "") from None
+        problem = (wire.problem if wire else None) or describe(error)
+        raise StartupFailed(problem, tail(log) if log else "") from None
     try:
         yield value
     finally:

@@ -24,7 +24,6 @@ import itertools
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -36,30 +35,21 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
+from . import processes
 from .json_text import json_text
-
-#: The longest message read (a line over stdio, an event or a body over HTTP).
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-#: How much of output that is not a JSON-RPC answer the evidence shows.
-EVIDENCE_BYTES = 200
-#: How long a raw server process may take to exit at each step of stopping it.
-STOP_GRACE_S = 2.0
+from .server_log import ServerLog
+from .stdio_transport import MAX_MESSAGE_BYTES, evidence
 
 
 class NotAnswered(Exception):
     """The server's output is not the JSON-RPC answer to the request in flight."""
 
 
-def _evidence(data: bytes | str) -> str:
-    more = "..." if len(data) > EVIDENCE_BYTES else ""
-    return f"{data[:EVIDENCE_BYTES]!r}{more}"
-
-
 def _parsed(data: bytes | str) -> Any:
     try:
         return json.loads(data)
     except (ValueError, RecursionError):
-        raise NotAnswered(f"the server wrote what is not JSON: {_evidence(data)}") from None
+        raise NotAnswered(f"the server wrote what is not JSON: {evidence(data)}") from None
 
 
 def _answers(message: Any, request_id: int) -> bool:
@@ -103,7 +93,7 @@ class RawChannel:
             return response["result"]
         error = response["error"]
         if not isinstance(error, dict) or not isinstance(error.get("code"), int):
-            raise NotAnswered(f"a malformed JSON-RPC error: {_evidence(repr(error))}")
+            raise NotAnswered(f"a malformed JSON-RPC error: {evidence(repr(error))}")
         raise MCPError(error["code"], str(error.get("message", "")), error.get("data"))
 
     async def handshake(self, timeout_s: float) -> None:
@@ -162,34 +152,17 @@ class _Stdio(RawChannel):
 
 @asynccontextmanager
 async def over_stdio(
-    command: list[str], env: dict[str, str], errlog: Path, timeout_s: float
+    command: list[str], env: dict[str, str], log: ServerLog, timeout_s: float
 ) -> AsyncIterator[RawChannel]:
     """A raw channel to a server process started as ``command`` with ``env`` (its stderr
-    appended to ``errlog``), initialized within ``timeout_s``."""
-    with errlog.open("a", encoding="utf-8") as log:
-        process = await anyio.open_process(command, env=env, stderr=log)
-        try:
-            channel = _Stdio(process)
-            await channel.handshake(timeout_s)
-            yield channel
-        finally:
-            with anyio.CancelScope(shield=True):
-                await _stop(process)
-
-
-async def _stop(process: Process) -> None:
-    """Close the server's input, then terminate it, then kill it, until it has exited."""
-    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.stdin.aclose()  # type: ignore[union-attr]
-    for stop in (None, process.terminate, process.kill):
-        if stop is not None:
-            with contextlib.suppress(ProcessLookupError):
-                stop()
-        with anyio.move_on_after(STOP_GRACE_S):
-            await process.wait()
-        if process.returncode is not None:
-            break
-    await process.aclose()
+    kept in ``log``), initialized within ``timeout_s``."""
+    process = await processes.spawn(command, env, log)
+    try:
+        channel = _Stdio(process)
+        await channel.handshake(timeout_s)
+        yield channel
+    finally:
+        await processes.stop(process)
 
 
 class _Http(RawChannel):
@@ -216,7 +189,7 @@ class _Http(RawChannel):
         response = await self._client.post(self._url, content=text, headers=self._headers())
         if response.status_code >= 400:
             raise NotAnswered(
-                f"HTTP {response.status_code} to a notification: {_evidence(response.content)}"
+                f"HTTP {response.status_code} to a notification: {evidence(response.content)}"
             )
 
     async def _request(self, request_id: int, text: str) -> dict[str, Any]:
@@ -237,7 +210,7 @@ class _Http(RawChannel):
             if _answers(message, request_id):
                 return message  # type: ignore[return-value]
             status = f"HTTP {response.status_code} ({kind or 'no content type'})"
-            raise NotAnswered(f"{status} with no answer: {_evidence(body)}")
+            raise NotAnswered(f"{status} with no answer: {evidence(body)}")
 
     async def end_session(self) -> None:
         if self.session_id is not None:

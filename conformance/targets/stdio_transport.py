@@ -1,0 +1,162 @@
+"""The stdio transport the harness gives the SDK's client: bounded, and able to say what broke.
+
+The SDK's own stdio transport reads lines of any length into memory, drops a line it cannot
+parse (the request it answered then waits for its time-out, "no answer within 10 s"), and knows
+nothing of how the server ended. This one hands the SDK the same streams, but:
+
+- a line longer than ``MAX_MESSAGE_BYTES``, bytes that are not UTF-8, or text that is no
+  JSON-RPC message the SDK can read (a lone surrogate included) end the connection, and
+  ``Wire.problem`` says what arrived (its first bytes, escaped) and why it was refused: the MCP
+  stdio transport allows nothing but messages on the server's output;
+- the end of the server's output is told with the process's exit status or signal;
+- no answer to the first request (``initialize``) within ``startup_timeout_s`` ends it too;
+- the process leads a group of its own and is stopped by its pid (``processes``), and its
+  stderr goes to the run's bounded ``ServerLog``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import anyio
+from anyio.abc import ObjectReceiveStream, ObjectSendStream, Process
+from anyio.streams.buffered import BufferedByteReceiveStream
+from mcp.shared.message import SessionMessage
+from mcp_types import jsonrpc_message_adapter
+from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCResponse
+
+from . import processes
+from .server_log import ServerLog
+
+#: The SDK client's streams: what the server sent (or why it could not be read), what to send.
+Streams = tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
+#: The longest message read from a server (the contract's largest answer is about 1 MiB).
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+#: How much of refused output the evidence shows.
+EVIDENCE_BYTES = 200
+#: How long the process may take to exit once its output ends, before it is told as running.
+EXIT_WAIT_S = 1.0
+
+
+def evidence(data: bytes | str) -> str:
+    """The first bytes of ``data``, escaped, and its size when there is more."""
+    if len(data) <= EVIDENCE_BYTES:
+        return repr(data)
+    unit = "bytes" if isinstance(data, bytes) else "characters"
+    return f"{data[:EVIDENCE_BYTES]!r}... ({len(data)} {unit})"
+
+
+@dataclass
+class Wire:
+    """What a transport saw that the SDK does not tell: why the connection ended, if it did."""
+
+    problem: str | None = None
+
+    def end(self, problem: str) -> None:
+        if self.problem is None:
+            self.problem = problem
+
+
+@asynccontextmanager
+async def guarded_stdio(
+    command: Sequence[str],
+    env: dict[str, str],
+    log: ServerLog,
+    wire: Wire,
+    startup_timeout_s: float,
+) -> AsyncIterator[
+    tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
+]:
+    """The SDK client's streams to ``command`` started with ``env``. Raises OSError when it
+    cannot run."""
+    process = await processes.spawn(command, env, log)
+    to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    answered = anyio.Event()
+
+    async def read_output() -> None:
+        lines = BufferedByteReceiveStream(process.stdout)  # type: ignore[arg-type]
+        async with to_session:
+            while True:
+                try:
+                    line = await lines.receive_until(b"\n", MAX_MESSAGE_BYTES)
+                except (anyio.EndOfStream, anyio.IncompleteRead):
+                    ended = await _exit_of(process)
+                    wire.end(f"the server closed its output; it {ended}")
+                    return
+                except anyio.DelimiterNotFound:
+                    head = lines.buffer[:EVIDENCE_BYTES]
+                    wire.end(
+                        f"the server wrote a line longer than {MAX_MESSAGE_BYTES} bytes "
+                        f"(it begins {head!r})"
+                    )
+                    return
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                    return
+                if not line.strip():
+                    continue
+                message = _message(line, wire)
+                if message is None:
+                    return
+                if isinstance(message, JSONRPCResponse | JSONRPCError):
+                    answered.set()
+                try:
+                    await to_session.send(SessionMessage(message))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+
+    async def write_input() -> None:
+        async with from_session:
+            try:
+                async for outgoing in from_session:
+                    text = outgoing.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(text.encode("utf-8") + b"\n")  # type: ignore[union-attr]
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                ended = await _exit_of(process)
+                wire.end(f"the server closed its input; it {ended}")
+                await to_session.aclose()
+
+    async def await_first_answer() -> None:
+        with anyio.move_on_after(startup_timeout_s):
+            await answered.wait()
+            return
+        wire.end(f"no answer to initialize within {startup_timeout_s} s")
+        await to_session.aclose()
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_output)
+            group.start_soon(write_input)
+            group.start_soon(await_first_answer)
+            try:
+                yield from_server, to_server
+            finally:
+                group.cancel_scope.cancel()
+    finally:
+        await processes.stop(process)
+
+
+def _message(line: bytes, wire: Wire) -> JSONRPCMessage | None:
+    """The JSON-RPC message on ``line``, or None (and the wire ended with the reason) for a
+    line the harness refuses."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        wire.end(f"the server wrote bytes that are not UTF-8 ({error.reason}): {evidence(line)}")
+        return None
+    try:
+        return jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValueError as error:
+        why = (str(error).splitlines()[1:2] or [str(error)])[0].strip()
+        wire.end(f"the server wrote a line that is no JSON-RPC message ({why}): {evidence(line)}")
+        return None
+
+
+async def _exit_of(process: Process) -> str:
+    """How the process ended, waiting a little for it to."""
+    with anyio.move_on_after(EXIT_WAIT_S):
+        while process.returncode is None:
+            await anyio.sleep(0.02)
+    return processes.exit_status(process.returncode)
