@@ -9,13 +9,23 @@ nothing evaluated is never green.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engram_conformance.spec import Rule
 
 VERDICT_ORDER = ("pass", "not_applicable", "warn", "fail", "error")
 MAX_FAILURES_KEPT = 5  # a few examples of a broken rule are evidence enough
+#: The longest text of evidence kept (expected, observed, an error's problem); a server's
+#: answer may be megabytes.
+MAX_EVIDENCE_CHARS = 8000
+
+
+def bounded(text: str) -> str:
+    """``text``, or its beginning and its length when it is longer than the evidence keeps."""
+    if len(text) <= MAX_EVIDENCE_CHARS:
+        return text
+    return f"{text[:MAX_EVIDENCE_CHARS]}... ({len(text)} characters)"
 
 
 @dataclass(frozen=True)
@@ -74,12 +84,16 @@ class Ledger:
         self.failure_count += 1
         new_check = all(kept.check != failure.check for kept in entry.failures)
         if len(entry.failures) < MAX_FAILURES_KEPT or new_check:  # each check keeps its evidence
-            entry.failures.append(failure)
+            entry.failures.append(
+                replace(
+                    failure, expected=bounded(failure.expected), observed=bounded(failure.observed)
+                )
+            )
 
     def errored(self, rule: str, check: str, problem: str) -> None:
         entry = self.evidence[rule]
         entry.checks.add(check)
-        entry.errors.append(problem)
+        entry.errors.append(bounded(problem))
 
     def inapplicable(self, rule: str, check: str, reason: str) -> None:
         """The target's declared policy makes the rule unreachable (nothing to test)."""

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 Outcome = Literal["result", "protocol_error", "fault"]
+#: The longest answer (its JSON text) kept whole in transcripts and evidence; a longer one is
+#: kept as its first ``KEPT_BEGINNING_CHARS`` and its size.
+KEPT_ANSWER_CHARS = 64 * 1024
+KEPT_BEGINNING_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -15,8 +19,9 @@ class Observation:
 
     ``outcome`` is ``result`` (a CallToolResult: ``structured``, ``text``, ``is_error``),
     ``protocol_error`` (a JSON-RPC error: ``error_code``, ``error_message``, ``error_data``) or
-    ``fault`` (the
-    connection broke or timed out: ``fault``).
+    ``fault`` (the connection broke or timed out: ``fault``). ``sent_by`` is ``sdk`` for a
+    request the SDK client made on its own (a tools/list before it judges a call's answer).
+    ``cut`` is set on a copy that keeps only the beginning of a long answer (``kept``).
     """
 
     index: int
@@ -34,6 +39,9 @@ class Observation:
     error_data: Any = None
     fault: str | None = None
     latency_ms: float = 0.0
+    sent_by: Literal["harness", "sdk"] = "harness"
+    #: the size of the answer's JSON text and its beginning, when only that is kept
+    cut: tuple[int, str] | None = None
 
     @property
     def envelope(self) -> dict[str, Any] | None:
@@ -62,6 +70,9 @@ class Observation:
 
     def answer(self) -> dict[str, Any]:
         """The answer as data, for transcripts and reports."""
+        if self.cut is not None:
+            characters, beginning = self.cut
+            return {"cut": {"characters": characters, "begins": beginning}}
         if self.outcome == "result":
             return {
                 "structuredContent": self.structured,
@@ -75,17 +86,37 @@ class Observation:
             }
         return {"fault": self.fault}
 
+    def kept(self) -> Observation:
+        """This observation as transcripts keep it: an answer of over ``KEPT_ANSWER_CHARS``
+        (a server may send megabytes) becomes its beginning and its size."""
+        if self.cut is not None or self.outcome == "fault":
+            return self
+        text = json.dumps(self.answer(), ensure_ascii=False, sort_keys=True, default=str)
+        if len(text) <= KEPT_ANSWER_CHARS:
+            return self
+        beginning = text[:KEPT_BEGINNING_CHARS]
+        return replace(
+            self,
+            structured=None,
+            text=None,
+            error_message=None,
+            error_data=None,
+            cut=(len(text), beginning),
+        )
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        shown = self.kept()
+        data = {
             "index": self.index,
             "method": self.method,
             "tool": self.tool,
             "arguments": self.arguments,
             "claims": self.claims,
             "meta": self.meta,
-            "answer": self.answer(),
+            "answer": shown.answer(),
             "latency_ms": round(self.latency_ms, 3),
         }
+        return data if self.sent_by == "harness" else {**data, "sent_by": self.sent_by}
 
     def summary(self) -> str:
-        return json.dumps(self.answer(), ensure_ascii=False, sort_keys=True)[:2000]
+        return json.dumps(self.kept().answer(), ensure_ascii=False, sort_keys=True)[:2000]

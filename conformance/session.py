@@ -11,21 +11,29 @@ and is observed and recorded like any other.
 A check may send calls over a client of its own (``extra_client`` and ``over``), recorded in the
 same transcript, and close that client's transport while calls are in flight (``lose_answers``):
 their answers are then lost on purpose, which is recorded and is no fault of the server.
+
+``tools/list`` follows ``nextCursor`` (at most ``MAX_LIST_PAGES`` pages), and reads a listing the
+SDK refuses as the server sent it, so that the checks can judge it. The SDK client also lists
+tools on its own (before it judges the answer of a tool it has not seen listed): those requests
+are recorded too, ``sent_by: "sdk"``. The transcript keeps long answers cut (``Observation.kept``).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from contextvars import ContextVar
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from mcp_types import ListToolsResult, PaginatedRequestParams, Tool
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
+from pydantic import ValidationError
 
 from .exceptions import ServerFault, StartupFailed
 from .observation import Observation
@@ -42,26 +50,54 @@ TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: 
 #: The client the calls of this task go over instead of the connection's (``Session.over``).
 _OVER: ContextVar[Client | None] = ContextVar("conformance_over", default=None)
 LOST = "no answer: the harness closed the transport after sending the request"
+#: The most pages of a tools/list read (a server may hand out cursors without end).
+MAX_LIST_PAGES = 20
+
+
+@dataclass(frozen=True)
+class ListedTool:
+    """A tool of a listing the SDK refuses, as the server sent it (its input schema not
+    necessarily an object): the checks judge it. A name that is no string is its JSON text."""
+
+    name: str
+    input_schema: Any
+    output_schema: Any = None
+    annotations: Any = None
+    description: Any = None
 
 
 class Session:
     def __init__(self, connection: Connection, call_timeout_s: float) -> None:
         self.connection = connection
         self.call_timeout_s = call_timeout_s
+        #: the calls since the current check began (``begin_check``), long answers cut
         self.transcript: list[Observation] = []
+        self._recorded = 0
         self.observers: list[Observer] = []
         #: ids of the extra clients whose transport the harness is closing (``lose_answers``)
         self._closing: set[int] = set()
 
-    def _record(self, observation: Observation, *, lost: bool = False) -> Observation:
+    def _record(self, observation: Observation, *, raises: bool = True) -> Observation:
+        """Number, keep and show ``observation``; a fault raises ``ServerFault`` (unless
+        ``raises`` is false: an answer lost on purpose, a request the SDK made itself)."""
         # numbered as recorded: calls in flight together end in any order
-        observation = replace(observation, index=len(self.transcript))
-        self.transcript.append(observation)
+        observation = replace(observation, index=self._recorded)
+        self._recorded += 1
+        self.transcript.append(observation.kept())
         for observer in self.observers:
             observer(observation)
-        if observation.outcome == "fault" and not lost:
+        if observation.outcome == "fault" and raises:
             raise ServerFault(observation.fault or "the connection failed")
         return observation
+
+    def begin_check(self) -> None:
+        """Forget the calls of the checks before (each check's were taken when it ended), so
+        that a long run keeps only the current check's calls in memory."""
+        self.transcript.clear()
+
+    def _why(self, client: Any, fault: str) -> str:
+        """``fault`` told by what the transport of ``client`` saw, when it saw why."""
+        return self.connection.explain(client) or fault
 
     async def call(
         self, tool: str, arguments: Any, meta: dict[str, Any] | None, claims: dict[str, Any] | None
@@ -79,6 +115,8 @@ class Session:
         try:
             # opened outside the time limit: a client's task groups must not live in its scope
             client = await self._carrier(client, arguments, meta, claims)
+            if isinstance(client, Client):
+                self._record_sdk_listings(client)
             with anyio.fail_after(self.call_timeout_s):
                 result = await client.call_tool(tool, arguments, meta=meta)
         except StartupFailed as error:
@@ -104,7 +142,50 @@ class Session:
         lost = observed.outcome == "fault" and id(client) in self._closing
         if lost:
             observed = replace(observed, fault=f"{LOST} ({observed.fault})")
-        return self._record(_with_latency(observed, elapsed), lost=lost)
+        elif observed.outcome == "fault":
+            observed = replace(observed, fault=self._why(client, observed.fault or ""))
+        return self._record(_with_latency(observed, elapsed), raises=not lost)
+
+    def _record_sdk_listings(self, client: Client) -> None:
+        """Record the tools/list requests ``client``'s SDK session sends on its own: it lists
+        tools (no params) before it judges the answer of a tool it has not seen listed. The
+        session has no hook for it, so its ``list_tools`` is wrapped, once per client."""
+        sdk_session = client.session
+        listed_by_sdk = sdk_session.list_tools
+        if getattr(listed_by_sdk, "recorded_by", None) is self:
+            return
+
+        async def list_tools(*, params: PaginatedRequestParams | None = None) -> Any:
+            if params is not None:  # the harness's own listing (Session.list_tools)
+                return await listed_by_sdk(params=params)
+            base = {**_listing_base(None), "sent_by": "sdk"}
+            started = time.perf_counter()
+            observed: Observation | None = None
+            try:
+                listed = await listed_by_sdk()
+            except ValidationError as refused:
+                # Judged by the harness's own listing (HOST-021 and others); without a
+                # listing the SDK judges no answer against an output schema: the checks do.
+                fault = f"the SDK client refused the listing: {describe(refused)}"
+                observed = Observation(**base, outcome="fault", fault=fault)
+                return ListToolsResult(tools=[])
+            except MCPError as error:
+                observed = _answered_error(base, error)
+                raise
+            except Exception as error:
+                observed = Observation(**base, outcome="fault", fault=describe(error))
+                raise
+            else:
+                names = [tool.name for tool in listed.tools]
+                observed = Observation(**base, outcome="result", structured={"tools": names})
+                return listed
+            finally:
+                if observed is not None:  # None when the call was cancelled
+                    elapsed = (time.perf_counter() - started) * 1000
+                    self._record(_with_latency(observed, elapsed), raises=False)
+
+        list_tools.recorded_by = self  # type: ignore[attr-defined]
+        sdk_session.list_tools = list_tools  # type: ignore[method-assign]
 
     async def _carrier(
         self,
@@ -166,33 +247,108 @@ class Session:
             raise faults[0]
 
     async def list_tools(self, meta: dict[str, Any] | None = None) -> tuple[Observation, list[Any]]:
-        """The tools the server lists (with this ``_meta``), and the observation of the call."""
-        started = time.perf_counter()
-        base = {
-            "index": len(self.transcript),
-            "method": "tools/list",
-            "tool": None,
-            "arguments": None,
-            "claims": None,
-            "meta": meta,
-        }
+        """The tools the server lists (with this ``_meta``), every page, and the observation of
+        the last page read (of the first that did not answer, if one did not)."""
         tools: list[Any] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_LIST_PAGES):
+            observed, page, cursor = await self._list_page(meta, cursor)
+            tools += page
+            if observed.outcome != "result" or cursor is None or cursor in seen:
+                break
+            seen.add(cursor)
+        return observed, tools
+
+    async def _list_page(
+        self, meta: dict[str, Any] | None, cursor: str | None
+    ) -> tuple[Observation, list[Any], str | None]:
+        """One page of tools/list: its observation, its tools and the next cursor. A listing
+        the SDK refuses is read again as the server sent it (``_listed_as_sent``)."""
+        started = time.perf_counter()
+        base = _listing_base(meta)
+        client = self.connection.default
+        self._record_sdk_listings(client)
+        tools: list[Any] = []
+        next_cursor = None
         try:
             with anyio.fail_after(self.call_timeout_s):
-                client = self.connection.default
-                listed = await client.list_tools(meta=meta, cache_mode="bypass")
+                try:
+                    listed = await client.list_tools(cursor=cursor, meta=meta, cache_mode="bypass")
+                    tools, next_cursor = list(listed.tools), listed.next_cursor
+                except ValidationError as refused:
+                    tools, next_cursor = await _listed_as_sent(client, cursor, meta, refused)
         except MCPError as error:
             observed = _answered_error(base, error)
         except TimeoutError:
-            observed = Observation(**base, outcome="fault", fault="tools/list timed out")
+            fault = f"no answer to tools/list within {self.call_timeout_s} s"
+            observed = Observation(**base, outcome="fault", fault=fault)
         except Exception as error:
             observed = Observation(**base, outcome="fault", fault=describe(error))
         else:
-            tools = list(listed.tools)
             names = [tool.name for tool in tools]
-            observed = Observation(**base, outcome="result", structured={"tools": names})
+            structured: dict[str, Any] = {"tools": names}
+            if next_cursor is not None:
+                structured["nextCursor"] = next_cursor
+            observed = Observation(**base, outcome="result", structured=structured)
+        if observed.outcome == "fault":
+            observed = replace(observed, fault=self._why(client, observed.fault or ""))
         elapsed = (time.perf_counter() - started) * 1000
-        return self._record(_with_latency(observed, elapsed)), tools
+        return self._record(_with_latency(observed, elapsed)), tools, next_cursor
+
+
+class UnreadableListing(Exception):
+    """A tools/list result that is no listing at all (no list of tools)."""
+
+
+async def _listed_as_sent(
+    client: Client, cursor: str | None, meta: dict[str, Any] | None, refused: ValidationError
+) -> tuple[list[Any], str | None]:
+    """The tools of a tools/list result the SDK refused, read from the result as the server
+    sent it: each tool the SDK can read as a ``Tool``, the others as ``ListedTool``. The SDK
+    has no public call for a raw result; its dispatcher has. A result with no list of tools
+    raises ``UnreadableListing`` with the SDK's reason."""
+    params: dict[str, Any] = {}
+    if cursor is not None:
+        params["cursor"] = cursor
+    if meta is not None:
+        params["_meta"] = meta
+    result = await client.session._dispatcher.send_raw_request("tools/list", params or None)
+    listed = result.get("tools") if isinstance(result, dict) else None
+    if not isinstance(listed, list):
+        reason = str(refused).splitlines()[1:3] or [str(refused)]
+        raise UnreadableListing(
+            f"tools/list answered no list of tools ({' '.join(r.strip() for r in reason)}): "
+            f"{json.dumps(result, default=str)[:200]}"
+        )
+    next_cursor = result.get("nextCursor")
+    return [_tool(item) for item in listed], next_cursor if isinstance(next_cursor, str) else None
+
+
+def _tool(item: Any) -> Any:
+    try:
+        return Tool.model_validate(item)
+    except ValidationError:
+        fields = item if isinstance(item, dict) else {}
+        name = fields.get("name")
+        return ListedTool(
+            name=name if isinstance(name, str) else json.dumps(name, default=str),
+            input_schema=fields.get("inputSchema"),
+            output_schema=fields.get("outputSchema"),
+            annotations=fields.get("annotations"),
+            description=fields.get("description"),
+        )
+
+
+def _listing_base(meta: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "index": 0,
+        "method": "tools/list",
+        "tool": None,
+        "arguments": None,
+        "claims": None,
+        "meta": meta,
+    }
 
 
 async def at_once(calls: Iterable[Send]) -> list[Any]:

@@ -9,6 +9,7 @@ server listing none of the six is class ``none`` (exit code 1).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from .context import CheckContext
@@ -44,26 +45,35 @@ async def published_input_schemas_match_the_spec(ctx: CheckContext) -> None:
     for tool in tools:
         if tool.name not in ctx.spec.tools:
             continue
-        published: dict[str, Any] = tool.input_schema or {}
+        published: Any = tool.input_schema
         spec_schema = ctx.spec.schema(ctx.spec.tools[tool.name].input_schema)
-        differences = []
-        if published.get("type") != "object":
-            differences.append(f"type is {published.get('type')!r}, not 'object'")
-        if published.get("additionalProperties") is not False:
-            differences.append("the schema is not closed (additionalProperties is not false)")
-        if sorted(published.get("required", [])) != sorted(spec_schema["required"]):
-            differences.append(
-                f"required {sorted(published.get('required', []))}, "
-                f"not {sorted(spec_schema['required'])}"
-            )
-        if sorted(published.get("properties", {})) != sorted(spec_schema["properties"]):
-            differences.append(
-                f"properties {sorted(published.get('properties', {}))}, "
-                f"not {sorted(spec_schema['properties'])}"
-            )
+        differences = _differences(published, spec_schema)
         ctx.expect(
             "HOST-021",
             not differences,
             expected=f"{tool.name}'s input schema as the spec states it",
             observed="; ".join(differences),
         )
+
+
+def _differences(published: Any, spec_schema: dict[str, Any]) -> list[str]:
+    """How a published input schema differs from the spec's (any JSON a server may send)."""
+    if not isinstance(published, dict):
+        return [f"the input schema is not an object: {json.dumps(published, default=str)[:200]}"]
+    differences = []
+    if published.get("type") != "object":
+        differences.append(f"type is {published.get('type')!r}, not 'object'")
+    if published.get("additionalProperties") is not False:
+        differences.append("the schema is not closed (additionalProperties is not false)")
+    required = published.get("required", [])
+    if not _names(required) or sorted(required) != sorted(spec_schema["required"]):
+        differences.append(f"required {required!r}, not {sorted(spec_schema['required'])}")
+    properties = published.get("properties", {})
+    named = sorted(properties) if isinstance(properties, dict) else properties
+    if named != sorted(spec_schema["properties"]):
+        differences.append(f"properties {named!r}, not {sorted(spec_schema['properties'])}")
+    return differences
+
+
+def _names(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
