@@ -3,13 +3,15 @@
 - start: ``StartupFailed`` (the command cannot run, exits, or the URL never answers);
 - initialize and every call: ``ServerFault`` (the connection broke, the server crashed, hung past
   the call timeout, or answered something that is not MCP);
-- descriptor reading: ``targets.descriptor.DescriptorError``.
+- descriptor reading: ``targets.descriptor.DescriptorError``;
+- SIGTERM or Ctrl-C: ``Interrupted``, once the servers are stopped (``interruption``).
 A ``ServerFault`` during a check makes that check's rules ``error`` with the evidence; it never
 ends the run. ``StartupFailed`` ends it with exit code 2.
 """
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 
 
@@ -35,3 +37,13 @@ class ServerFault(Exception):
 
     def __str__(self) -> str:
         return self.problem
+
+
+@dataclass
+class Interrupted(Exception):
+    """The run was stopped by a signal; the servers it started are stopped."""
+
+    signal_number: int
+
+    def __str__(self) -> str:
+        return f"interrupted by {signal.Signals(self.signal_number).name}"

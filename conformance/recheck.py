@@ -102,6 +102,7 @@ async def recheck(
                 )
                 ledger = Ledger()
                 session.observers[:] = [observe(ledger, current)]
+                session.begin_check()
                 context = make_context(checks[unit.check], ledger, session, unit.replay, stop)
                 current["check"] = unit.check
                 fault = await run_one(checks[unit.check], context, ledger)

@@ -19,15 +19,21 @@ from engram_conformance.spec import Rule, Spec, wall_clock_ms
 
 from .checks.context import CheckContext, CheckFailed
 from .checks.registry import Check, PerCall, all_checks, all_per_call
-from .exceptions import ServerFault
+from .exceptions import ServerFault, StartupFailed
 from .host import Host
 from .ledger import Failure, Ledger, Reproduction, Verdict
 from .recheck import Rechecked, planned, recheck
 from .session import Session
 from .targets.descriptor import Policy
-from .targets.launch import Target, describe, tail
+from .targets.launch import Target, describe
+from .targets.server_log import tail
 
 CHECK_TIMEOUT_S = 120.0
+#: How long past the time budget a check may take to stop of its own accord (the generated
+#: checks stop at the budget) before it is cut; the run then ends within ``BUDGET_GRACE_S``.
+CHECK_SLACK_S = 5.0
+BUDGET_GRACE_S = 15.0
+OUT_OF_TIME = "not evaluated: the time budget ran out"
 #: A server listing none of the six tools is no Engram memory server: only the discovery check
 #: runs (HOST-020: the claimed tools are listed) and every other rule is not applicable.
 DISCOVERY_CHECK = "claimed_tools_are_listed"
@@ -148,63 +154,79 @@ async def run(
             binding_mode=options.binding_mode,
         )
 
+    def out_of_time() -> bool:
+        return budget_ends_at is not None and time.monotonic() >= budget_ends_at
+
+    def stderr_tail() -> str:
+        shown = tail(target.stderr_log) if target.stderr_log else ""
+        return f"; stderr (last lines):\n{shown}" if shown else ""
+
+    def left_undone(why: str) -> None:
+        for check in pending:
+            for rule in check.rules:
+                ledger.errored(rule, check.id, why)
+        pending.clear()
+
+    async def run_pending(session: Session) -> None:
+        """Run the pending checks on ``session`` until one faults (then it must reconnect)."""
+        while pending:
+            check = pending.pop(0)
+            if progress is not None:
+                progress(check, len(checks) - len(pending), len(checks))
+            if out_of_time():
+                for rule in check.rules:
+                    ledger.errored(rule, check.id, OUT_OF_TIME)
+                continue
+            if check.binding is not None and check.binding != options.binding_mode:
+                for rule in check.rules:
+                    reason = f"needs the {check.binding} binding; the target binds by"
+                    ledger.inapplicable(rule, check.id, f"{reason} {options.binding_mode}")
+                continue
+            if any(tool in blocked for tool in check.tools):
+                continue
+            session.begin_check()
+            context = context_for(check, ledger, session, options.replay, budget_ends_at)
+            current["check"] = check.id
+            failures_before = ledger.failure_count
+            fault = await _run_one(check, context, ledger)
+            calls = context.calls()
+            if ledger.failure_count > failures_before:
+                transcripts[check.id] = list(calls)
+            if fault:
+                for rule in check.rules:
+                    ledger.errored(rule, check.id, f"the server faulted: {fault}{stderr_tail()}")
+                transcripts[check.id] = list(calls)
+                return
+
+    discovery_failed: str | None = None
     while pending or first_connection:  # the server is discovered even if no check is left
-        async with target.connect() as connection:
-            session = Session(connection, target.call_timeout_s)
-            session.observers.append(_observer(spec, ledger, per_call, memories, current))
+        if out_of_time() and not first_connection:
+            left_undone(OUT_OF_TIME)
+            break
+        try:
+            async with target.connect() as connection:
+                session = Session(connection, target.call_timeout_s)
+                session.observers.append(_observer(spec, ledger, per_call, memories, current))
+                if first_connection:
+                    first_connection = False
+                    server_info = _server_info(connection.default)
+                    discovery_failed, tools = await _discover(session)
+                    if discovery_failed is not None:
+                        transcripts["discovery"] = [o.to_json() for o in session.transcript]
+                        discovery_failed += stderr_tail()
+                        pending.clear()
+                        break
+                    listed = [tool.name for tool in tools]
+                    blocked = _blocked_tools(spec, policy, listed)
+                    if not set(listed) & set(spec.tools):
+                        pending[:] = [check for check in pending if check.id == DISCOVERY_CHECK]
+                await run_pending(session)
+        except StartupFailed as failed:
             if first_connection:
-                first_connection = False
-                client = connection.default
-                info = client.server_info
-                server_info = (
-                    {
-                        "name": info.name,
-                        "version": info.version,
-                        "protocol_version": client.protocol_version,
-                    }
-                    if info
-                    else None
-                )
-                _, tools = await session.list_tools()
-                listed = [tool.name for tool in tools]
-                blocked = _blocked_tools(spec, policy, listed)
-                if not set(listed) & set(spec.tools):
-                    pending = [check for check in pending if check.id == DISCOVERY_CHECK]
-            while pending:
-                check = pending.pop(0)
-                if progress is not None:
-                    progress(check, len(checks) - len(pending), len(checks))
-                if options.budget_s is not None and time.monotonic() - started > options.budget_s:
-                    for rule in check.rules:
-                        ledger.errored(rule, check.id, "not evaluated: the time budget ran out")
-                    continue
-                if check.binding is not None and check.binding != options.binding_mode:
-                    for rule in check.rules:
-                        reason = f"needs the {check.binding} binding; the target binds by"
-                        ledger.inapplicable(rule, check.id, f"{reason} {options.binding_mode}")
-                    continue
-                if any(tool in blocked for tool in check.tools):
-                    continue
-                context = context_for(check, ledger, session, options.replay, budget_ends_at)
-                current["check"] = check.id
-                failures_before = ledger.failure_count
-                fault = await _run_one(check, context, ledger)
-                calls = context.calls()
-                if ledger.failure_count > failures_before:
-                    transcripts[check.id] = list(calls)
-                if fault:
-                    stderr = tail(target.stderr_log) if target.stderr_log else ""
-                    for rule in check.rules:
-                        ledger.errored(
-                            rule,
-                            check.id,
-                            f"the server faulted: {fault}"
-                            + (f"; stderr: {stderr[-500:]}" if stderr else ""),
-                        )
-                    transcripts[check.id] = list(calls)
-                    break  # reconnect (restart the server) for the checks left
+                raise  # nothing could be used: the caller exits 2 with the reason
+            left_undone(f"not evaluated: the server could not be started again: {failed}")
     rechecked = Rechecked()
-    if options.recheck and options.replay is None:
+    if options.recheck and options.replay is None and discovery_failed is None:
 
         def observe(fresh: Ledger, during: dict[str, str | None]) -> Callable[[Any], None]:
             return _observer(spec, fresh, per_call, {name: {} for name in per_call}, during)
@@ -219,7 +241,7 @@ async def run(
             ends_at=budget_ends_at,
         )
         transcripts.update(rechecked.transcripts)
-    verdicts = _verdicts(spec, policy, blocked, ledger, checks, options, listed)
+    verdicts = _verdicts(spec, policy, blocked, ledger, options, listed, discovery_failed)
     checks_of_rule: dict[str, list[str]] = {}
     for check in [*all_checks().values(), *per_call.values()]:
         for rule in check.rules:
@@ -239,10 +261,34 @@ async def run(
     )
 
 
-async def _run_one(check: Check, context: CheckContext, ledger: Ledger) -> str | None:
-    """Run one check; returns the fault text when the server broke (then it must reconnect)."""
+def _server_info(client: Any) -> dict[str, str] | None:
+    info = client.server_info
+    if not info:
+        return None
+    return {"name": info.name, "version": info.version, "protocol_version": client.protocol_version}
+
+
+async def _discover(session: Session) -> tuple[str | None, list[Any]]:
+    """The tools the server lists, or why they could not be read (then no check can run)."""
     try:
-        with anyio.fail_after(CHECK_TIMEOUT_S):
+        observed, tools = await session.list_tools()
+    except ServerFault as fault:
+        return f"tools/list failed: {fault}", []
+    if observed.outcome == "protocol_error":
+        return f"tools/list answered an error: {observed.summary()}", []
+    return None, tools
+
+
+async def _run_one(check: Check, context: CheckContext, ledger: Ledger) -> str | None:
+    """Run one check; returns the fault text when the server broke (then it must reconnect).
+    A check is cut after ``CHECK_TIMEOUT_S``, or ``CHECK_SLACK_S`` past its time budget."""
+    limit, why = CHECK_TIMEOUT_S, f"the check did not finish within {CHECK_TIMEOUT_S} s"
+    if context.budget_ends_at is not None:
+        left = context.budget_ends_at + CHECK_SLACK_S - time.monotonic()
+        if left < limit:
+            limit, why = max(left, 0.0), "not finished: the time budget ran out"
+    try:
+        with anyio.fail_after(limit):
             await check.function(context)
     except ServerFault as fault:
         return str(fault)
@@ -251,7 +297,7 @@ async def _run_one(check: Check, context: CheckContext, ledger: Ledger) -> str |
             ledger.errored(rule, check.id, f"the check could not go on: {stopped}")
     except TimeoutError:
         for rule in check.rules:
-            ledger.errored(rule, check.id, f"the check did not finish within {CHECK_TIMEOUT_S} s")
+            ledger.errored(rule, check.id, why)
     except Exception as error:  # a harness fault is reported, never blamed on the server
         for rule in check.rules:
             ledger.errored(rule, check.id, f"harness error in {check.id}: {describe(error)}")
@@ -309,9 +355,9 @@ def _verdicts(
     policy: Policy,
     blocked: dict[str, str],
     ledger: Ledger,
-    checks: list[Check],
     options: RunOptions,
     listed: list[str],
+    discovery_failed: str | None,
 ) -> dict[str, Verdict]:
     verdicts: dict[str, Verdict] = {}
     discovery_only = not set(listed) & set(spec.tools)
@@ -322,6 +368,9 @@ def _verdicts(
             verdicts[rule.id] = Verdict(
                 "not_applicable", f"not testable from outside a server: {rule.untestable_reason}"
             )
+            continue
+        if discovery_failed is not None:
+            verdicts[rule.id] = Verdict("error", f"not evaluated: {discovery_failed}")
             continue
         if discovery_only and rule.id not in all_checks()[DISCOVERY_CHECK].rules:
             verdicts[rule.id] = Verdict("not_applicable", NO_ENGRAM_TOOLS)
