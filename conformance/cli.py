@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 from engram_conformance.spec import PACKAGED_ROOT, SpecFileError, load
@@ -14,6 +18,7 @@ from engram_conformance.spec.lint import iter_problems
 from engram_conformance.spec.openapi import openapi_document
 
 EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+PROG = "engram-conformance"
 SPEC_DIR = click.option(
     "--spec-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -22,7 +27,46 @@ SPEC_DIR = click.option(
 )
 
 
-@click.group()
+class _OneLineErrors(click.Group):
+    """The command group whose bad input (an unknown option, a value out of range, a missing
+    file) is one line on stderr, ``engram-conformance: ...``, and exit code 2: what CI logs
+    show, and what the commands' own errors look like."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.ClickException as error:
+            click.echo(f"{PROG}: {_one_line(error)}", err=True)
+            sys.exit(EXIT_UNUSABLE)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(EXIT_FAILED)
+        except OSError as error:  # the reader of stdout went away (| head): stop quietly
+            if error.errno != errno.EPIPE:
+                raise
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_FAILED)
+        sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _one_line(error: click.ClickException) -> str:
+    message = " ".join(error.format_message().split())
+    context = getattr(error, "ctx", None)
+    if isinstance(error, click.UsageError) and context is not None:
+        message = f"{message.rstrip('.')} (see '{context.command_path} --help')"
+    return message
+
+
+@click.group(cls=_OneLineErrors)
 @click.version_option(package_name="engram-conformance")
 def main() -> None:
     """Conformance kit for the Engram memory MCP contract."""
@@ -51,7 +95,10 @@ def lint(spec_dir: Path | None, seed_text: Path | None) -> None:
     Pointer and problem).
     """
     root = spec_dir or PACKAGED_ROOT
-    seed = seed_text.read_text(encoding="utf-8") if seed_text is not None else None
+    try:
+        seed = seed_text.read_text(encoding="utf-8") if seed_text is not None else None
+    except (OSError, UnicodeDecodeError) as error:
+        raise click.BadParameter(_unreadable(error), param_hint="'--seed-text'") from None
     problems = list(iter_problems(root, seed))
     for problem in problems:
         click.echo(f"{root / problem.file}: at '{problem.pointer}': {problem.message}", err=True)
@@ -85,8 +132,7 @@ def openapi(spec_dir: Path | None, output: Path | None) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
-    output.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {output}")
+    _write(output, text)
 
 
 @spec.command()
@@ -106,14 +152,33 @@ def docs(spec_dir: Path | None, output: Path, check: bool) -> None:
         click.echo(f"spec docs: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
     if check:
-        current = output.read_text(encoding="utf-8") if output.exists() else None
+        try:
+            current = output.read_text(encoding="utf-8") if output.exists() else None
+        except (OSError, UnicodeDecodeError) as error:
+            raise click.BadParameter(_unreadable(error), param_hint="'--output'") from None
         if current != text:
             click.echo(f"{output} is stale: run engram-conformance spec docs", err=True)
             sys.exit(EXIT_FAILED)
         click.echo(f"{output} is up to date")
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(text, encoding="utf-8")
+    _write(output, text)
+
+
+def _unreadable(error: OSError | UnicodeDecodeError) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return "is not UTF-8 text"
+    return f"cannot be read: {error.strerror or error}"
+
+
+def _write(output: Path, text: str) -> None:
+    """Write ``text`` to ``output`` (its folder made if missing); a path that cannot be written
+    is bad input, one line and exit code 2."""
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+    except OSError as error:
+        problem = f"{str(output)!r} cannot be written: {error.strerror or error}"
+        raise click.BadParameter(problem, param_hint="'--output'") from None
     click.echo(f"wrote {output}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any, NoReturn
 
 import anyio
 import click
@@ -27,10 +28,20 @@ def replay_command(
     """Re-send TRANSCRIPT's calls to a server; exit 0 if every answer matches, 1 if not."""
     try:
         descriptor = chosen_descriptor(target, reference, stdio, url)
-        entries = read_transcript(transcript)
-    except (DescriptorError, ValueError) as error:
+    except DescriptorError as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
+    try:
+        entries = read_transcript(transcript)
+    except OSError as error:
+        _unusable(transcript, f"cannot be read: {error.strerror or error}")
+    except UnicodeDecodeError:
+        _unusable(transcript, "is not UTF-8 text")
+    except ValueError as error:
+        _unusable(transcript, f"is not a transcript (JSON lines): {error}")
+    problem = _transcript_problem(entries)
+    if problem:
+        _unusable(transcript, f"is not a transcript: {problem}")
     signer = ContextSigner(load())
 
     async def go() -> list[Replayed]:
@@ -53,3 +64,30 @@ def replay_command(
             click.echo(item.diff)
     click.echo(f"{len(done)} calls replayed, {len(differing)} answered differently")
     sys.exit(EXIT_FAILED if differing else EXIT_OK)
+
+
+def _unusable(transcript: Path, problem: str) -> NoReturn:
+    click.echo(f"engram-conformance: {transcript}: {problem}", err=True)
+    sys.exit(EXIT_UNUSABLE)
+
+
+def _transcript_problem(entries: list[Any]) -> str | None:
+    """Why ``entries`` are not the calls of a transcript (``report.write_transcripts``), or
+    None: each is an object with its index, method and answer, a tools/call also with its tool
+    and arguments, and its claims an object or null."""
+    if not entries:
+        return "it holds no call"
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            return f"call {number} is no JSON object"
+        listing = entry.get("method") == "tools/list"
+        needed = ["index", "method", "answer", *(() if listing else ("tool", "arguments"))]
+        missing = [key for key in needed if key not in entry]
+        if missing:
+            return f"call {number} has no {', '.join(missing)}"
+        if not isinstance(entry["method"], str) or not (listing or isinstance(entry["tool"], str)):
+            return f"call {number} names its method or tool with no string"
+        for key in ("claims", "meta"):
+            if not isinstance(entry.get(key), dict | None):
+                return f"call {number}: its {key} is no JSON object"
+    return None

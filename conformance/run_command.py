@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import difflib
+import math
+import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
-from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports
-from engram_conformance.spec import load
+from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
+from engram_conformance.spec import Spec, load
 
 from .baseline import Baseline, BaselineError
 from .cli import EXIT_UNUSABLE, main
@@ -22,6 +26,7 @@ from .targets.descriptor import DescriptorError
 
 SHOWN = 20  # rules listed on the terminal; the reports hold all
 EXAMPLE_DB = "hypothesis"  # the example database's folder in the report folder, by default
+SEEDS = click.IntRange(0, 2**32 - 1)  # the range a random seed is drawn from
 
 
 def _formats(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -33,6 +38,46 @@ def _formats(ctx: click.Context, param: click.Parameter, value: tuple[str, ...])
     return formats
 
 
+def _budget(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"{value} is not a number of seconds above 0")
+    return value
+
+
+def _selection(only: tuple[str, ...], spec: Spec) -> tuple[str, ...]:
+    """The rules and families ``--only`` names, each once, in order; BadParameter for a name
+    the spec does not know, or an ``--only`` that names nothing."""
+    wanted = tuple(
+        dict.fromkeys(part.strip() for item in only for part in item.split(",") if part.strip())
+    )
+    if only and not wanted:
+        raise click.BadParameter("names no rule or family", param_hint="'--only'")
+    known = [*dict.fromkeys(rule.family for rule in spec.rules.values()), *spec.rules]
+    for name in wanted:
+        if name not in known:
+            close = [n for n in known if n == name.upper()] or difflib.get_close_matches(
+                name, known, n=1
+            )
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            problem = f"{name!r} is no rule or family of the spec{hint}"
+            raise click.BadParameter(problem, param_hint="'--only'")
+    return wanted
+
+
+def _writable_folder(path: Path | None, option: str) -> None:
+    """BadParameter unless the run can make ``path`` (a folder) or write in it."""
+    if path is None:
+        return
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        problem = f"{str(path)!r} cannot be made: {str(existing)!r} is a file"
+        raise click.BadParameter(problem, param_hint=f"'{option}'")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise click.BadParameter(f"{str(existing)!r} is not writable", param_hint=f"'{option}'")
+
+
 @main.command("run")
 @target_options
 @click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
@@ -42,9 +87,13 @@ def _formats(ctx: click.Context, param: click.Parameter, value: tuple[str, ...])
     metavar="RULE-OR-FAMILY",
     help="Only these rules or families (repeatable, or comma-separated).",
 )
-@click.option("--seed", type=int, help="Seed of the generated data (default: random, reported).")
+@click.option("--seed", type=SEEDS, help="Seed of the generated data (default: random, reported).")
 @click.option(
-    "--budget", type=float, metavar="SECONDS", help="Stop starting checks after this long."
+    "--budget",
+    type=float,
+    metavar="SECONDS",
+    callback=_budget,
+    help="Stop starting checks after this long.",
 )
 @click.option(
     "--report-dir",
@@ -100,7 +149,9 @@ def run_command(
     except (DescriptorError, BaselineError) as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
-    wanted = tuple(part.strip() for item in only for part in item.split(",") if part.strip())
+    wanted = _selection(only, spec)
+    _writable_folder(report_dir, "--report-dir")
+    _writable_folder(None if no_example_db else example_db, "--example-db")
     options = RunOptions(
         profile=profile,
         only=wanted,
@@ -125,7 +176,34 @@ def run_command(
         except StartupFailed as error:
             click.echo(f"engram-conformance: {error}", err=True)
             sys.exit(EXIT_UNUSABLE)
-    written = write_reports(document, report_dir, formats)
+    try:
+        written, invalid = write_reports_as_built(document, report_dir, formats)
+    except OSError as error:
+        problem = f"the reports cannot be written in {report_dir}: {error.strerror or error}"
+        click.echo(f"engram-conformance: {problem}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    if invalid is None:
+        _tell(document, report_dir)
+    else:  # the summary, if the document holds one; nothing else of it is to be trusted
+        conformance = document.get("conformance")
+        summary = conformance.get("summary") if isinstance(conformance, dict) else None
+        click.echo(summary if isinstance(summary, str) else "(no summary)")
+    click.echo(f"reports: {', '.join(str(path) for path in written.values())}")
+    if invalid is not None:
+        # a bug of the kit, not of the server: the run is kept, but no gate can read it
+        rendered = ", ".join(path.name for fmt, path in written.items() if fmt != "json")
+        problem = (
+            f"{written['json']} breaks the report schema (a bug of engram-conformance) at "
+            f"'{invalid.pointer}': {invalid.problem}; it is written as built, "
+            + (f"with {rendered}" if rendered else "but no rendering of it could be made")
+        )
+        click.echo(f"engram-conformance: {' '.join(problem.split())}", err=True)
+        sys.exit(EXIT_UNUSABLE)
+    sys.exit(document["exit_code"])
+
+
+def _tell(document: dict[str, Any], report_dir: Path) -> None:
+    """The summary line and the rules that need a look, on the terminal."""
     click.echo(document["conformance"]["summary"])
     notable = [r for r in document["rules"] if r["verdict"] in ("fail", "error") or r["baseline"]]
     for rule in notable[:SHOWN]:
@@ -135,5 +213,3 @@ def run_command(
         click.echo(f"  {rule['verdict'].upper():5} {rule['id']:11}{mark} {reason}"[:160])
     if len(notable) > SHOWN:
         click.echo(f"  ... and {len(notable) - SHOWN} more in {report_dir / 'summary.md'}")
-    click.echo(f"reports: {', '.join(str(path) for path in written.values())}")
-    sys.exit(document["exit_code"])

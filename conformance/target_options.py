@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import secrets
-import shlex
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +17,12 @@ from engram_conformance.spec import Spec
 from .bindings.signed_meta import ContextSigner
 from .host import Host
 from .runner import Progress, RunOptions, RunResult, run
-from .targets.descriptor import TargetDescriptor, load_descriptor
+from .targets.descriptor import (
+    TargetDescriptor,
+    load_descriptor,
+    stdio_descriptor,
+    url_descriptor,
+)
 from .targets.launch import LaunchedTarget, Workspace
 from .targets.reference import reference_descriptor
 
@@ -42,17 +46,19 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def chosen_descriptor(
     target: Path | None, reference: bool, stdio: str | None, url: str | None
 ) -> TargetDescriptor:
-    """The descriptor the options name; DescriptorError for a bad file."""
-    chosen = [x for x in (target, stdio, url) if x] + ([True] if reference else [])
+    """The descriptor the options name; DescriptorError for a bad file, a blank or unparsable
+    ``--stdio`` command line, or a ``--url`` that is no http(s) URL."""
+    # given is given, even empty: `--stdio ""` is a blank command line, not a missing option
+    chosen = [x for x in (target, stdio, url) if x is not None] + ([True] if reference else [])
     if len(chosen) != 1:
         raise click.UsageError("give exactly one of --target, --reference, --stdio, --url")
-    if target:
+    if target is not None:
         return load_descriptor(target)
     if reference:
         return reference_descriptor()
-    if stdio:
-        return TargetDescriptor(name=stdio, transport="stdio", command=tuple(shlex.split(stdio)))
-    return TargetDescriptor(name=str(url), transport="http", url=url)
+    if stdio is not None:
+        return stdio_descriptor(stdio)
+    return url_descriptor(str(url))
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """Report writers: the JSON report document rendered to JUnit XML, Markdown, HTML and SARIF.
 
 ``ReportDocument`` is the report of one run (``load`` reads and validates a report.json);
-``write_reports`` writes the report folder. The renderers ``junit``, ``markdown``, ``html`` and
+``write_reports`` writes the report folder (``write_reports_as_built`` also keeps a document that
+breaks its schema, a bug of the kit, as built). The renderers ``junit``, ``markdown``, ``html`` and
 ``sarif`` each turn a document, and nothing else, into text.
 """
 
@@ -24,7 +25,7 @@ from .document import (
     validate,
     worst,
 )
-from .writer import write_reports
+from .writer import write_reports, write_reports_as_built
 
 __all__ = [
     "COUNTED_ORDER",
@@ -47,4 +48,5 @@ __all__ = [
     "validate",
     "worst",
     "write_reports",
+    "write_reports_as_built",
 ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,16 +18,26 @@ SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 _PROBLEM_LIMIT = 300
 
 
-@dataclass(frozen=True)
 class InvalidReport(Exception):
-    """A report document that cannot be used: where (a JSON Pointer) and what is wrong."""
+    """A report document that cannot be used: where (a JSON Pointer) and what is wrong.
 
-    pointer: str
-    problem: str
-    source: str | None = None  # the file it was read from, when there was one
+    A plain exception, not a frozen dataclass: a context manager it passes through assigns its
+    ``__traceback__`` (contextlib does, under click), which a frozen instance refuses, and the
+    FrozenInstanceError then hid the problem it reports.
+    """
+
+    def __init__(self, pointer: str, problem: str, source: str | None = None) -> None:
+        super().__init__(pointer, problem, source)
+        self.pointer = pointer
+        self.problem = problem
+        self.source = source  # the file it was read from, when there was one
 
     def __str__(self) -> str:
         return f"{self.source or 'report'}: at '{self.pointer}': {self.problem}"
+
+    def with_source(self, source: str) -> InvalidReport:
+        """The same problem, found in the file ``source``."""
+        return InvalidReport(self.pointer, self.problem, source)
 
 
 def to_pointer(location: Iterable[str | int]) -> str:

@@ -12,8 +12,8 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -230,7 +230,16 @@ class ReportDocument:
     def from_dict(cls, data: Any) -> ReportDocument:
         """The document that ``data`` (parsed JSON) describes; raises InvalidReport if invalid."""
         check_schema(data)
-        document = cls(
+        document = cls.unchecked(data)
+        _check_consistency(document)
+        return document
+
+    @classmethod
+    def unchecked(cls, data: Any) -> ReportDocument:
+        """The views of ``data`` without validating it, to render what can be rendered of a
+        document that breaks its schema (a bug of the kit): any exception may come of data
+        that lacks what a view needs, and a renderer may fail on what it holds."""
+        return cls(
             kit=Kit(**data["kit"]),
             spec=SpecIdentity(**data["spec"]),
             run=RunInfo.from_dict(data["run"]),
@@ -240,8 +249,6 @@ class ReportDocument:
             counts=MappingProxyType({v: data["counts"][v] for v in COUNTED_ORDER}),
             rules=tuple(RuleRecord.from_dict(rule) for rule in data["rules"]),
         )
-        _check_consistency(document)
-        return document
 
     def to_dict(self) -> dict[str, Any]:
         """The document as JSON data (what report.json holds)."""
@@ -253,8 +260,7 @@ class ReportDocument:
         Non-ASCII text is written as is; lone surrogates (which a server may send as escapes)
         are written as escapes again, since UTF-8 cannot encode them.
         """
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
-        return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+        return pretty_json(self.to_dict())
 
     def problems(self) -> dict[str, tuple[RuleRecord, ...]]:
         """The rules a reader needs first, under the titles renderers give them, in this order:
@@ -322,6 +328,13 @@ def _check_consistency(document: ReportDocument) -> None:
         raise InvalidReport("/exit_code", f"is 0 but rule {gate.id} {why}")
 
 
+def pretty_json(data: Any, default: Callable[[Any], Any] | None = None) -> str:
+    """``data`` as the pretty JSON text of report.json: non-ASCII text as is, a lone surrogate
+    as its escape again (UTF-8 cannot encode one); ``default`` as for ``json.dumps``."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, default=default) + "\n"
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def validate(data: Any) -> None:
     """Raise InvalidReport unless ``data`` (parsed JSON) is a valid report document."""
     ReportDocument.from_dict(data)
@@ -340,4 +353,4 @@ def load(source: str | os.PathLike[str]) -> ReportDocument:
     except UnicodeDecodeError as error:
         raise InvalidReport("", f"not UTF-8: {error}", str(path)) from error
     except InvalidReport as error:
-        raise replace(error, source=str(path)) from error
+        raise error.with_source(str(path)) from error

@@ -7,11 +7,15 @@ passing rules through CSS alone). Every string from the report is scrubbed and e
 from __future__ import annotations
 
 import html
+import json
+import re
 
 from .document import FailureRecord, ReportDocument, RuleRecord, worst
 from .sanitize import scrub, truncate
 
 EVIDENCE_LIMIT = 20_000
+#: A tool name shown as it is; any other (empty, spaced, with commas or quotes) is shown quoted.
+_PLAIN_NAME = re.compile(r"[\w.:/-]+")
 
 _STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem;
@@ -45,6 +49,13 @@ def _e(text: str) -> str:
 
 def _pre(text: str) -> str:
     return f"<pre>{_e(truncate(text, EVIDENCE_LIMIT))}</pre>"
+
+
+def _names(names: tuple[str, ...]) -> str:
+    """Tool names as a list a reader can tell apart: what a server listed may be any string,
+    an empty one or one listed twice included, so a name that is not plain is shown quoted."""
+    shown = (n if _PLAIN_NAME.fullmatch(n) else json.dumps(n, ensure_ascii=False) for n in names)
+    return truncate(", ".join(shown), EVIDENCE_LIMIT) or "none"
 
 
 def render(document: ReportDocument) -> str:
@@ -94,8 +105,8 @@ def _run(document: ReportDocument) -> str:
         "Target": f"{target.name} over {target.transport}",
         "Descriptor": target.descriptor or "none",
         "Server": server,
-        "Tools claimed": ", ".join(document.conformance.tools_claimed) or "none",
-        "Tools listed": ", ".join(document.conformance.tools_listed) or "none",
+        "Tools claimed": _names(document.conformance.tools_claimed),
+        "Tools listed": _names(document.conformance.tools_listed),
         "Contract": f"{spec.contract_version} (spec {spec.spec_version}, {spec.digest})",
         "Kit": f"{document.kit.name} {document.kit.version}",
         "Started": run.started_at,

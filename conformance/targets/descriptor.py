@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
+import re
+import shlex
 import tomllib
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -17,6 +21,8 @@ from jsonschema import Draft202012Validator
 
 SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text(encoding="utf-8"))
 ALL_TOOLS = tuple(SCHEMA["properties"]["policy"]["properties"]["tools"]["items"]["enum"])
+#: A descriptor string's placeholder (``{port}``, ``{env[NAME]}``), filled in at launch.
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
 
 @dataclass
@@ -65,11 +71,13 @@ class TargetDescriptor:
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any], source: str) -> TargetDescriptor:
+        _no_infinite_number(data, source, ())
         errors = sorted(
             Draft202012Validator(SCHEMA).iter_errors(data), key=lambda e: list(e.absolute_path)
         )
         if errors:
             raise _worded(errors[0], source)
+        _sound_values(data, source)
         server = data["server"]
         binding = data.get("binding", {})
         policy = data.get("policy", {})
@@ -100,6 +108,45 @@ class TargetDescriptor:
         )
 
 
+def stdio_descriptor(command_line: str) -> TargetDescriptor:
+    """The target ``--stdio COMMAND_LINE`` names (default policy); DescriptorError for a blank
+    or unparsable command line."""
+    try:
+        command = tuple(shlex.split(command_line))
+    except ValueError as error:
+        problem = f"{command_line!r} is not a command line: {error}"
+        raise DescriptorError("--stdio", "", problem) from None
+    if not command or not command[0].strip():
+        raise DescriptorError("--stdio", "", f"{command_line!r} names no command to run")
+    return TargetDescriptor(name=command_line, transport="stdio", command=command)
+
+
+def url_descriptor(url: str) -> TargetDescriptor:
+    """The target ``--url URL`` names (default policy); DescriptorError for what is no http(s)
+    URL."""
+    problem = url_problem(url)
+    if problem:
+        raise DescriptorError("--url", "", f"{url!r} {problem}")
+    return TargetDescriptor(name=url, transport="http", url=url)
+
+
+def url_problem(url: str) -> str | None:
+    """Why ``url`` cannot reach a streamable HTTP server, as a predicate ("is not an http(s)
+    URL: it names no host"), or None."""
+    if not url or any(char.isspace() or not char.isprintable() for char in url):
+        return "is not an http(s) URL: it is empty or holds whitespace"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number in range
+    except ValueError as error:
+        return f"is not an http(s) URL: {error}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "is not an http(s) URL (http://HOST[:PORT]/PATH)"
+    if not parts.hostname:
+        return "is not an http(s) URL: it names no host"
+    return None
+
+
 def load_descriptor(path: Path) -> TargetDescriptor:
     """Read and validate a descriptor file; DescriptorError on any problem."""
     source = str(path)
@@ -112,6 +159,36 @@ def load_descriptor(path: Path) -> TargetDescriptor:
     except tomllib.TOMLDecodeError as error:
         raise DescriptorError(source, "", f"is not valid TOML: {error}") from None
     return TargetDescriptor.from_mapping(data, source)
+
+
+def _no_infinite_number(value: Any, source: str, key: tuple[str, ...]) -> None:
+    """TOML writes ``nan`` and ``inf``; no descriptor value may be one (a NaN timeout would
+    pass every bound of the schema)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise DescriptorError(source, ".".join(key), f"{value} is not a finite number")
+    if isinstance(value, dict):
+        for name, item in value.items():
+            _no_infinite_number(item, source, (*key, str(name)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _no_infinite_number(item, source, (*key, str(index)))
+
+
+def _sound_values(data: dict[str, Any], source: str) -> None:
+    """What the schema does not say: a name and a program that are more than blanks, a URL
+    that can reach a server."""
+    if not data["name"].strip():
+        raise DescriptorError(source, "name", "is blank")
+    server = data["server"]
+    command = server.get("command")
+    if command and not command[0].strip():
+        raise DescriptorError(source, "server.command.0", "the program to run is blank")
+    url = server.get("url")
+    if url is not None:
+        # a placeholder ({port}, {env[HOST]}) is filled in at launch: judge the URL around it
+        problem = url_problem(_PLACEHOLDER.sub("0", url))
+        if problem:
+            raise DescriptorError(source, "server.url", f"{url!r} {problem}")
 
 
 def _worded(error: Any, source: str) -> DescriptorError:
