@@ -73,6 +73,8 @@ def main() -> None:
     # The SDK logs the faults of a misbehaving server with tracebacks; the harness reports them
     # as verdicts with evidence instead.
     logging.getLogger("mcp").setLevel(logging.CRITICAL)
+    # the SDK's client session logs as "client" (a tool it cannot judge, not listed on a page)
+    logging.getLogger("client").setLevel(logging.CRITICAL)
 
 
 @main.group()

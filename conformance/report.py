@@ -22,11 +22,18 @@ VERDICTS = ("pass", "fail", "warn", "not_applicable", "error")
 
 
 def conformance_line(
-    spec: Spec, listed: list[str], claimed: list[str], counts: Counter
+    spec: Spec,
+    listed: list[str],
+    claimed: list[str],
+    counts: Counter,
+    discovery_failed: str | None = None,
 ) -> tuple[str, str]:
     six = list(spec.tools)
     offered = [tool for tool in six if tool in listed and tool in claimed]
     tally = ", ".join(f"{counts[v]} {v.replace('_', ' ')}" for v in VERDICTS)
+    if discovery_failed is not None:
+        reason = discovery_failed.splitlines()[0][:200]
+        return "none", f"No tools discovered: {reason} ({tally})"
     if not [tool for tool in six if tool in listed]:
         return (
             "none",
@@ -103,7 +110,9 @@ def build_document(
                 ),
             }
         )
-    klass, line = conformance_line(spec, result.tools_listed, result.tools_claimed, counts)
+    klass, line = conformance_line(
+        spec, result.tools_listed, result.tools_claimed, counts, result.discovery_failed
+    )
     exit_code = 1 if gate_failed or klass == "none" else 0
     identity = spec.contract["identity"]
     return {

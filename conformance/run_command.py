@@ -16,7 +16,7 @@ from engram_conformance.spec import Spec, load
 
 from .baseline import Baseline, BaselineError
 from .cli import EXIT_UNUSABLE, main
-from .exceptions import StartupFailed
+from .exceptions import Interrupted, StartupFailed
 from .execution import run_target
 from .progress import progress_display
 from .reproduction import target_arguments
@@ -176,6 +176,11 @@ def run_command(
         except StartupFailed as error:
             click.echo(f"engram-conformance: {error}", err=True)
             sys.exit(EXIT_UNUSABLE)
+        except Interrupted as stopped:
+            click.echo(
+                f"engram-conformance: {stopped}; the servers it started are stopped", err=True
+            )
+            sys.exit(128 + stopped.signal_number)
     try:
         written, invalid = write_reports_as_built(document, report_dir, formats)
     except OSError as error:

@@ -70,6 +70,8 @@ class RunResult:
     started_at_ms: int = 0
     duration_s: float = 0.0
     rechecked: Rechecked = field(default_factory=Rechecked)
+    #: why the server's tools could not be discovered (then no check ran), if they could not
+    discovery_failed: str | None = None
 
 
 def selected(checks: Iterable[Check], options: RunOptions) -> list[Check]:
@@ -258,6 +260,7 @@ async def run(
         started_ms,
         time.monotonic() - started,
         rechecked,
+        discovery_failed,
     )
 
 

@@ -283,6 +283,8 @@ class Session:
         except TimeoutError:
             fault = f"no answer to tools/list within {self.call_timeout_s} s"
             observed = Observation(**base, outcome="fault", fault=fault)
+        except UnreadableListing as error:
+            observed = Observation(**base, outcome="fault", fault=str(error))
         except Exception as error:
             observed = Observation(**base, outcome="fault", fault=describe(error))
         else:

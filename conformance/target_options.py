@@ -16,6 +16,7 @@ from engram_conformance.spec import Spec
 
 from .bindings.signed_meta import ContextSigner
 from .host import Host
+from .interruption import until_interrupted
 from .runner import Progress, RunOptions, RunResult, run
 from .targets.descriptor import (
     TargetDescriptor,
@@ -79,4 +80,5 @@ def run_launched(
     signer = ContextSigner(spec)
     host = Host(spec, signer, secrets.token_hex(3))
     with launched(descriptor, signer) as server:
-        return anyio.run(run, server, spec, descriptor.policy, host, options, progress), server
+        work = functools.partial(run, server, spec, descriptor.policy, host, options, progress)
+        return anyio.run(until_interrupted, work), server

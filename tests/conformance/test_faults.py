@@ -12,34 +12,7 @@ from pathlib import Path
 import pytest
 from engram_conformance.reports.document import load as load_report
 
-FIXTURE = Path(__file__).with_name("fixtures") / "misbehaving_server.py"
-EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
-
-
-def descriptor(tmp_path: Path, mode: str) -> Path:
-    path = tmp_path / f"{mode}.toml"
-    command = json.dumps([sys.executable, str(FIXTURE), mode])
-    path.write_text(
-        f'name = "misbehaving-{mode}"\n[server]\ntransport = "stdio"\ncommand = {command}\n'
-        "call_timeout_s = 1\nstartup_timeout_s = 10\n",
-        encoding="utf-8",
-    )
-    return path
-
-
-def run(tmp_path: Path, mode: str, *only: str) -> tuple[subprocess.CompletedProcess[str], Path]:
-    report_dir = tmp_path / "report"
-    arguments = [
-        str(EXECUTABLE),
-        "run",
-        "--target",
-        str(descriptor(tmp_path, mode)),
-        "--report-dir",
-        str(report_dir),
-        *(f"--only={o}" for o in only),
-    ]
-    done = subprocess.run(arguments, capture_output=True, text=True, timeout=120, check=False)
-    return done, report_dir
+from .misbehaving import EXECUTABLE, FIXTURE, run
 
 
 @pytest.mark.parametrize("mode", ["crash", "hang", "garbage"])
