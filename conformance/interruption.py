@@ -8,6 +8,7 @@ end of its input keeps running with its scratch folder.
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -20,7 +21,10 @@ STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 async def until_interrupted(work: Callable[[], Awaitable[T]]) -> T:
-    """``work``'s result; SIGTERM or SIGINT cancels it and raises ``Interrupted``."""
+    """``work``'s result; SIGTERM or SIGINT cancels it and raises ``Interrupted``. Signals
+    reach only the main thread: elsewhere ``work`` runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        return await work()
     caught: list[int] = []
     result: list[T] = []
     raised: list[Exception] = []
