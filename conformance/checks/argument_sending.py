@@ -306,6 +306,18 @@ def _approval(
 
 
 # sending and judging --------------------------------------------------------------------------
+async def require_accepted_example(ctx: CheckContext, tool: str) -> Observation:
+    """The positive control of the argument refusals of ``tool``: its minimal valid example,
+    adapted to the call, must be accepted (ok; NOT_FOUND where it names a made-up target), or
+    the check stops, ``error``: a refusal shows nothing of a server that refuses that too."""
+    arguments, identity = adapted(ctx, base(ctx.spec, tool))
+    control = await send(ctx, tool, arguments, identity)
+    made_up = tool in LOOKUP_TARGETS and control.code == "NOT_FOUND"
+    what = f"{tool} with its minimal valid example (the control)"
+    ctx.require_accepted(control, what, control.ok or made_up)
+    return control
+
+
 async def send(
     ctx: CheckContext, tool: str, arguments: dict[str, Any], identity: Identity | None = None
 ) -> Observation:

@@ -19,6 +19,7 @@ from .host import (
     claims,
     expect_code,
     offered,
+    require_answered,
     send,
     with_purpose,
 )
@@ -146,9 +147,13 @@ def _order_cases(ctx: CheckContext) -> list[tuple[str, str, dict[str, Any], Any,
 
 @check(rules=("HOST-016",), binding=SIGNED_META)
 async def first_failing_check_decides_the_answer(ctx: CheckContext) -> None:
+    """Each case of an offered tool (or of no tool), once each tool they call is accepted
+    called validly (the controls; the first offered tool's when they call none)."""
     tools = await offered(ctx)
-    for case, tool, sent, bound, wanted in _order_cases(ctx):
-        if tool in ctx.spec.tools and tool not in tools:
-            continue
+    cases = [c for c in _order_cases(ctx) if c[1] not in ctx.spec.tools or c[1] in tools]
+    called = [tool for tool in tools if any(c[1] == tool for c in cases)]
+    for tool in called or tools[:1]:
+        await require_answered(ctx, tool, valid_arguments=True)
+    for case, tool, sent, bound, wanted in cases:
         observed = await send(ctx, tool, sent, bound)
         expect_code(ctx, "HOST-016", observed, wanted, f"{tool}, {case}")

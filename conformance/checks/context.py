@@ -27,6 +27,8 @@ from .builders import capture_arguments
 ARGUMENT_ERRORS = ("INVALID_SCHEMA", "INVALID_DIGEST")
 #: The rule that judges which code of that row an argument error gets.
 CODE_IN_ROW = "SCHEMA-035"
+#: How a check whose positive control is refused stops (``CheckContext.require_accepted``).
+ACCEPTS_NOTHING = "the server accepts nothing"
 
 
 class CheckFailed(Exception):
@@ -142,6 +144,20 @@ class CheckContext:
         """Stop the check when a step it builds on did not work (its rules become ``error``)."""
         if not ok:
             raise CheckFailed(f"{what}; observed {_show(observed)}")
+
+    def require_accepted(
+        self, control: Observation, what: str, accepted: bool | None = None
+    ) -> None:
+        """Stop the check (its rules become ``error``) unless ``control``, its positive control,
+        was accepted: ``control.ok``, unless ``accepted`` says otherwise (a call of an id
+        nobody issued is accepted when it is NOT_FOUND; a protocol refusal's control once it
+        passes the protocol checks, as a result).
+
+        A refusal proves something only when the same call put right, in the same scope
+        (identity, claims, binding, tool), is accepted: a server that refuses every call would
+        otherwise pass every check that expects a refusal."""
+        if not (control.ok if accepted is None else accepted):
+            raise CheckFailed(f"{ACCEPTS_NOTHING}: {what} got {_show(control)}")
 
     # identities and values -----------------------------------------------------------------
     def new_identity(self, label: str = "") -> Identity:

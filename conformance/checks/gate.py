@@ -107,7 +107,7 @@ async def _expect_unconfirmed_refused(
     ctx: CheckContext, rules: tuple[str, ...], tool: str, sent: dict[str, Any], when: str
 ) -> None:
     """No confirmation claim: -32603 under ``rules``. A null claim too, but that null counts as
-    absent is HOST-004's (profile), not the seed's."""
+    absent is HOST-004's (profile), not the seed's. The callers make the control."""
     for case, confirmation, charged in (
         ("no confirmation claim", ABSENT, rules),
         ("confirmation null", None, ("HOST-004",)),
@@ -119,8 +119,14 @@ async def _expect_unconfirmed_refused(
 
 @check(rules=("GATE-001", "HOST-004"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def withdraw_and_forget_without_a_confirmation_are_refused(ctx: CheckContext) -> None:
+    """Then the same call with an approval that holds, the control, passes the protocol checks
+    (that it takes effect is GATE-002's): refusals prove nothing of a server refusing it too."""
     for tool in await _always_gated(ctx):
-        await _expect_unconfirmed_refused(ctx, ("GATE-001",), tool, await subject(ctx, tool), "")
+        sent = await subject(ctx, tool)
+        await _expect_unconfirmed_refused(ctx, ("GATE-001",), tool, sent, "")
+        control = await ctx.confirmed(tool, sent)
+        what = f"{tool} with an approval that holds (the control)"
+        ctx.require_accepted(control, what, control.outcome == "result")
 
 
 @check(rules=("GATE-002",), tools=(CAPTURE, ADMIT))
@@ -303,9 +309,15 @@ async def confirmation_written_in_arguments_has_no_effect(ctx: CheckContext) -> 
     with each confirmation-like argument: withdraw and forget without a context confirmation
     are refused, -32603 or INVALID_SCHEMA (which comes first is HOST-016's, ``check_order``);
     with one that holds (and every other tool) the call answers INVALID_SCHEMA. Then the call
-    as it should be runs for the first time: none of them changed anything."""
+    as it should be runs for the first time: none of them changed anything. Before them, the
+    call without such arguments is accepted (the control; then a tool that changes its target
+    gets a new one)."""
     for tool in await offered(ctx):
         sent = await subject(ctx, tool)
+        control = await ctx.call_approved(tool, sent)
+        ctx.require_accepted(control, f"{tool} without such arguments (the control)")
+        if ctx.spec.tools[tool].kind != "read":
+            sent = await subject(ctx, tool)
         for name, value in CONFIRMATION_LIKE.items():
             carrying = {**sent, name: value}
             answers = []

@@ -58,6 +58,7 @@ from .argument_sending import (
     adapt,
     answered_earlier,
     order_rules,
+    require_accepted_example,
     send,
     sent_broken,
 )
@@ -286,7 +287,10 @@ def search(sender: Sender, seed: int, database: Path | None) -> None:
 @check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
 async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> None:
     """Generated objects broken by one rule are answered their labelled code; generated valid
-    ones are not refused by the argument checks."""
+    ones are not refused by the argument checks. Each tool's minimal valid example must be
+    accepted first (the control of its refusals)."""
+    for tool in sorted(set(ALL_TOOLS) & set(ctx.spec.tools)):
+        await require_accepted_example(ctx, tool)
     sender = Sender(ctx, stop_time(ctx, SECONDS))
     database = None if ctx.example_db is None else ctx.example_db / ctx.check
     await anyio.to_thread.run_sync(search, sender, ctx.seed, database)

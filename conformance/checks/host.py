@@ -4,7 +4,10 @@ These checks play the host of the signed-meta profile (DESIGN.md, "Host binding"
 the contexts a server must refuse: raw claims, unsigned tokens, another key, wrong headers, bad
 times, missing claims, claims of the wrong form. A refused context is JSON-RPC error -32603;
 an unknown or disabled tool -32602. Each refusal is judged against a control call whose context
-is valid, so that a server that refuses everything does not pass. Per-tool authorization is
+is valid, so that a server that refuses everything does not pass: a protocol refusal's control
+must pass the protocol checks (a result), an argument refusal's be accepted (ok, NOT_FOUND for a
+target nobody issued); otherwise the check stops, ``error`` ("the server accepts nothing"),
+before any verdict. Per-tool authorization is
 ``tool_authorization``'s, the order of checks ``check_order``'s; both use this module's helpers.
 
 A ``must`` check whose expected answer depends on the target not being refused first for
@@ -74,6 +77,8 @@ MAINTENANCE_STEMS: dict[str, tuple[str, ...]] = {
     "history": ("histor",),
     "candidate inspection": ("candidat",),
 }
+#: The tools whose ``arguments`` name a target nobody issued: called validly, NOT_FOUND.
+LOOKUPS = (GET, ADMIT, WITHDRAW, FORGET)
 #: A tool whose name has one of these words is a memory tool (HOST-013 judges only those).
 MEMORY_WORDS = re.compile(r"memory|engram", re.IGNORECASE)
 TRUST_CLASSES = ("earned", "asserted", "signed")
@@ -148,6 +153,21 @@ def first_time(observed: Observation) -> bool:
     return observed.ok and value.get("replayed") is not True and value.get("status") != DUPLICATE
 
 
+async def require_answered(ctx: CheckContext, tool: str, *, valid_arguments: bool = False) -> None:
+    """The control of a refusal of ``tool``: the call with valid arguments (``arguments``) and a
+    valid context. It must pass the protocol checks (a result, not a JSON-RPC error), and with
+    ``valid_arguments`` also the argument checks (ok, or NOT_FOUND for the target nobody
+    issued), or the check stops: ``error``, the server accepts nothing."""
+    sent = arguments(ctx, tool)
+    control = await send(ctx, tool, sent, claims(ctx, tool, sent))
+    if valid_arguments:
+        accepted = control.ok or (tool in LOOKUPS and control.code == "NOT_FOUND")
+    else:
+        accepted = control.outcome == "result"
+    what = f"{tool} with valid arguments and context (the control)"
+    ctx.require_accepted(control, what, accepted)
+
+
 def expect_code(ctx: CheckContext, rule: str, observed: Observation, code: Any, what: str) -> bool:
     return ctx.expect(rule, observed.code == code, expected=f"{what}: {code}", observed=observed)
 
@@ -176,9 +196,8 @@ async def _judge_contexts(
     for tool in await offered(ctx):
         sent = arguments(ctx, tool)
         control = await send(ctx, tool, sent, claims(ctx, tool, sent))
-        ctx.require(
-            control.outcome == "result", f"{tool} with a valid context is answered", control
-        )
+        what = f"{tool} with a valid context (the control)"
+        ctx.require_accepted(control, what, control.outcome == "result")
         for case, (bound, token, wanted) in cases(tool, sent).items():
             observed = await send(ctx, tool, sent, bound, token)
             if wanted == LIKE_CONTROL:
@@ -229,7 +248,9 @@ def _forgeries(ctx: CheckContext, bound: dict[str, Any]) -> dict[str, str]:
 # HOST-001 to HOST-005: the context ------------------------------------------------------------
 @check(rules=("HOST-001",), binding=SIGNED_META)
 async def call_without_a_context_is_refused(ctx: CheckContext) -> None:
+    """Each offered tool without a context, once the same call with one is answered."""
     for tool in await offered(ctx):
+        await require_answered(ctx, tool)
         sent = arguments(ctx, tool)
         for meta in (None, {"example.org/trace": "trace-1"}):
             observed = await ctx.session.call(tool, sent, meta, None)
@@ -360,7 +381,8 @@ async def purpose_other_than_the_bound_one_is_refused(ctx: CheckContext) -> None
             continue
         sent = await subject(ctx, tool)
         control = await ctx.call_approved(tool, sent)
-        ctx.require(control.outcome == "result", f"{tool} with the bound purpose", control)
+        what = f"{tool} with the bound purpose (the control)"
+        ctx.require_accepted(control, what, control.outcome == "result")
         for purpose in ("purpose:another", bound_purpose.upper(), bound_purpose + " "):
             observed = await ctx.call_approved(tool, with_purpose(ctx, tool, sent, purpose))
             expect_code(
@@ -375,6 +397,9 @@ async def purpose_other_than_the_bound_one_is_refused(ctx: CheckContext) -> None
 # HOST-007 to HOST-011: which tools exist and are enabled ------------------------------------------
 @check(rules=("HOST-007",))
 async def unknown_tool_is_refused(ctx: CheckContext) -> None:
+    """Names of no tool, once an offered tool, called validly, is answered."""
+    for tool in (await offered(ctx))[:1]:
+        await require_answered(ctx, tool)
     for name in NOT_A_TOOL:
         observed = await ctx.call(name, {})
         expect_code(ctx, "HOST-007", observed, UNKNOWN_TOOL, f"a call of {name}")
@@ -451,9 +476,15 @@ async def _expect_extra_arguments_refused(
 ) -> None:
     """Each offered tool, called validly on a live target (``subject``: the extra argument is
     the only thing to refuse) with one argument of ``extras`` added: INVALID_SCHEMA. After any
-    other answer the target may have changed, so the next call gets a new one."""
+    other answer the target may have changed, so the next call gets a new one. The control
+    comes first: the call without any extra argument is accepted (then a tool that changes
+    its target gets a new one)."""
     for tool in await offered(ctx):
         sent = await subject(ctx, tool)
+        control = await ctx.call_approved(tool, sent)
+        ctx.require_accepted(control, f"{tool} called validly, without extras (the control)")
+        if ctx.spec.tools[tool].kind != "read":
+            sent = await subject(ctx, tool)
         for name, value in extras.items():
             observed = await ctx.call_approved(tool, {**sent, name: value})
             expect_code(ctx, rule, observed, "INVALID_SCHEMA", f"{tool} with an argument {name}")
@@ -486,7 +517,10 @@ async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
 async def trust_class_is_assigned_by_the_host(ctx: CheckContext) -> None:
     """A capture payload carrying trust is INVALID_SCHEMA: the caller never sets the class.
     That records carry one of this kit's three classes is LIFE-007's
-    (``records_carry_a_trust_class``)."""
+    (``records_carry_a_trust_class``). A capture without trust is accepted first (the
+    control)."""
+    control = await ctx.capture()
+    ctx.require_accepted(control, "a capture whose payload has no trust (the control)")
     sent = ctx.capture_arguments()
     sent["payload"]["trust"] = {"class": "signed"}
     observed = await ctx.capture(sent)
@@ -524,9 +558,14 @@ async def records_carry_a_trust_class(ctx: CheckContext) -> None:
 @check(rules=("HOST-015",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def passed_deadline_is_exceeded_and_writes_nothing(ctx: CheckContext) -> None:
     """A passed deadline answers DEADLINE_EXCEEDED; the same call with a deadline still ahead
-    then runs for the first time (nothing was kept: no state change, no key reserved)."""
+    then runs for the first time (nothing was kept: no state change, no key reserved). A read
+    changes nothing, so its control, the call with a deadline ahead, comes first."""
     for tool in await offered(ctx):
         sent = await subject(ctx, tool)
+        if ctx.spec.tools[tool].kind == "read":
+            ahead = instant(wall_clock_ms() + 60_000)
+            control = await send(ctx, tool, sent, claims(ctx, tool, sent, deadline=ahead))
+            ctx.require_accepted(control, f"{tool} with a deadline ahead (the control)")
         late = await send(
             ctx, tool, sent, claims(ctx, tool, sent, deadline=instant(wall_clock_ms() - 1_000))
         )

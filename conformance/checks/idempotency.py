@@ -294,7 +294,8 @@ async def key_reuse_on_another_target_conflicts(ctx: CheckContext) -> None:
 @check(rules=("IDEM-007",), tools=(*MUTATIONS, GET))
 async def key_reuse_with_another_tool_conflicts(ctx: CheckContext) -> None:
     """A capture's key reused to admit and to withdraw its candidate; an admission's key reused to
-    forget its record and by a capture. The candidate and the record keep their states."""
+    forget its record and by a capture. The candidate and the record keep their states, and the
+    record is then forgotten with a key of its own (the control of the forget refused)."""
     capture_key, admission_key = ctx.key("capture"), ctx.key("admit")
     captured = await ctx.capture(ctx.capture_arguments(key=capture_key))
     ctx.require(captured.ok, "a valid capture failed", captured)
@@ -318,6 +319,8 @@ async def key_reuse_with_another_tool_conflicts(ctx: CheckContext) -> None:
     for target, is_record, state in ((candidate, False, "pending"), (record, True, "current")):
         kept, probe = await kept_its_state(ctx, target, record=is_record)
         ctx.expect("IDEM-007", kept, expected=f"still {state} after the conflicts", observed=probe)
+    control = await ctx.forget(record)
+    ctx.require_accepted(control, "forget of the record with a key of its own (the control)")
 
 
 @check(rules=("IDEM-008",), tools=MUTATIONS)

@@ -14,12 +14,14 @@ from engram_conformance.spec import wall_clock_ms
 
 from ..observation import Observation
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
+from .host import UNKNOWN_RECORD
 from .lifecycle_steps import (
     credential_candidate,
     expect_hidden,
     expect_refused_capture,
     expiring,
     outcome,
+    require_admission_accepted,
     wait_past,
     with_reconciliation,
 )
@@ -158,6 +160,11 @@ async def capture_commits_a_pending_candidate(ctx: CheckContext) -> None:
 
 @check(rules=("LIFE-002", "SCHEMA-035"), tools=(CAPTURE, SEARCH, GET))
 async def pending_candidate_is_neither_searchable_nor_readable(ctx: CheckContext) -> None:
+    """get of the candidate's id is refused; get of a record id nobody issued, the control,
+    is accepted (NOT_FOUND)."""
+    control = await ctx.get(UNKNOWN_RECORD)
+    what = "get of a record id nobody issued (the control)"
+    ctx.require_accepted(control, what, control.ok or control.code == "NOT_FOUND")
     word = ctx.unique("pending")
     candidate_id = await ctx.pending(f"note {word}")
     found = await ctx.found(word)
@@ -373,6 +380,8 @@ async def withdraw_answers_its_receipt(ctx: CheckContext) -> None:
 
 @check(rules=("LIFE-013",), tools=(CAPTURE, WITHDRAW, ADMIT, SEARCH))
 async def withdrawn_candidate_never_becomes_a_record(ctx: CheckContext) -> None:
+    """Once the admission of a clean capture is accepted (the control)."""
+    await require_admission_accepted(ctx)
     word = ctx.unique("withdrawn")
     candidate_id = await ctx.pending(f"note {word}")
     withdrawn = await ctx.withdraw(candidate_id)

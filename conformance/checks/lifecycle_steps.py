@@ -67,6 +67,15 @@ async def wait_past(moment_ms: int) -> None:
     await anyio.sleep(max(0, moment_ms + EXPIRY_MARGIN_MS - wall_clock_ms()) / 1000)
 
 
+async def require_admission_accepted(ctx: CheckContext) -> None:
+    """The control of a check whose verdict rests on an admission that accepts nothing: the
+    admission of a clean capture is accepted (the admission policy is accept-clean), or the
+    check stops, ``error``."""
+    admitted = await ctx.admit(await ctx.pending())
+    accepted = outcome(admitted).get("status") == "accepted"
+    ctx.require_accepted(admitted, "the admission of a clean capture (the control)", accepted)
+
+
 async def credential_candidate(ctx: CheckContext, kind: str = "password pair") -> tuple[str, str]:
     """A pending candidate whose text carries a credential of ``kind``; a word that finds it."""
     word = ctx.unique("secret")
@@ -94,7 +103,11 @@ async def expect_refused_capture(
     call's key is then a first capture (committed_pending), not a replay or DIGEST_CONFLICT.
     That a refusal leaves the key free is DESIGN's reading of "writes nothing" (the seed's
     mutation guard reserves keys), so it is charged to that profile rule, not to ``rule``.
+    First a clean capture must be committed (the control): a refusal shows nothing of a server
+    that refuses that too.
     """
+    control = await ctx.capture()
+    ctx.require_accepted(control, "a clean capture (the control)")
     refused = await ctx.capture(arguments)
     ctx.expect(rule, refused.code == code, expected=f"{code}: {why}", observed=refused)
     retried = await ctx.capture(ctx.capture_arguments(key=arguments["idempotency_key"]))

@@ -34,10 +34,13 @@ async def _cursor(ctx: CheckContext, label: str) -> tuple[str, list[str], str]:
 
 
 async def _first_page(ctx: CheckContext, term: str) -> tuple[list[Any], str]:
-    """The ids of a first page of two and its cursor."""
+    """The ids of a first page of two and its cursor, which continues the same search (the
+    control of the checks that use it otherwise and expect STALE_PAGE)."""
     first = await searched(ctx, term, **PARAMETERS)
     cursor = first.value.get("next_page_cursor")
     ctx.require(isinstance(cursor, str), "a first page of 2 of 4 records has no cursor", first)
+    control = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
+    ctx.require_accepted(control, "the cursor used with its own query and parameters (the control)")
     return ids(first), cursor
 
 

@@ -11,7 +11,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .context import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW, CheckContext
-from .lifecycle_steps import CREDENTIALS, credential_candidate, expect_hidden, outcome
+from .lifecycle_steps import (
+    CREDENTIALS,
+    credential_candidate,
+    expect_hidden,
+    outcome,
+    require_admission_accepted,
+)
 from .registry import check
 
 
@@ -102,10 +108,12 @@ async def withdraw_destroys_the_data_key(ctx: CheckContext) -> None:
 
 @check(rules=("PRIV-006",), tools=(CAPTURE, ADMIT, SEARCH, GET))
 async def credentials_are_never_stored(ctx: CheckContext) -> None:
-    """One capture per kind of credential: each is rejected at admission and never returned."""
+    """One capture per kind of credential: each is rejected at admission and never returned,
+    once a clean capture's admission is accepted (the control)."""
     if not ctx.policy.rejects_secrets:
         ctx.not_applicable("PRIV-006", "the target does not reject credentials (rejects_secrets)")
         return
+    await require_admission_accepted(ctx)
     for kind in CREDENTIALS:
         candidate_id, marker = await credential_candidate(ctx, kind)
         admitted = await ctx.admit(candidate_id)

@@ -70,6 +70,9 @@ async def expires_at_not_after_capture_is_invalid(ctx: CheckContext) -> None:
 
 @check(rules=("RET-005",), tools=(CAPTURE,))
 async def past_expiry_outranks_unauthorized(ctx: CheckContext) -> None:
+    """Once a clean capture is committed (the control)."""
+    control = await ctx.capture()
+    ctx.require_accepted(control, "a clean capture (the control)")
     past = instant(wall_clock_ms() - SKEW_MS)
     family = [f"family:{ctx.unique('unconsented')}"]
     refused = {

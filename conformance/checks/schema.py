@@ -19,7 +19,15 @@ from engram_conformance.spec import canonical_json
 from ..targets.json_text import json_text
 from ..targets.raw_channel import RawChannel
 from .argument_examples import cases, example_rules
-from .argument_sending import REFUSALS, LiveTargets, adapted, judge_refusal, send, sent_broken
+from .argument_sending import (
+    REFUSALS,
+    LiveTargets,
+    adapted,
+    judge_refusal,
+    require_accepted_example,
+    send,
+    sent_broken,
+)
 from .context import (
     ADMIT,
     CAPTURE,
@@ -46,7 +54,9 @@ PAST = "2001-01-01T00:00:00.000Z"
 
 # labelled examples ----------------------------------------------------------------------------
 async def _judge_examples(ctx: CheckContext, tool: str, family: str) -> None:
-    """Send ``tool``'s examples that decide rules of ``family`` and compare the answers."""
+    """Send ``tool``'s examples that decide rules of ``family`` and compare the answers, once
+    the tool's minimal valid example is accepted (the control of every refusal)."""
+    await require_accepted_example(ctx, tool)
     live = LiveTargets(ctx)
     for example, rules in cases(ctx.spec, tool, family):
         if example.valid:
@@ -140,6 +150,7 @@ async def argument_object_is_bounded_by_one_mebibyte(ctx: CheckContext) -> None:
     """A capture one byte over 1,048,576 canonical bytes is refused as an argument error (its
     canonical form is the shortest serialization a writer may choose, so it is over the bound
     in any). Only capture can be that large and otherwise valid."""
+    await require_accepted_example(ctx, CAPTURE)
     over = await send(ctx, CAPTURE, _with_size(ctx, ARGUMENT_MAX_BYTES + 1))
     what = f"a capture of {ARGUMENT_MAX_BYTES + 1} canonical bytes"
     ctx.expect_argument_refusal(ARGUMENT_LIMIT, over, "INVALID_SCHEMA", what)
@@ -150,7 +161,9 @@ async def argument_bound_is_measured_on_the_canonical_form(ctx: CheckContext) ->
     """A capture of exactly 1,048,576 canonical bytes passes the argument checks, also when the
     JSON text that carries it is longer: sent over the raw channel, which writes non-ASCII as
     \\u escapes, it is longer than the bound as sent (only where the target has one that
-    writes text; a target in process gets the objects)."""
+    writes text; a target in process gets the objects). A small valid capture must be
+    accepted first: a server that refuses every capture, by any code, is no evidence."""
+    await require_accepted_example(ctx, CAPTURE)
     at_limit = await send(ctx, CAPTURE, _with_size(ctx, ARGUMENT_MAX_BYTES))
     ctx.expect(
         CANONICAL_LIMIT,
@@ -217,6 +230,7 @@ def _expired(arguments: dict[str, Any]) -> None:
 async def argument_checks_answer_in_their_order(ctx: CheckContext) -> None:
     """Captures that break several argument checks: schema before cross-references before digest
     forms, whatever the order of the fields as sent, and digests before the clock."""
+    await require_accepted_example(ctx, CAPTURE)
     cases: list[tuple[tuple[Fault, ...], str, str]] = [
         ((_bad_content_digest, _long_attestation), "INVALID_SCHEMA", "schema before digests"),
         (

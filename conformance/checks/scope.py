@@ -15,6 +15,7 @@ from ..host import Identity
 from ..observation import Observation
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
 from .idempotency import kept_its_state, send, unknown_target
+from .lifecycle_steps import require_admission_accepted
 from .registry import check
 
 NOT_FOUND = "NOT_FOUND"
@@ -59,8 +60,11 @@ def _without_audit(answer: Observation) -> Any:
 
 @check(rules=("SCOPE-001", "SCOPE-002"), tools=(SEARCH, GET, CAPTURE, ADMIT))
 async def records_stay_in_their_scope(ctx: CheckContext) -> None:
+    """Once get of the record in its own scope answers it (the control)."""
     token = ctx.unique("scoped")
     record = await visible_record(ctx, token)
+    control = await ctx.get(record)
+    ctx.require_accepted(control, "get of the record in its own scope (the control)")
     for where, (identity, rules) in neighbours(ctx).items():
         found = await ctx.found(token, identity=identity)
         got = await ctx.get(record, identity=identity)
@@ -88,7 +92,9 @@ async def _attempt(ctx: CheckContext, tool: str, target: str, identity: Identity
 @check(rules=("SCOPE-003", "SCOPE-005", "SCOPE-006"), tools=(GET, CAPTURE, ADMIT, WITHDRAW, FORGET))
 async def foreign_ids_answer_like_unknown_ids(ctx: CheckContext) -> None:
     """From another tenant (same workspace and principal names), each tool on the owner's
-    candidate or record and on an id nobody issued; then the owner's targets are unchanged."""
+    candidate or record and on an id nobody issued; then the owner's targets are unchanged.
+    The controls come last: the owner's get and withdraw (the probes of SCOPE-006), forget and
+    admission in its own scope are accepted."""
     candidate, record = await ctx.pending(), await ctx.accepted()
     foreign, _ = neighbours(ctx)["another tenant, same workspace"]
     for tool in (GET, ADMIT, WITHDRAW, FORGET):
@@ -110,6 +116,7 @@ async def foreign_ids_answer_like_unknown_ids(ctx: CheckContext) -> None:
                 f"{_without_audit(unknown)}",
                 observed=_without_audit(of_other_scope),
             )
+    probes = []
     for target, is_record, state in ((candidate, False, "pending"), (record, True, "current")):
         kept, probe = await kept_its_state(ctx, target, record=is_record)
         ctx.expect(
@@ -118,6 +125,10 @@ async def foreign_ids_answer_like_unknown_ids(ctx: CheckContext) -> None:
             expected=f"still {state} in its own scope after the foreign mutations",
             observed=probe,
         )
+        probes.append(probe)
+    for control in (*probes, await ctx.forget(record)):
+        ctx.require_accepted(control, f"{control.tool} in the owner's scope (the control)")
+    await require_admission_accepted(ctx)
 
 
 @check(rules=("SCOPE-004",), tools=(GET, CAPTURE, ADMIT, FORGET))
@@ -126,6 +137,8 @@ async def get_not_found_tells_nothing(ctx: CheckContext) -> None:
     eligible any more), all from the check's own scope."""
     foreign, _ = neighbours(ctx)["another tenant, same workspace"]
     forgotten = await ctx.accepted()
+    control = await ctx.get(forgotten)
+    ctx.require_accepted(control, "get of a current record of the scope (the control)")
     forget = await ctx.forget(forgotten)
     ctx.require(forget.ok, "forget of a current record failed", forget)
     unknown = await ctx.get(unknown_target(ctx, GET))

@@ -94,7 +94,8 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
     """A current record shares a term with a pending, a withdrawn, a rejected and a forgotten one.
 
     The search for the term must answer the current record alone, and get of the forgotten
-    record NOT_FOUND. Withdraw and forget are used when the target offers them, the rejected
+    record NOT_FOUND (once get of the current one answers it, the control). Withdraw and
+    forget are used when the target offers them, the rejected
     candidate when its policy rejects credentials. Expired records need a wait: the retention
     and lifecycle checks cover them (RET-006, LIFE-018).
     """
@@ -124,6 +125,8 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
         observed={"current": list(visible), "found": found},
     )
     if forgotten is not None:
+        control = await ctx.get(current)
+        ctx.require_accepted(control, f"get of the current record {current} (the control)")
         answer = await ctx.get(forgotten)
         ctx.expect(
             "SEARCH-001",
@@ -301,10 +304,13 @@ async def semantic_ranking_is_never_silently_dropped(ctx: CheckContext) -> None:
     deployment has a semantic channel (``[policy] semantic_channel``, default false). Without
     one, an ok answer is the silent lexical fallback the seed forbids (SEARCH-010). With one, an
     ok answer is expected. A refusal is RANKING_UNAVAILABLE with retriable true (SEARCH-017:
-    DESIGN's code, also for a channel that does not exist at all).
+    DESIGN's code, also for a channel that does not exist at all). The same search asking for
+    lexical ranking only, the control, must answer ok first.
     """
     term = ctx.unique("semantic")
     await ctx.accepted(f"semantic {term}")
+    control = await ctx.search(term, capability_policy=LEXICAL)
+    ctx.require_accepted(control, "the search asking for lexical ranking only (the control)")
     policy = {**LEXICAL, "minimum_channels": "lexical_and_semantic"}
     answer = await ctx.search(term, capability_policy=policy)
     if answer.ok:

@@ -32,13 +32,18 @@ async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None
     approval that holds when it needs one), so that serving it would succeed.
 
     HOST-011: enabled alone, it is answered as with every tool enabled (a control on another
-    live target); under a claim enabling no tool, the other five or its neighbour alone, it is
-    never answered ok true. HOST-008: those refusals are -32602, the very answer to a call of a
-    tool that does not exist."""
+    live target, made first: with every tool enabled the call is served, ok true, or the check
+    stops, since a tool refused whatever the claim is never served either); under a claim
+    enabling no tool, the other five or its neighbour alone, it is never answered ok true.
+    HOST-008: those refusals are -32602, the very answer to a call of a tool that does not
+    exist."""
     unknown = await send(ctx, NOT_A_TOOL[0], {}, ctx.host.claims(ctx.identity, NOT_A_TOOL[0]))
     tools = await offered(ctx)
     for tool, neighbour in zip(tools, tools[1:] + tools[:1], strict=True):
         others = [name for name in ctx.spec.tools if name != tool]
+        control_sent = await subject(ctx, tool)
+        control = await send(ctx, tool, control_sent, claims(ctx, tool, control_sent))
+        ctx.require_accepted(control, f"{tool} with every tool enabled (the control)")
         sent = await subject(ctx, tool)
         subsets = [[], others] + ([[neighbour]] if neighbour != tool else [])
         for enabled in subsets:
@@ -59,9 +64,6 @@ async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None
             )
             if observed.ok:  # served: the target has changed
                 sent = await subject(ctx, tool)
-        control_sent = await subject(ctx, tool)
-        control = await send(ctx, tool, control_sent, claims(ctx, tool, control_sent))
-        ctx.require(control.outcome == "result", f"{tool} with every tool enabled", control)
         alone = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=[tool]))
         ctx.expect(
             "HOST-011",
