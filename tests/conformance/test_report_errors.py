@@ -26,7 +26,7 @@ from engram_conformance.reports.document import ReportDocument
 from engram_conformance.reports.writer import write_reports, write_reports_as_built
 from engram_conformance.spec import Spec
 
-from .fixtures.odd_tool_names_server import ODD_NAMES
+from .fixtures.odd_tool_names import ODD_NAMES
 
 FIXTURE = Path(__file__).with_name("fixtures") / "odd_tool_names_server.py"
 EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
