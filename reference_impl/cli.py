@@ -20,6 +20,7 @@ import click
 from engram_conformance.spec import load
 from mcp.server.lowlevel import Server
 
+from .at_rest import UnsafeState
 from .binding import HostBinding, HostKeyError, load_host_key
 from .policy import DEFAULT_RETENTION_CEILING_S, HostPolicy
 from .server import build_server
@@ -55,7 +56,14 @@ def cli() -> None:
     "--state-dir",
     required=True,
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of the database and the master key (created if missing).",
+    help="Folder of the database and the master key (created 0700 if missing; one others "
+    "can read is refused).",
+)
+@click.option(
+    "--master-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The master key file, kept outside the state folder (created 0600 if missing; one "
+    "others can read is refused) [default: STATE_DIR/master.key].",
 )
 @click.option(
     "--host-public-key",
@@ -106,6 +114,7 @@ def cli() -> None:
 @click.option("--verbose", is_flag=True, help="Log each call's tool, audit id and outcome.")
 def serve(
     state_dir: Path,
+    master_key: Path | None,
     host_public_key: Path,
     transport: str,
     host: str,
@@ -130,8 +139,10 @@ def serve(
     except (HostKeyError, OSError) as error:
         raise Unusable(str(error)) from None
     try:
-        service = MemoryService(state_dir, policy, spec=_SPEC)
-    except (OSError, sqlite3.Error) as error:
+        service = MemoryService(state_dir, policy, spec=_SPEC, key_file=master_key)
+    except UnsafeState as error:
+        raise Unusable(str(error)) from None
+    except (OSError, ValueError, sqlite3.Error) as error:
         raise Unusable(f"cannot use state folder {state_dir}: {error}") from None
     try:
         sock = _listening(host, port) if transport == "http" else None

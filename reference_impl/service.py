@@ -14,6 +14,7 @@ from typing import Any
 from engram_conformance.spec import Spec, load, validate_arguments, wall_clock_ms
 
 from . import gate
+from .at_rest import private_folder
 from .context import InvocationContext
 from .envelope import Refusal, failure, success
 from .policy import HostPolicy
@@ -48,14 +49,16 @@ class MemoryService:
         *,
         spec: Spec | None = None,
         clock: Callable[[], int] = wall_clock_ms,
+        key_file: Path | None = None,
     ) -> None:
-        state_dir = Path(state_dir)
-        state_dir.mkdir(parents=True, exist_ok=True)
+        """``key_file``: the master key, when it is kept outside the state folder. A folder or
+        key others can read raises ``at_rest.UnsafeState``."""
+        state_dir = private_folder(Path(state_dir))
         self.spec = spec or load()
         self.policy = policy
         self.clock = clock
         self.store = Store(state_dir)
-        self.sealer = Sealer.in_folder(state_dir)
+        self.sealer = Sealer.in_folder(state_dir, key_file)
 
     def close(self) -> None:
         self.store.close()

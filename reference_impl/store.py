@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .at_rest import private_file
 from .sealing import Sealed
 
 DATABASE_FILE = "memory.sqlite3"
@@ -84,6 +85,7 @@ class Store:
 
     def __init__(self, state_dir: Path) -> None:
         path = Path(state_dir) / DATABASE_FILE
+        private_file(path)  # 0600; SQLite gives its WAL and shared-memory files the same mode
         self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.connection.execute("PRAGMA journal_mode=WAL")
         self.connection.execute("PRAGMA synchronous=NORMAL")

@@ -127,7 +127,7 @@ class LaunchedTarget(Target):
         self._wires: dict[int, Wire] = {}
         #: the HTTP server process the harness started, if it started one
         self._http_process: subprocess.Popen[bytes] | None = None
-        workspace.state_dir.mkdir(parents=True, exist_ok=True)
+        workspace.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # state is private
         if descriptor.state_files:
             self.state_files = self._state_files
 

@@ -94,5 +94,6 @@ def test_another_folder_cannot_open(tmp_path: Path) -> None:
 @pytest.mark.parametrize("size", [0, 16, 31, 33])
 def test_a_master_key_of_the_wrong_size_is_refused(tmp_path: Path, size: int) -> None:
     (tmp_path / MASTER_KEY_FILE).write_bytes(b"k" * size)
+    (tmp_path / MASTER_KEY_FILE).chmod(0o600)
     with pytest.raises(ValueError, match="32-byte key"):
         Sealer.in_folder(tmp_path)

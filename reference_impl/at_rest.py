@@ -1,0 +1,53 @@
+"""State at rest that nobody else can read: a folder of mode 0700, files of mode 0600.
+
+The umask does not decide it (a permissive one would make the database world-readable), and a
+folder or master key that others can already read or write is refused at start, not used: a key
+others could read would let them open every pending candidate offline.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+#: Permission bits of the group and others: none may be set on a state folder or key file.
+SHARED_BITS = 0o077
+
+
+class UnsafeState(Exception):
+    """A state folder or key file that others than its owner can read or write."""
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` as a folder only its owner can use, created 0700 if missing (its parents as
+    the umask makes them); one that exists and others can use raises ``UnsafeState``."""
+    path = Path(path)
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        refuse_shared(path, "state folder", "chmod 700")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700)  # the umask can only take bits away from 0700
+    return path
+
+
+def private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 if it does not exist, whatever the umask (an
+    SQLite database: its WAL and shared-memory files then take the same mode)."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(descriptor)
+
+
+def refuse_shared(path: Path, what: str, remedy: str) -> None:
+    """Raise ``UnsafeState`` when others than the owner may read or write ``path``."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & SHARED_BITS:
+        raise UnsafeState(
+            f"the {what} {path} can be used by others (mode {mode:04o}); "
+            f"refused: `{remedy} {path}` if it is yours"
+        )
