@@ -23,6 +23,7 @@ from mcp.server.lowlevel import Server
 from .at_rest import UnsafeState
 from .binding import HostBinding, HostKeyError, load_host_key
 from .policy import DEFAULT_RETENTION_CEILING_S, HostPolicy
+from .sealing import WrongKey
 from .server import build_server
 from .service import MemoryService
 from .stdio import claim_standard_streams, stdio_streams
@@ -140,7 +141,7 @@ def serve(
         raise Unusable(str(error)) from None
     try:
         service = MemoryService(state_dir, policy, spec=_SPEC, key_file=master_key)
-    except UnsafeState as error:
+    except (UnsafeState, WrongKey) as error:
         raise Unusable(str(error)) from None
     except (OSError, ValueError, sqlite3.Error) as error:
         raise Unusable(f"cannot use state folder {state_dir}: {error}") from None

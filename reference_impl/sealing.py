@@ -16,11 +16,20 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from .at_rest import refuse_shared
 
 MASTER_KEY_FILE = "master.key"
+#: The associated data of the key check: what the master key seals to prove it is the state's.
+_KEY_CHECK = b"engram-reference master key check"
+
+
+class WrongKey(Exception):
+    """The master key is missing, or is not the key of the state folder's sealed material."""
+
+
 _KEY_BYTES = 32
 _NONCE_BYTES = 12
 
@@ -53,6 +62,19 @@ class Sealer:
         if len(key) != _KEY_BYTES:
             raise ValueError(f"{path} is not a {_KEY_BYTES}-byte key")
         return cls(key)
+
+    def key_check(self) -> bytes:
+        """A value only this master key opens (``opens_check``), kept in the state's database so
+        that a start with another key, or with a new one after the key was lost, is refused."""
+        nonce = os.urandom(_NONCE_BYTES)
+        return nonce + self._master.encrypt(nonce, b"", _KEY_CHECK)
+
+    def opens_check(self, value: bytes) -> bool:
+        try:
+            self._master.decrypt(value[:_NONCE_BYTES], value[_NONCE_BYTES:], _KEY_CHECK)
+        except InvalidTag:
+            return False
+        return True
 
     def seal(self, candidate_id: str, plaintext: bytes) -> Sealed:
         data_key = AESGCM.generate_key(bit_length=_KEY_BYTES * 8)

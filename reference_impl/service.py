@@ -18,7 +18,7 @@ from .at_rest import private_folder
 from .context import InvocationContext
 from .envelope import Refusal, failure, success
 from .policy import HostPolicy
-from .sealing import Sealer
+from .sealing import MASTER_KEY_FILE, Sealer, WrongKey
 from .store import Store
 from .tools.admission import request_admission
 from .tools.call import Call
@@ -58,7 +58,11 @@ class MemoryService:
         self.policy = policy
         self.clock = clock
         self.store = Store(state_dir)
-        self.sealer = Sealer.in_folder(state_dir, key_file)
+        try:
+            self.sealer = _bound_sealer(self.store, state_dir, key_file)
+        except BaseException:
+            self.store.close()
+            raise
 
     def close(self) -> None:
         self.store.close()
@@ -89,3 +93,23 @@ class MemoryService:
             tool, arguments, context, now_ms, self.spec, self.store, self.sealer, self.policy
         )
         return HANDLERS[tool](call)
+
+
+def _bound_sealer(store: Store, state_dir: Path, key_file: Path | None) -> Sealer:
+    """The sealer of the state's master key, checked against the state: a new key is made
+    only for a state that holds no sealed material and no key check; a key that does not open
+    the state's key check raises ``WrongKey`` (the server must not start: every pending
+    candidate would be lost)."""
+    key_path = key_file if key_file is not None else state_dir / MASTER_KEY_FILE
+    check = store.key_check()
+    if not Path(key_path).exists() and (check is not None or store.holds_sealed_material()):
+        raise WrongKey(
+            f"the master key {key_path} is missing, and the state folder {state_dir} holds "
+            "material sealed with it: refused, a new key would lose every pending candidate"
+        )
+    sealer = Sealer.in_folder(state_dir, key_file)
+    if check is None:
+        store.bind_key_check(sealer.key_check())
+    elif not sealer.opens_check(check):
+        raise WrongKey(f"the master key {key_path} is not the key of the state folder {state_dir}")
+    return sealer

@@ -47,6 +47,9 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE INDEX IF NOT EXISTS records_by_digest ON records (tenant, workspace, payload_digest);
 CREATE VIRTUAL TABLE IF NOT EXISTS records_text USING fts5 (text);
+CREATE TABLE IF NOT EXISTS key_check (
+    only INTEGER PRIMARY KEY CHECK (only = 1), value BLOB NOT NULL
+);
 """
 
 
@@ -94,6 +97,21 @@ class Store:
 
     def close(self) -> None:
         self.connection.close()
+
+    def key_check(self) -> bytes | None:
+        """What the master key of this state sealed for its check (``Sealer.key_check``), if a
+        key has been bound to it."""
+        row = self.connection.execute("SELECT value FROM key_check").fetchone()
+        return bytes(row[0]) if row else None
+
+    def holds_sealed_material(self) -> bool:
+        row = self.connection.execute(
+            "SELECT 1 FROM candidates WHERE wrapped_key IS NOT NULL LIMIT 1"
+        ).fetchone()
+        return row is not None
+
+    def bind_key_check(self, value: bytes) -> None:
+        self.connection.execute("INSERT OR IGNORE INTO key_check VALUES (1, ?)", (value,))
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from cryptography.exceptions import InvalidTag
 from engram_conformance.spec import digest, instant_ms
 
 from ..credentials import carries_credential
@@ -44,7 +45,10 @@ def _decide(call: Call) -> dict[str, Any]:
         raise Refusal("NOT_FOUND")
     if candidate.state != "pending" or candidate.sealed is None:
         raise Refusal("ILLEGAL_TRANSITION")
-    material = json.loads(call.sealer.open(candidate_id, candidate.sealed))
+    try:
+        material = json.loads(call.sealer.open(candidate_id, candidate.sealed))
+    except InvalidTag:  # the ciphertext or its wrapped key is damaged: no retry will open it
+        raise Refusal("BLOB_MISSING") from None
     payload, evidence = material["payload"], material["evidence"]
     outcome: dict[str, Any] = {"candidate_id": candidate_id}
     if carries_credential(_strings(material)):
