@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from datetime import datetime
 from functools import cache
 from itertools import pairwise
@@ -105,10 +105,43 @@ def ecma_pattern(
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+def _identity(value: Any) -> Hashable:
+    """A hashable key that is equal for two JSON values exactly when JSON Schema holds them
+    equal: numbers by value (1 is 1.0, never true), objects whatever their key order."""
+    if isinstance(value, bool) or value is None:
+        return ("literal", value)
+    if isinstance(value, int | float):
+        return ("number", int(value) if isinstance(value, float) and value.is_integer() else value)
+    if isinstance(value, str):
+        return ("string", value)
+    if isinstance(value, list):
+        return ("array", tuple(_identity(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _identity(item)) for key, item in value.items()))
+    return ("other", repr(value))
+
+
+def unique_items(
+    validator: Any, required: bool, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    """``uniqueItems`` in time linear in the array: each item's identity is hashed once.
+    jsonschema's own compares every pair of items that do not sort (objects, mixed types),
+    which lets one argument at the size bound hold a server for seconds."""
+    if not (required and isinstance(instance, list)):
+        return
+    seen: dict[Hashable, int] = {}
+    for index, item in enumerate(instance):
+        first = seen.setdefault(_identity(item), index)
+        if first != index:
+            yield ValidationError(f"items {first} and {index} are equal: non-unique elements")
+            return
+
+
 SpecValidator = validators.extend(
     Draft202012Validator,
     {
         "pattern": ecma_pattern,
+        "uniqueItems": unique_items,
         "x-minBytes": min_bytes,
         "x-maxBytes": max_bytes,
         "x-nfc": nfc,
