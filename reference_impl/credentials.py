@@ -2,7 +2,8 @@
 
 A candidate whose text carries something that looks like a secret is rejected, never admitted:
 private keys, cloud access keys, bearer tokens, password-style pairs, JWTs, provider tokens and
-connection strings with a password.
+connection strings with a password. Every pattern runs in time linear in the text (no part
+unbounded where a failed match would rescan it): it runs inside the write transaction.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ _PATTERNS = [
         r"|access[_-]?token|auth[_-]?token)"
         r"\s*[=:]\s*['\"]?[^\s'\"]{4,}"
     ),
-    re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    # a JWT's header is short: bounded, so that "eyJ-eyJ-..." is not rescanned to its end
+    re.compile(r"\beyJ[A-Za-z0-9_-]{8,512}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
     re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"),
     re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
     re.compile(r"\bsk-[A-Za-z0-9_-]{20,}"),
-    re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s/@]+@"),
+    # bounded parts: with ``*`` a text such as "a.a.a..." is rescanned from every letter (quadratic)
+    re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,31}://[^\s:/@]{1,256}:[^\s/@]{1,256}@"),
 ]
 
 

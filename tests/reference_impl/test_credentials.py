@@ -72,3 +72,18 @@ def test_all_texts_are_read() -> None:
     assert not carries_credential([])
     assert carries_credential(["clean", "clean", "password=hunter2"])
     assert carries_credential(iter(["clean", "password=hunter2"]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x" * 31 + "://user:pass@host",  # the longest scheme the detector reads
+        "postgres://" + "u" * 256 + ":" + "p" * 256 + "@db",  # the longest userinfo parts
+        "eyJ" + "h" * 509 + ".eyJpayload01.signature01",  # a JWT header at its bound
+    ],
+)
+def test_the_bounded_patterns_still_see_credentials_at_their_bounds(text: str) -> None:
+    """The URL and JWT patterns are bounded so that they run in linear time (issue 12,
+    finding 4; figures in benchmarks/bench_credentials.py); credentials within the bounds
+    are still seen."""
+    assert carries_credential([text])
