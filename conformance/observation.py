@@ -42,6 +42,8 @@ class Observation:
     sent_by: Literal["harness", "sdk"] = "harness"
     #: the size of the answer's JSON text and its beginning, when only that is kept
     cut: tuple[int, str] | None = None
+    #: set on a copy ``kept`` measured and kept whole, so that it is measured once
+    whole: bool = False
 
     @property
     def envelope(self) -> dict[str, Any] | None:
@@ -89,11 +91,11 @@ class Observation:
     def kept(self) -> Observation:
         """This observation as transcripts keep it: an answer of over ``KEPT_ANSWER_CHARS``
         (a server may send megabytes) becomes its beginning and its size."""
-        if self.cut is not None or self.outcome == "fault":
+        if self.cut is not None or self.whole or self.outcome == "fault":
             return self
         text = json.dumps(self.answer(), ensure_ascii=False, sort_keys=True, default=str)
         if len(text) <= KEPT_ANSWER_CHARS:
-            return self
+            return replace(self, whole=True)
         beginning = text[:KEPT_BEGINNING_CHARS]
         return replace(
             self,

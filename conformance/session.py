@@ -103,14 +103,7 @@ class Session:
         self, tool: str, arguments: Any, meta: dict[str, Any] | None, claims: dict[str, Any] | None
     ) -> Observation:
         started = time.perf_counter()
-        base = {
-            "index": len(self.transcript),
-            "method": "tools/call",
-            "tool": tool,
-            "arguments": arguments,
-            "claims": claims,
-            "meta": meta,
-        }
+        base = _request("tools/call", meta, tool=tool, arguments=arguments, claims=claims)
         client: Client | Channel | None = _OVER.get()
         try:
             # opened outside the time limit: a client's task groups must not live in its scope
@@ -119,16 +112,8 @@ class Session:
                 self._record_sdk_listings(client)
             with anyio.fail_after(self.call_timeout_s):
                 result = await client.call_tool(tool, arguments, meta=meta)
-        except StartupFailed as error:
-            observed = Observation(**base, outcome="fault", fault=str(error))
-        except MCPError as error:
-            observed = _answered_error(base, error)
-        except TimeoutError:
-            observed = Observation(
-                **base, outcome="fault", fault=f"no answer within {self.call_timeout_s} s"
-            )
         except Exception as error:  # the transport broke or the answer was not MCP
-            observed = Observation(**base, outcome="fault", fault=describe(error))
+            observed = _failed(base, error, f"no answer within {self.call_timeout_s} s")
         else:
             text = next((c.text for c in result.content if getattr(c, "type", "") == "text"), None)
             observed = Observation(
@@ -158,7 +143,7 @@ class Session:
         async def list_tools(*, params: PaginatedRequestParams | None = None) -> Any:
             if params is not None:  # the harness's own listing (Session.list_tools)
                 return await listed_by_sdk(params=params)
-            base = {**_listing_base(None), "sent_by": "sdk"}
+            base = {**_request("tools/list", None), "sent_by": "sdk"}
             started = time.perf_counter()
             observed: Observation | None = None
             try:
@@ -169,11 +154,8 @@ class Session:
                 fault = f"the SDK client refused the listing: {describe(refused)}"
                 observed = Observation(**base, outcome="fault", fault=fault)
                 return ListToolsResult(tools=[])
-            except MCPError as error:
-                observed = _answered_error(base, error)
-                raise
             except Exception as error:
-                observed = Observation(**base, outcome="fault", fault=describe(error))
+                observed = _failed(base, error)
                 raise
             else:
                 names = [tool.name for tool in listed.tools]
@@ -266,7 +248,7 @@ class Session:
         """One page of tools/list: its observation, its tools and the next cursor. A listing
         the SDK refuses is read again as the server sent it (``_listed_as_sent``)."""
         started = time.perf_counter()
-        base = _listing_base(meta)
+        base = _request("tools/list", meta)
         client = self.connection.default
         self._record_sdk_listings(client)
         tools: list[Any] = []
@@ -278,15 +260,9 @@ class Session:
                     tools, next_cursor = list(listed.tools), listed.next_cursor
                 except ValidationError as refused:
                     tools, next_cursor = await _listed_as_sent(client, cursor, meta, refused)
-        except MCPError as error:
-            observed = _answered_error(base, error)
-        except TimeoutError:
-            fault = f"no answer to tools/list within {self.call_timeout_s} s"
-            observed = Observation(**base, outcome="fault", fault=fault)
-        except UnreadableListing as error:
-            observed = Observation(**base, outcome="fault", fault=str(error))
         except Exception as error:
-            observed = Observation(**base, outcome="fault", fault=describe(error))
+            timed_out = f"no answer to tools/list within {self.call_timeout_s} s"
+            observed = _failed(base, error, timed_out)
         else:
             names = [tool.name for tool in tools]
             structured: dict[str, Any] = {"tools": names}
@@ -342,15 +318,38 @@ def _tool(item: Any) -> Any:
         )
 
 
-def _listing_base(meta: dict[str, Any] | None) -> dict[str, Any]:
+def _request(
+    method: str,
+    meta: dict[str, Any] | None,
+    *,
+    tool: str | None = None,
+    arguments: Any = None,
+    claims: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What an observation records of a request (its index is given when it is recorded)."""
     return {
         "index": 0,
-        "method": "tools/list",
-        "tool": None,
-        "arguments": None,
-        "claims": None,
+        "method": method,
+        "tool": tool,
+        "arguments": arguments,
+        "claims": claims,
         "meta": meta,
     }
+
+
+def _failed(base: dict[str, Any], error: Exception, timed_out: str | None = None) -> Observation:
+    """The observation of a request that raised ``error``: a JSON-RPC error the server sent,
+    or a fault (``timed_out`` for the harness's time-out, the start-up's or the listing's own
+    account, or the exception's)."""
+    if isinstance(error, MCPError):
+        return _answered_error(base, error)
+    if isinstance(error, TimeoutError) and timed_out is not None:
+        fault = timed_out
+    elif isinstance(error, StartupFailed | UnreadableListing):
+        fault = str(error)
+    else:
+        fault = describe(error)
+    return Observation(**base, outcome="fault", fault=fault)
 
 
 async def at_once(calls: Iterable[Send]) -> list[Any]:
