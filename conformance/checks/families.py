@@ -2,9 +2,12 @@
 
 from . import (  # noqa: F401
     check_order,
+    cost,
     discovery,
     envelope,
+    erasure,
     errors,
+    framing,
     gate,
     generated,
     host,
