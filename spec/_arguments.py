@@ -19,10 +19,8 @@ import rfc8785
 from jsonschema import ValidationError
 
 from ._crossref import Breach, clock_breaches, cross_reference_breaches
-from ._spec import Spec
+from ._spec import INVALID_SCHEMA, Spec
 from .pointers import Location, to_pointer
-
-INVALID_SCHEMA = "INVALID_SCHEMA"
 
 
 def wall_clock_ms() -> int:
@@ -68,7 +66,7 @@ def validate_arguments(
     if size > spec.contract["argument_max_bytes"]:
         detail = f"the argument object is {size} bytes in canonical form"
         return _verdict(spec, keyword_rules["argument_size"], (), detail)
-    errors = spec.input_validator(tool).iter_errors(arguments)
+    errors = spec.argument_validator(tool).iter_errors(arguments)
     ranked = sorted((_schema_failure(spec, schema, arguments, e) for e in errors), key=_position)
     failures = [verdict for _, verdict in ranked]
     structural = [f for f in failures if f.code == INVALID_SCHEMA]
@@ -138,13 +136,8 @@ def _schema_failure(
     spec: Spec, schema: dict[str, Any], arguments: Any, error: ValidationError
 ) -> tuple[tuple[int, ...], ArgumentVerdict]:
     """The verdict for one schema error, with its position in the arguments as sent."""
-    keyword_rules = spec.contract["keyword_rules"]
     location = tuple(error.absolute_path)
-    if error.instance is None:
-        rule = keyword_rules["null"]
-    else:
-        rule = _rule_from_schema(error) or keyword_rules.get(error.validator)
-        rule = rule or keyword_rules["type"]
+    rule = spec.schema_error_rule(error)
     if error.validator == "additionalProperties":
         named = error.schema.get("properties", {})
         location = (*location, next(k for k in error.instance if k not in named))
@@ -161,12 +154,3 @@ def _document_order(arguments: Any, location: Location) -> tuple[int, ...]:
         order.append(list(current).index(step) if isinstance(current, dict) else int(step))
         current = current[step]
     return tuple(order)
-
-
-def _rule_from_schema(error: ValidationError) -> str | None:
-    """The rule that ``x-rules`` names for the failing keyword where it failed.
-
-    Validators run on schemas with their references inlined, where a ``$ref`` site's
-    ``x-rules`` already override the definition's (``inline_refs``).
-    """
-    return error.schema.get("x-rules", {}).get(error.validator)

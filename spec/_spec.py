@@ -7,15 +7,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from jsonschema import ValidationError, validators
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from ._documents import Documents, SpecFileError, read_documents
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._shape import shape_errors
-from ._vocabulary import SpecValidator
+from ._vocabulary import SpecValidator, items_until_decided
 
 _MAX_REF_DEPTH = 32
+INVALID_SCHEMA = "INVALID_SCHEMA"
 
 
 def build_registry(documents: Documents) -> Registry:
@@ -147,6 +149,36 @@ class Spec:
 
     def input_validator(self, tool: str) -> Any:
         return self.validator(self.tool(tool).input_schema)
+
+    def argument_validator(self, tool: str) -> Any:
+        """The input validator that ``validate_arguments`` uses: it validates an array's items
+        only until one decides the answer (``items_until_decided``), so that the cost of an
+        argument's errors is bounded by the schema, not by the argument's size."""
+        key = f"arguments of {tool}"
+        if key not in self._validators:
+            extended = validators.extend(
+                SpecValidator, {"items": items_until_decided(self._decides)}
+            )
+            schema = self.input_validator(tool).schema
+            self._validators[key] = extended(schema, registry=self.registry)
+        return self._validators[key]
+
+    def schema_error_rule(self, error: ValidationError) -> str:
+        """The rule an argument's schema error breaks: ``x-rules`` names it for the keyword where
+        it failed (validators run on schemas with their references inlined, where a ``$ref``
+        site's ``x-rules`` already override the definition's), else the contract's rule for the
+        keyword; a null where something else is wanted and any other keyword have their own."""
+        keyword_rules = self.contract["keyword_rules"]
+        if error.instance is None:
+            return keyword_rules["null"]
+        rule = error.schema.get("x-rules", {}).get(error.validator)
+        return rule or keyword_rules.get(error.validator) or keyword_rules["type"]
+
+    def _decides(self, error: ValidationError) -> bool:
+        """Whether a schema error is answered INVALID_SCHEMA, before any other code can be."""
+        return (self.rules[self.schema_error_rule(error)].error_code or INVALID_SCHEMA) == (
+            INVALID_SCHEMA
+        )
 
     def output_validator(self, tool: str) -> Any:
         return self.validator(self.tool(tool).output_schema)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from datetime import datetime
 from functools import cache
 from itertools import pairwise
@@ -135,6 +135,42 @@ def unique_items(
         if first != index:
             yield ValidationError(f"items {first} and {index} are equal: non-unique elements")
             return
+
+
+def items_until_decided(
+    decides: Callable[[ValidationError], bool],
+) -> Callable[..., Iterator[ValidationError]]:
+    """``items`` for arguments, whose answer is their first deciding failure in document order.
+
+    An array over its ``maxItems`` is answered by that bound, which ranks before anything inside
+    it, so its items are not looked at; otherwise the items are validated in order until one
+    fails with a deciding error, since no later item's failure can rank before that one. Failures
+    that do not decide (``decides`` false: a digest form, answered after every schema failure)
+    let the next items be validated. So one argument at the size bound costs a few items'
+    validation, not every item's, and yields no more errors than the schema's bounds allow.
+    """
+    every_item = Draft202012Validator.VALIDATORS["items"]
+
+    def items(
+        validator: Any, subschema: Any, instance: Any, schema: Any
+    ) -> Iterator[ValidationError]:
+        if not isinstance(instance, list) or subschema is False or "prefixItems" in schema:
+            yield from every_item(validator, subschema, instance, schema)
+            return
+        bound = schema.get("maxItems")
+        if bound is not None and len(instance) > bound:
+            over = ValidationError("", validator="maxItems", instance=instance, schema=schema)
+            if decides(over):
+                return
+        for index, item in enumerate(instance):
+            decided = False
+            for error in validator.descend(item, subschema, path=index):
+                decided = decided or decides(error)
+                yield error
+            if decided:
+                return
+
+    return items
 
 
 SpecValidator = validators.extend(
