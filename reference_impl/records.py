@@ -30,8 +30,9 @@ def build_record(
 ) -> dict[str, Any]:
     """The accepted record: the payload fields plus the writer's fields and the trust receipt.
 
-    ``recorded_cursor`` makes every record distinct, even of identical payloads admitted in the
-    same millisecond. ``record_digest`` covers the record without ``record_id`` and itself.
+    ``recorded_cursor`` (the scope's own counter) makes every record of a scope distinct, even of
+    identical payloads admitted in the same millisecond; two scopes may hold the same record.
+    ``record_digest`` covers the record without ``record_id`` and itself.
     """
     trust = sealed_digest(
         {

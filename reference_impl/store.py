@@ -3,6 +3,12 @@
 Every mutation runs in one ``BEGIN IMMEDIATE`` transaction (``Store.write``): killing the process
 at any instant leaves either all of a call's rows or none. Pending material is stored sealed
 only; accepted records are kept in clear with their text in an FTS5 index.
+
+Scopes are independent (DESIGN, Rulings / Scopes are independent): each (tenant, workspace) gets
+a small number in ``scopes`` on its first write, its own dense event counter there, and its own
+FTS5 table ``records_text_<number>``, so that BM25 statistics, candidate counts and cursors
+depend on the scope's own history only. Table names are made from that integer, never from
+tenant text.
 """
 
 from __future__ import annotations
@@ -22,11 +28,19 @@ DATABASE_FILE = "memory.sqlite3"
 _BATCH = 900  # rowids per IN (...) list, under SQLite's default variable limit
 Scope = tuple[str, str]
 
+#: The one FTS5 table of every scope in the versions before per-scope statistics.
+SHARED_INDEX = "records_text"
+
 _SCHEMA = """
+CREATE TABLE IF NOT EXISTS scopes (
+    scope_no INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL, workspace TEXT NOT NULL, high_water INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (tenant, workspace)
+);
 CREATE TABLE IF NOT EXISTS events (
-    cursor INTEGER PRIMARY KEY AUTOINCREMENT,
-    tenant TEXT NOT NULL, workspace TEXT NOT NULL,
-    operation TEXT NOT NULL, target TEXT NOT NULL, at_ms INTEGER NOT NULL
+    scope_no INTEGER NOT NULL, cursor INTEGER NOT NULL,
+    operation TEXT NOT NULL, target TEXT NOT NULL, at_ms INTEGER NOT NULL,
+    PRIMARY KEY (scope_no, cursor)
 );
 CREATE TABLE IF NOT EXISTS idempotency (
     tenant TEXT NOT NULL, workspace TEXT NOT NULL, principal TEXT NOT NULL, key TEXT NOT NULL,
@@ -40,13 +54,13 @@ CREATE TABLE IF NOT EXISTS candidates (
     nonce BLOB, ciphertext BLOB, wrapped_key BLOB
 );
 CREATE TABLE IF NOT EXISTS records (
-    record_id TEXT PRIMARY KEY,
+    record_id TEXT NOT NULL,
     tenant TEXT NOT NULL, workspace TEXT NOT NULL, state TEXT NOT NULL,
     payload_digest TEXT NOT NULL, record TEXT,
-    valid_t INTEGER NOT NULL, valid_t_end INTEGER, expires_at_ms INTEGER
+    valid_t INTEGER NOT NULL, valid_t_end INTEGER, expires_at_ms INTEGER,
+    PRIMARY KEY (tenant, workspace, record_id)
 );
 CREATE INDEX IF NOT EXISTS records_by_digest ON records (tenant, workspace, payload_digest);
-CREATE VIRTUAL TABLE IF NOT EXISTS records_text USING fts5 (text);
 CREATE TABLE IF NOT EXISTS key_check (
     only INTEGER PRIMARY KEY CHECK (only = 1), value BLOB NOT NULL
 );
@@ -81,18 +95,45 @@ class StoredRecord:
     valid_t: int
     valid_t_end: int | None
     expires_at_ms: int | None
+    scope: Scope
+
+
+class EarlierSchema(ValueError):
+    """The state folder was written by a version whose search index all scopes shared."""
+
+
+def _text_table(scope_no: int) -> str:
+    """The FTS5 table of one scope: named from its number only."""
+    return f"records_text_{int(scope_no)}"
 
 
 class Store:
     """Data access only: the tools decide what to read and write."""
 
     def __init__(self, state_dir: Path) -> None:
+        """An earlier version's state folder raises ``EarlierSchema`` (it is not migrated)."""
         path = Path(state_dir) / DATABASE_FILE
         private_file(path)  # 0600; SQLite gives its WAL and shared-memory files the same mode
         self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            self._open()
+        except BaseException:
+            self.connection.close()
+            raise
+
+    def _open(self) -> None:
         self.connection.execute("PRAGMA journal_mode=WAL")
         self.connection.execute("PRAGMA synchronous=NORMAL")
         self.connection.execute("PRAGMA secure_delete=ON")  # forgotten text is overwritten
+        shared = self.connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ?", (SHARED_INDEX,)
+        ).fetchone()
+        if shared is not None:
+            raise EarlierSchema(
+                "it was written by an earlier version of the reference, whose search index "
+                "all scopes shared; this version keeps one per scope and does not migrate: "
+                "start on an empty state folder"
+            )
         self.connection.executescript(_SCHEMA)
 
     def close(self) -> None:
@@ -124,19 +165,48 @@ class Store:
             raise
         self.connection.execute("COMMIT")
 
-    # events -----------------------------------------------------------------------------
-    def append_event(self, scope: Scope, operation: str, target: str, at_ms: int) -> int:
-        """Journal one state change; its cursor is dense and grows with every mutation."""
+    # scopes and events ---------------------------------------------------------------------
+    def _scope_no(self, scope: Scope) -> int | None:
+        """The scope's number, None for a scope that never wrote."""
         row = self.connection.execute(
-            "INSERT INTO events (tenant, workspace, operation, target, at_ms)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (*scope, operation, target, at_ms),
-        )
-        return int(row.lastrowid)
+            "SELECT scope_no FROM scopes WHERE tenant = ? AND workspace = ?", scope
+        ).fetchone()
+        return None if row is None else int(row[0])
 
-    def high_water(self) -> int:
-        row = self.connection.execute("SELECT COALESCE(MAX(cursor), 0) FROM events").fetchone()
-        return int(row[0])
+    def _written_scope(self, scope: Scope) -> int:
+        """The scope's number, given on its first write with its search index (in the write's
+        transaction: a rollback takes both back)."""
+        scope_no = self._scope_no(scope)
+        if scope_no is None:
+            row = self.connection.execute(
+                "INSERT INTO scopes (tenant, workspace) VALUES (?, ?)", scope
+            )
+            scope_no = int(row.lastrowid)
+            self.connection.execute(
+                f"CREATE VIRTUAL TABLE {_text_table(scope_no)} USING fts5 (text)"
+            )
+        return scope_no
+
+    def append_event(self, scope: Scope, operation: str, target: str, at_ms: int) -> int:
+        """Journal one state change; its cursor is the scope's own, dense, and grows with every
+        mutation of that scope only."""
+        scope_no = self._written_scope(scope)
+        (cursor,) = self.connection.execute(
+            "UPDATE scopes SET high_water = high_water + 1 WHERE scope_no = ? RETURNING high_water",
+            (scope_no,),
+        ).fetchone()
+        self.connection.execute(
+            "INSERT INTO events VALUES (?, ?, ?, ?, ?)",
+            (scope_no, cursor, operation, target, at_ms),
+        )
+        return int(cursor)
+
+    def high_water(self, scope: Scope) -> int:
+        """The scope's last cursor (0 before its first mutation)."""
+        row = self.connection.execute(
+            "SELECT high_water FROM scopes WHERE tenant = ? AND workspace = ?", scope
+        ).fetchone()
+        return 0 if row is None else int(row[0])
 
     # idempotency ------------------------------------------------------------------------
     def reservation(self, scope: Scope, principal: str, key: str) -> Reservation | None:
@@ -193,8 +263,10 @@ class Store:
              json.dumps(record, ensure_ascii=False), valid_time["t"], valid_time.get("t_end"),
              expires_at_ms),
         )  # fmt: skip
+        table = _text_table(self._written_scope(scope))
         self.connection.execute(
-            "INSERT INTO records_text (rowid, text) VALUES (?, ?)", (row.lastrowid, text)
+            f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",  # noqa: S608 - a number
+            (row.lastrowid, text),
         )
 
     def record(self, scope: Scope, record_id: str) -> StoredRecord | None:
@@ -206,15 +278,34 @@ class Store:
         if row is None:
             return None
         record = json.loads(row[3]) if row[3] is not None else None
-        return StoredRecord(row[0], record_id, row[1], row[2], record, *row[4:])
+        return StoredRecord(row[0], record_id, row[1], row[2], record, *row[4:], scope)
 
     def tombstone(self, stored: StoredRecord) -> None:
-        """Make a record terminal: its text leaves the index and its body is erased."""
+        """Make a record terminal: its body is erased and its text leaves the scope's index.
+
+        Deleting an FTS5 row only adds delete markers: the terms stay in the older segments
+        (SQLite 3.40's FTS5 has no secure-delete). Optimizing merges the scope's index into one
+        segment without them; ``secure_delete`` zeroes the pages and cells this frees.
+        """
         self.connection.execute(
             "UPDATE records SET state = 'tombstoned', record = NULL WHERE rowid = ?",
             (stored.rowid,),
         )
-        self.connection.execute("DELETE FROM records_text WHERE rowid = ?", (stored.rowid,))
+        scope_no = self._scope_no(stored.scope)
+        assert scope_no is not None, "a record's scope has written"
+        table = _text_table(scope_no)
+        self.connection.execute(f"DELETE FROM {table} WHERE rowid = ?", (stored.rowid,))  # noqa: S608
+        self.connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")  # noqa: S608
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the database and truncate it to nothing, outside any transaction:
+        the WAL keeps every page a transaction wrote (forgotten text too) until then. False
+        when another connection's reader or writer kept it from completing."""
+        try:
+            busy, _, _ = self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.OperationalError:  # locked past the busy timeout
+            return False
+        return busy == 0
 
     def tombstoned_payload(self, scope: Scope, payload_digest: str) -> bool:
         row = self.connection.execute(
@@ -228,13 +319,18 @@ class Store:
         """(record_id, BM25 score) of the scope's current records matching an FTS5 query.
 
         Best first (FTS5's bm25 is lower for better matches), ties by record_id; at most ``cap``.
-        The index is shared by every scope. The fast path lets FTS5 rank the best ``2 * cap``
-        matches on its own and keeps the scope's eligible ones; it stands when every match was
-        ranked, or when ``cap`` eligible matches rank strictly better than any match left out.
-        Otherwise the exact query ranks every match of the scope.
+        The index is the scope's own: a scope that never wrote matches nothing. The fast path
+        lets FTS5 rank the best ``2 * cap`` matches on its own and keeps the eligible ones (not
+        expired, valid now); it stands when every match was ranked, or when ``cap`` eligible
+        matches rank strictly better than any match left out (so the order of ties at the cut,
+        by rowid, never matters). Otherwise the exact query ranks every match of the scope.
         """
+        scope_no = self._scope_no(scope)
+        if scope_no is None:
+            return []
+        table = _text_table(scope_no)
         ranked = self.connection.execute(
-            "SELECT rowid, rank FROM records_text WHERE records_text MATCH ? ORDER BY rank LIMIT ?",
+            f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? ORDER BY rank LIMIT ?",  # noqa: S608
             (match, 2 * cap),
         ).fetchall()
         eligible = self._eligible(scope, [rowid for rowid, _ in ranked], now_ms)
@@ -244,9 +340,9 @@ class Store:
             floor = ranked[-1][1]
             if sum(1 for _, rank in rows if rank < floor) < cap:
                 rows = self.connection.execute(
-                    "SELECT r.record_id, bm25(records_text)"  # CROSS JOIN: the index drives
-                    " FROM records_text CROSS JOIN records r ON r.rowid = records_text.rowid"
-                    " WHERE records_text MATCH ? AND r.tenant = ? AND r.workspace = ?"
+                    f"SELECT r.record_id, bm25({table})"  # noqa: S608 - CROSS JOIN: the index drives
+                    f" FROM {table} CROSS JOIN records r ON r.rowid = {table}.rowid"
+                    f" WHERE {table} MATCH ? AND r.tenant = ? AND r.workspace = ?"
                     " AND r.state = 'accepted_current' AND r.valid_t <= ?"
                     " AND (r.valid_t_end IS NULL OR ? <= r.valid_t_end)"
                     " AND (r.expires_at_ms IS NULL OR ? < r.expires_at_ms)",
@@ -271,10 +367,13 @@ class Store:
             found.update(rows)
         return found
 
-    def records_by_id(self, record_ids: list[str]) -> dict[str, dict[str, Any]]:
+    def records_by_id(self, scope: Scope, record_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The bodies of the scope's records of those ids (two scopes may hold the same id: an
+        id is made from the record, whose cursor is its scope's)."""
         placeholders = ",".join("?" * len(record_ids))
         rows = self.connection.execute(
-            f"SELECT record_id, record FROM records WHERE record_id IN ({placeholders})",  # noqa: S608
-            record_ids,
+            "SELECT record_id, record FROM records WHERE tenant = ? AND workspace = ?"  # noqa: S608
+            f" AND record_id IN ({placeholders})",
+            (*scope, *record_ids),
         ).fetchall()
         return {record_id: json.loads(body) for record_id, body in rows}

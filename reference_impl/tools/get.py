@@ -26,7 +26,7 @@ def get(call: Call) -> dict[str, Any]:
     if not eligible:  # unknown, another scope's, or not currently eligible: one answer
         raise Refusal("NOT_FOUND")
     record = stored.record
-    cursor = str(call.store.high_water())
+    cursor = str(call.store.high_water(call.scope))
     read_receipt = sealed_digest(
         {
             "record_id": record["record_id"],

@@ -67,7 +67,7 @@ def search(call: Call) -> dict[str, Any]:
             raise Refusal("STALE_PAGE")
         offset = cursor.offset
     window = ranked[offset : offset + limit]
-    bodies = call.store.records_by_id([record_id for record_id, _ in window])
+    bodies = call.store.records_by_id(call.scope, [record_id for record_id, _ in window])
     packets = [
         {**packet(bodies[record_id], call.policy.redacted_fields), "score": score, "rank": rank}
         for rank, (record_id, score) in enumerate(window, start=offset + 1)
