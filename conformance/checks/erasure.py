@@ -1,0 +1,1 @@
+"""placeholder: its checks follow (issue 12)"""
