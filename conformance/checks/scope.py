@@ -218,3 +218,97 @@ async def scope_members_share_memory(ctx: CheckContext) -> None:
             expected=f"another principal's {step} of the owner's memory succeeds",
             observed=answer,
         )
+
+
+#: Records each neighbouring scope gets with the words of the check's own records (SCOPE-009).
+CROWD = 4
+#: Rounds of one capture and its admission in the scopes whose counters SCOPE-009 compares.
+ROUNDS = 2
+
+
+def _ranking(answer: Observation) -> dict[str, Any]:
+    """What SCOPE-009 compares of a search answer (not its issued_at or digests, which may
+    carry the time): each packet's record, score and rank, candidate_count and the cursor."""
+    value = answer.value
+    return {
+        "records": [
+            {field: packet.get(field) for field in ("record", "score", "rank")}
+            for packet in value.get("records", [])
+        ],
+        "candidate_count": value.get("rank_receipt", {}).get("candidate_count"),
+        "next_page_cursor": value.get("next_page_cursor"),
+    }
+
+
+async def _crowd(ctx: CheckContext, words: tuple[str, str]) -> None:
+    """Fill every neighbouring scope with records of ``words``, of other lengths and term
+    frequencies than the check's own, so that any statistic shared with them would move."""
+    first, second = words
+    for identity, _ in neighbours(ctx).values():
+        for number in range(CROWD):
+            text = f"{COMMON_WORD} {first} {second * (number % 2)} " + "padding " * number
+            await ctx.accepted(text, identity=identity)
+        found = await ctx.found(first, identity=identity)
+        ctx.require(len(found) == CROWD, "a neighbouring scope's search misses its records", found)
+
+
+@check(rules=("SCOPE-009",), tools=(SEARCH, CAPTURE, ADMIT))
+async def scopes_are_independent(ctx: CheckContext) -> None:
+    """A search with a second page in the check's own scope, again once the neighbouring scopes
+    hold records of the same words: the same records, scores, ranks, candidate_count and
+    cursor. The control: the first search answers records."""
+    words = (ctx.unique("independent"), ctx.unique("independentpair"))
+    first, second = words
+    for text in (first, f"{first} {first} {second}", f"{second} and other words", second):
+        await ctx.accepted(f"{COMMON_WORD} {text}")
+    query = f"{first} {second}"
+    before = await ctx.search(query, limit=2)
+    ctx.require(before.ok and before.value.get("records"), "search answers no record", before)
+    await _crowd(ctx, words)
+    after = await ctx.search(query, limit=2)
+    ctx.expect(
+        "SCOPE-009",
+        after.ok and _ranking(after) == _ranking(before),
+        expected="the same answer as before other scopes held records of the same words: "
+        f"{_ranking(before)}",
+        observed=_ranking(after) if after.ok else after,
+    )
+    await _expect_own_counters(ctx)
+
+
+async def _counters(ctx: CheckContext, identity: Identity, between: Any) -> list[Any]:
+    """The cursors a fresh scope is answered along ``ROUNDS`` captures and their admissions;
+    ``between`` is awaited after each call."""
+    seen = []
+    for _ in range(ROUNDS):
+        captured = await ctx.capture(identity=identity)
+        ctx.require(captured.ok, "capture failed", captured)
+        seen.append(captured.value.get("cursor"))
+        await between()
+        admitted = await ctx.admit(captured.value.get("candidate_id"), identity=identity)
+        ctx.require(admitted.ok, "admission failed", admitted)
+        seen.append(admitted.value.get("outcome", {}).get("cursor"))
+        await between()
+    return seen
+
+
+async def _expect_own_counters(ctx: CheckContext) -> None:
+    """Two fresh scopes make the same calls, another scope writing between the second one's
+    calls only: both are answered the same cursors."""
+    writer = ctx.new_identity("writer")
+
+    async def nothing() -> None:
+        return None
+
+    async def foreign_write() -> None:
+        await ctx.accepted(identity=writer)
+
+    alone = await _counters(ctx, ctx.new_identity("alone"), nothing)
+    beside = await _counters(ctx, ctx.new_identity("beside"), foreign_write)
+    ctx.expect(
+        "SCOPE-009",
+        beside == alone,
+        expected="the cursors of a scope that another scope wrote beside, as those of a scope "
+        f"alone after the same calls: {alone}",
+        observed=beside,
+    )
