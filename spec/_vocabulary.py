@@ -121,13 +121,22 @@ def _identity(value: Any) -> Hashable:
     return ("other", repr(value))
 
 
+def _answered_by_max_items(instance: list[Any], schema: Any) -> bool:
+    """Whether an array over its ``maxItems`` gets that error first, at the same place, so that
+    looking for repeats in it (linear, but thousands of items) can tell nothing more."""
+    keywords = list(schema)
+    return len(instance) > schema.get("maxItems", len(instance)) and keywords.index(
+        "maxItems"
+    ) < keywords.index("uniqueItems")
+
+
 def unique_items(
     validator: Any, required: bool, instance: Any, schema: Any
 ) -> Iterator[ValidationError]:
     """``uniqueItems`` in time linear in the array: each item's identity is hashed once.
     jsonschema's own compares every pair of items that do not sort (objects, mixed types),
     which lets one argument at the size bound hold a server for seconds."""
-    if not (required and isinstance(instance, list)):
+    if not (required and isinstance(instance, list)) or _answered_by_max_items(instance, schema):
         return
     seen: dict[Hashable, int] = {}
     for index, item in enumerate(instance):

@@ -14,7 +14,7 @@ Only time is judged here: whether each answer is right is other rules' business.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from engram_conformance.spec import Spec, canonical_json
@@ -59,14 +59,12 @@ def _size(arguments: Any) -> int:
     return len(canonical_json(arguments))
 
 
-def _most_citations(ctx: CheckContext) -> dict[str, Any]:
+def _most_citations(spec: Spec, arguments: dict[str, Any]) -> dict[str, Any]:
     """A valid capture with every list of citations at its bound and every reference at its
     longest; its text fills what the argument limit leaves."""
-    spec = ctx.spec
     longest, locator = _bound(spec, "opaque_ref"), _bound(spec, "locator")
     count = min(_bound(spec, "citations"), _bound(spec, "citation_ids"))
     ids = [_padded("c", index, longest) for index in range(count)]
-    arguments = ctx.capture_arguments(f"note {ctx.unique('bounds')}")
     payload = arguments["payload"]
     payload["citations"] = [
         {
@@ -97,21 +95,18 @@ def _fill(spec: Spec, arguments: dict[str, Any], filler: str) -> None:
     primary["text"] += " " + filler * max(0, extra - 1)
 
 
-def _unsortable_duplicates(ctx: CheckContext) -> dict[str, Any]:
+def _unsortable_duplicates(spec: Spec, arguments: dict[str, Any]) -> dict[str, Any]:
     """A capture whose evidence citation ids are thousands of small objects, the last equal to
     the first but for key order: it is refused, and only a pairwise test is slow to say so."""
-    arguments = ctx.capture_arguments(f"note {ctx.unique('duplicates')}")
-    budget = ctx.spec.contract["argument_max_bytes"] * 3 // 4
+    budget = spec.contract["argument_max_bytes"] * 3 // 4
     count = budget // len(canonical_json({"i": 10**7, "p": "pp"}))
     items: list[Any] = [{"i": index, "p": "pp"} for index in range(count)]
     arguments["evidence"]["citation_ids"] = [*items, {"p": "pp", "i": 0}]
     return arguments
 
 
-def _repeated_patterns(ctx: CheckContext) -> dict[str, Any]:
+def _repeated_patterns(spec: Spec, arguments: dict[str, Any]) -> dict[str, Any]:
     """A valid capture with one component per pattern, each text at its longest."""
-    spec = ctx.spec
-    arguments = ctx.capture_arguments(f"note {ctx.unique('patterns')}")
     payload = arguments["payload"]
     template = next(
         c for c in payload["components"] if c["component_id"] == payload["primary_component_id"]
@@ -127,8 +122,9 @@ def _repeated_patterns(ctx: CheckContext) -> dict[str, Any]:
     return arguments
 
 
-def _longest_query(ctx: CheckContext) -> str:
-    longest = _bound(ctx.spec, "query")
+def longest_query(spec: Spec) -> str:
+    """A query at its byte bound, of FTS5 and Lucene syntax."""
+    longest = _bound(spec, "query")
     return (QUERY_PATTERN * (longest // len(QUERY_PATTERN)))[:longest]
 
 
@@ -147,21 +143,35 @@ def _expect_in_time(ctx: CheckContext, what: str, answer: Observation, sent: Any
     )
 
 
-def _cases(ctx: CheckContext) -> Iterator[tuple[str, dict[str, Any]]]:
-    yield "a capture with the most citations and the longest references", _most_citations(ctx)
-    yield "a capture with unsortable duplicate citation ids", _unsortable_duplicates(ctx)
-    yield "a capture of texts of repeated patterns", _repeated_patterns(ctx)
+WORST_CASES = {
+    "a capture with the most citations and the longest references": _most_citations,
+    "a capture with unsortable duplicate citation ids": _unsortable_duplicates,
+    "a capture of texts of repeated patterns": _repeated_patterns,
+}
+
+
+def worst_captures(
+    spec: Spec, fresh: Callable[[], dict[str, Any]]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each worst case, made from a ``fresh`` valid capture of unique text (the benchmarks
+    send them too)."""
+    for what, shaped in WORST_CASES.items():
+        yield what, shaped(spec, fresh())
+
+
+def _fresh_capture(ctx: CheckContext) -> Callable[[], dict[str, Any]]:
+    return lambda: ctx.capture_arguments(f"note {ctx.unique('bounds')}")
 
 
 @check(rules=(RULE,), tools=(CAPTURE, ADMIT, SEARCH))
 async def calls_at_the_bounds_answer_in_time(ctx: CheckContext) -> None:
     admissions = []
-    for what, arguments in _cases(ctx):
+    for what, arguments in worst_captures(ctx.spec, _fresh_capture(ctx)):
         captured = await ctx.capture(arguments)
         _expect_in_time(ctx, what, captured, arguments)
         if captured.ok and "candidate_id" in captured.value:
             admissions.append((what, captured.value["candidate_id"]))
-    query = _longest_query(ctx)
+    query = longest_query(ctx.spec)
     searched = await ctx.search(query)
     _expect_in_time(ctx, "the longest search query of FTS syntax", searched, {"query": query})
     other = ctx.new_identity("bystander")

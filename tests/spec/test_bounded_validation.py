@@ -3,7 +3,8 @@
 The answer to an argument object is its first deciding failure in document order, so the
 validator looks at an array's items only until one decides, and not at all when the array is
 over its ``maxItems``. These tests show that it answers as the validation of every item does,
-and that the errors it makes do not grow with the argument.
+and that the errors it makes do not grow with the argument; and that the size of an argument
+object is measured without writing its canonical form (in C, corrected for floats).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from typing import Any
 from unittest import mock
 
 import pytest
+import rfc8785
 from engram_conformance.spec import Spec, load, validate_arguments
+from engram_conformance.spec._arguments import _canonical_size
 from engram_conformance.spec.tool_names import CAPTURE
 from engram_conformance.strategies.mutations import broken_arguments
 from hypothesis import HealthCheck, given, settings
@@ -89,3 +92,37 @@ def test_an_array_over_its_bound_is_answered_by_the_bound() -> None:
     arguments["payload"]["citations"] = [citation(index) for index in range(300)]
     answer = verdict(CAPTURE, arguments)
     assert (answer.rule, answer.pointer) == ("SCHEMA-026", "/payload/citations")
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(json_values)
+@settings(max_examples=300)
+def test_the_size_is_that_of_the_canonical_form(value: Any) -> None:
+    try:
+        canonical = len(rfc8785.dumps(value))
+    except rfc8785.CanonicalizationError:  # integers beyond 2^53: JCS does not write them
+        return
+    assert _canonical_size(value) == canonical
+
+
+def test_values_that_are_not_json_have_no_size() -> None:
+    assert _canonical_size({"a": ["\ud800"]}) is None
+    assert _canonical_size({"a": float("inf")}) is None
+
+
+def test_repeats_are_not_looked_for_in_an_array_over_its_bound() -> None:
+    arguments = capture_arguments()
+    ids = arguments["evidence"]["citation_ids"]
+    arguments["evidence"]["citation_ids"] = [ids[0]] * 300
+    errors = list(SPEC.argument_validator(CAPTURE).iter_errors(arguments))
+    assert [error.validator for error in errors] == ["maxItems"]
