@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import pytest
 from engram_conformance.spec.tool_names import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW
 
 from ..conformance.inprocess import ServiceProxy, assert_caught, family_verdicts, run_against
+from . import search_answers
 from .proxies import (
     ContextProxy,
     idem_and_scope_verdicts,
@@ -88,6 +90,45 @@ class MemoryPerPrincipal(ContextProxy):
         return replace(context, workspace=f"{context.workspace}/{context.principal}")
 
 
+class CorpusWideStatistics(ServiceProxy):
+    """Scores weighted by a statistic of the whole corpus, every scope's records counted (as
+    BM25 over one index shared by all scopes): a scope's scores move when another scope writes."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.corpus = 0
+
+    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]) -> Any:
+        if tool == ADMIT and value(envelope).get("outcome", {}).get("status") == "accepted":
+            self.corpus += 1
+        if tool != SEARCH:
+            return envelope
+        weight = math.log(2 + self.corpus)
+        return search_answers.each_packet(
+            tool, envelope, lambda packet: {**packet, "score": packet["score"] * weight}
+        )
+
+
+class GlobalCursors(ServiceProxy):
+    """Capture and admission cursors from one counter of every scope's mutations: a scope's
+    cursors show how much other scopes wrote. A replay keeps its first cursor."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.issued: dict[tuple[Any, str], str] = {}
+
+    def _global(self, context: Any, cursor: str) -> str:
+        return self.issued.setdefault((context.scope, cursor), str(len(self.issued) + 1))
+
+    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]) -> Any:
+        answer = value(envelope)
+        if tool == CAPTURE and "cursor" in answer:
+            answer["cursor"] = self._global(context, answer["cursor"])
+        if tool == ADMIT and "cursor" in answer.get("outcome", {}):
+            answer["outcome"]["cursor"] = self._global(context, answer["outcome"]["cursor"])
+        return envelope
+
+
 MUTANTS = {
     "foreign-get-unauthorized": (ForeignGetUnauthorized, {"SCOPE-003", "SCOPE-004"}),
     "foreign-withdraw-succeeds": (
@@ -97,6 +138,8 @@ MUTANTS = {
     "search-ignores-workspace": (SearchIgnoresWorkspace, {"SCOPE-001", "SCOPE-002"}),
     "search-falls-back": (SearchFallsBack, {"SCOPE-001", "SCOPE-002", "SCOPE-007"}),
     "memory-per-principal": (MemoryPerPrincipal, {"SCOPE-008"}),
+    "corpus-wide-statistics": (CorpusWideStatistics, {"SCOPE-009"}),
+    "global-cursors": (GlobalCursors, {"SCOPE-009"}),
 }
 
 
