@@ -27,7 +27,7 @@ from .sealing import WrongKey
 from .server import build_server
 from .service import MemoryService
 from .stdio import claim_standard_streams, stdio_streams
-from .streamable_http import ENDPOINT, bind, serve_http
+from .streamable_http import ENDPOINT, HttpLimits, bind, serve_http
 
 PROG = "engram-reference"
 EXIT_UNUSABLE = 2
@@ -84,6 +84,34 @@ def cli() -> None:
     show_default=True,
     help="HTTP port; 0 takes a free one. The address served is logged on stderr.",
 )
+@click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    help="A host name clients reach the HTTP server by, beyond its address and localhost "
+    "(repeatable); other Host headers are refused (DNS-rebinding protection).",
+)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=HttpLimits.max_sessions,
+    show_default=True,
+    help="HTTP sessions open at once; beyond, a new session is refused (503).",
+)
+@click.option(
+    "--session-idle-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=HttpLimits.session_idle_s,
+    show_default=True,
+    help="Seconds after which an idle HTTP session expires.",
+)
+@click.option(
+    "--read-timeout-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=HttpLimits.read_timeout_s,
+    show_default=True,
+    help="Seconds an HTTP client may take to send a request's head, or its body.",
+)
 @click.option("--retain-allowed", is_flag=True, help="The host permits derivative_rule retain.")
 @click.option(
     "--retention-ceiling-s",
@@ -120,6 +148,10 @@ def serve(
     transport: str,
     host: str,
     port: int,
+    allowed_hosts: tuple[str, ...],
+    max_sessions: int,
+    session_idle_s: float,
+    read_timeout_s: float,
     retain_allowed: bool,
     retention_ceiling_s: int,
     confirmation_required: tuple[str, ...],
@@ -155,7 +187,12 @@ def serve(
         else:
             bound_port = sock.getsockname()[1]
             logger.info("serving streamable HTTP at http://%s:%d%s", host, bound_port, ENDPOINT)
-            anyio.run(serve_http, server, sock)
+            limits = HttpLimits(
+                read_timeout_s=read_timeout_s,
+                max_sessions=max_sessions,
+                session_idle_s=session_idle_s,
+            )
+            anyio.run(serve_http, server, sock, (host, *allowed_hosts), limits)
     finally:
         service.close()
 

@@ -2,7 +2,9 @@
 
 It replaces the SDK's ``stdio_server`` for two reasons: arguments are read leniently (see
 ``wire``), and a line that is not a JSON-RPC message is answered as JSON-RPC 2.0 says (-32700 or
--32600, id null when none can be read) instead of dropped, so a client is never left waiting.
+-32600, id null when none can be read) instead of dropped, so a client is never left waiting: a
+request whose id is a fraction, a boolean or an object included, which the SDK would take for a
+notification.
 stdout belongs to the protocol: while serving, file descriptor 1 points at stderr, so a stray
 print cannot corrupt it.
 """
@@ -18,14 +20,7 @@ from typing import Any, BinaryIO
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
-from mcp_types import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    ErrorData,
-    JSONRPCError,
-    jsonrpc_message_adapter,
-)
-from pydantic import ValidationError
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic_core import PydanticSerializationError
 
 from . import wire
@@ -75,21 +70,14 @@ async def _read(
 def _decode(line: bytes) -> SessionMessage:
     """The message of one line, or the JSON-RPC error that answers it."""
     try:
-        forwarded, sent = wire.set_aside(wire.parse(line))
-    except (wire.NotJson, RecursionError):
+        reading = wire.read(line)
+    except wire.NotJson:
         return _error(None, PARSE_ERROR, "Parse error")
-    try:
-        message = jsonrpc_message_adapter.validate_python(forwarded, by_name=False)
-    except ValidationError:
-        return _error(_request_id(forwarded), INVALID_REQUEST, "Invalid Request")
+    except wire.InvalidRequest as invalid:
+        return _error(invalid.request_id, INVALID_REQUEST, "Invalid Request")
+    sent = reading.sent
     metadata = ServerMessageMetadata(request_context=sent) if sent is not None else None
-    return SessionMessage(message, metadata=metadata)
-
-
-def _request_id(message: Any) -> str | int | None:
-    request_id = message.get("id") if isinstance(message, dict) else None
-    valid = isinstance(request_id, str | int) and not isinstance(request_id, bool)
-    return request_id if valid else None
+    return SessionMessage(reading.message, metadata=metadata)
 
 
 def _error(request_id: str | int | None, code: int, message: str) -> SessionMessage:

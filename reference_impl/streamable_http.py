@@ -1,75 +1,250 @@
 """The streamable HTTP transport: the SDK's app at ``/mcp``, served by uvicorn on a bound socket.
 
-One ASGI middleware sits in front of the SDK's app: it reads a POST's JSON-RPC message
-leniently and passes a ``tools/call``'s arguments to the handler in the ASGI scope (see
-``wire``). Bodies it cannot read go to the SDK untouched, which answers them (400 with -32700,
-or 413 beyond the body limit).
+One ASGI middleware (``Gate``) sits in front of the SDK's app. Before it reads a byte of a body
+it checks the ``Host`` and ``Origin`` headers (DNS-rebinding protection, on whatever address is
+bound: 421, 403), a POST's content type (415) and declared length (413). Then it reads the body
+within a deadline (408) and a size limit (413, a chunked body cut at the limit), and reads the
+JSON-RPC message leniently (see ``wire``): a ``tools/call``'s arguments reach the handler in the
+ASGI scope, and what is no JSON-RPC message is answered -32700 or -32600 (400) without the SDK.
+The SDK's app keeps its own checks, given the same allowed hosts, and caps and expires sessions.
 """
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
+import logging
 import socket
-from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import uvicorn
 from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from starlette.datastructures import Headers
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import wire
+
+logger = logging.getLogger(__name__)
 
 ENDPOINT = "/mcp"
 #: A 1 MiB argument object sent with every character \\u-escaped is up to 6 MiB of JSON text.
 MAX_BODY_BYTES = 8 * 1024 * 1024
+_LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
-class SetAsideArguments:
-    """ASGI middleware: a ``tools/call``'s arguments travel beside the message, as sent."""
+@dataclass(frozen=True)
+class HttpLimits:
+    """What one client may hold of the server: bytes, time and sessions."""
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int = MAX_BODY_BYTES) -> None:
+    max_body_bytes: int = MAX_BODY_BYTES
+    #: The most a request's head, or its body, may take to arrive; also the keep-alive time.
+    read_timeout_s: float = 10.0
+    max_sessions: int = 64
+    session_idle_s: float = 300.0
+
+
+@dataclass(frozen=True)
+class Origins:
+    """The ``Host`` values served (``name:port``) and the origins allowed (``http://`` those)."""
+
+    hosts: frozenset[str]
+
+    @classmethod
+    def of(cls, addresses: Iterable[str], port: int) -> Origins:
+        """The bound address and the names it is reached by, with the local names, at ``port``;
+        a wildcard address is no name (a page at http://0.0.0.0 is the local machine)."""
+        names = {_bracketed(name) for name in (*addresses, *_LOCAL_NAMES) if _named(name)}
+        hosts = {f"{name}:{port}" for name in names}
+        return cls(frozenset(hosts | (names if port == 80 else set())))
+
+    @property
+    def origins(self) -> frozenset[str]:
+        return frozenset(f"http://{host}" for host in self.hosts)
+
+    def settings(self) -> TransportSecuritySettings:
+        """The same protection for the SDK's own checks (it turns them off for any address but
+        three literals unless given settings)."""
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=sorted(self.hosts),
+            allowed_origins=sorted(self.origins),
+        )
+
+    def refusal(self, headers: Headers) -> Response | None:
+        """421 for a ``Host`` not served, 403 for an ``Origin`` of another host (none is fine:
+        not a browser, or a same-origin request)."""
+        if headers.get("host") not in self.hosts:
+            return _refusal("Invalid Host header", 421)
+        origin = headers.get("origin")
+        if origin is not None and origin not in self.origins:
+            return _refusal("Invalid Origin header", 403)
+        return None
+
+
+def _named(name: str) -> bool:
+    try:
+        return not ipaddress.ip_address(name.strip("[]")).is_unspecified
+    except ValueError:
+        return bool(name)
+
+
+def _bracketed(name: str) -> str:
+    return f"[{name}]" if ":" in name and not name.startswith("[") else name
+
+
+def _refusal(text: str, status: int) -> Response:
+    """A refusal; uvicorn drops what comes of the body after it, unbuffered (closing at once
+    would reset a connection whose client is still sending: it might never see the answer)."""
+    return Response(text, status_code=status)
+
+
+def _json_rpc_error(code: int, message: str, request_id: str | int | None) -> Response:
+    error = JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))
+    body = error.model_dump_json(by_alias=True, exclude_unset=True)
+    return Response(body, status_code=400, media_type="application/json")
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _Disconnected(Exception):
+    pass
+
+
+class Gate:
+    """ASGI middleware: refuse what may be refused unread, then read the body within bounds."""
+
+    def __init__(self, app: ASGIApp, origins: Origins, limits: HttpLimits) -> None:
         self.app = app
-        self.max_body_bytes = max_body_bytes
+        self.origins = origins
+        self.limits = limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        received, body = await _read_body(receive, self.max_body_bytes)
-        if body is not None:
-            try:
-                forwarded, sent = wire.set_aside(wire.parse(body))
-            except (wire.NotJson, RecursionError):
-                sent = None
-            if sent is not None:
-                body = wire.encode(forwarded)
-                scope = {**scope, wire.SCOPE_KEY: sent, "headers": _with_length(scope, body)}
-                received = deque([{"type": "http.request", "body": body, "more_body": False}])
+        headers = Headers(scope=scope)
+        post = scope["method"] == "POST"
+        refusal = self.origins.refusal(headers) or (self._unread_refusal(headers) if post else None)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+        elif post:
+            await self._post(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)
+
+    def _unread_refusal(self, headers: Headers) -> Response | None:
+        media_type = headers.get("content-type", "").partition(";")[0].strip().lower()
+        if media_type != "application/json":
+            return _refusal("Content-Type must be application/json", 415)
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.limits.max_body_bytes:
+            return _refusal("Request body too large", 413)
+        return None
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            with anyio.fail_after(self.limits.read_timeout_s):
+                body = await _read_body(receive, self.limits.max_body_bytes)
+        except TimeoutError:
+            logger.info("cut off a client that sent its body too slowly")
+            await Response("Request body too slow", 408, headers={"connection": "close"})(
+                scope, receive, send
+            )
+            return
+        except _TooLarge:
+            await _refusal("Request body too large", 413)(scope, receive, send)
+            return
+        except _Disconnected:
+            logger.info("a client disconnected before it sent its whole request")
+            return
+        try:
+            reading = await anyio.to_thread.run_sync(wire.read, body)
+        except wire.NotJson:
+            await _json_rpc_error(PARSE_ERROR, "Parse error", None)(scope, receive, send)
+            return
+        except wire.InvalidRequest as invalid:
+            refusal = _json_rpc_error(INVALID_REQUEST, "Invalid Request", invalid.request_id)
+            await refusal(scope, receive, send)
+            return
+        await self._forward(scope, reading, receive, send)
+
+    async def _forward(self, scope: Scope, reading: wire.Reading, receive: Receive, send: Send):
+        """Hand the SDK the message as it may see it; the body is read once, so after it the
+        SDK's ``receive`` is the client's own (a disconnect, seen while it answers)."""
+        body = wire.encode(reading.forwarded)
+        forwarded = {**scope, "headers": _with_length(scope, body)}
+        if reading.sent is not None:
+            forwarded[wire.SCOPE_KEY] = reading.sent
+        pending: list[Message] = [{"type": "http.request", "body": body, "more_body": False}]
 
         async def replay() -> Message:
-            return received.popleft() if received else await receive()
+            return pending.pop() if pending else await receive()
 
-        await self.app(scope, replay, send)
+        await self.app(forwarded, replay, send)
 
 
-async def _read_body(receive: Receive, limit: int) -> tuple[deque[Message], bytes | None]:
-    """The messages read, and the whole body (None when it exceeds ``limit`` or never ends)."""
-    received: deque[Message] = deque()
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    """The whole body; ``_TooLarge`` once it exceeds ``limit``, ``_Disconnected`` if the
+    client goes first."""
+    chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
-        received.append(message)
         if message["type"] != "http.request":
-            return received, None
-        size += len(message.get("body", b""))
+            raise _Disconnected
+        chunk = message.get("body", b"")
+        size += len(chunk)
         if size > limit:
-            return received, None
+            raise _TooLarge
+        chunks.append(chunk)
         if not message.get("more_body", False):
-            return received, b"".join(m.get("body", b"") for m in received)
+            return b"".join(chunks)
 
 
 def _with_length(scope: Scope, body: bytes) -> list[tuple[bytes, bytes]]:
     headers = [(name, value) for name, value in scope["headers"] if name != b"content-length"]
     return [*headers, (b"content-length", str(len(body)).encode("ascii"))]
+
+
+class _HeadDeadline(H11Protocol):
+    """uvicorn's h11 protocol with a deadline on each request's head (its keep-alive time):
+    uvicorn has none, so a client sending its headers a byte at a time held a connection."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.cycle is None or self.cycle.response_complete:  # no pipelined request began
+            self._arm()
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.cycle is not self._awaited_after:
+            self._deadline.cancel()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._deadline.cancel()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        self._awaited_after = self.cycle
+        self._deadline = self.loop.call_later(self.timeout_keep_alive, self._late)
+
+    def _late(self) -> None:
+        if not self.transport.is_closing():
+            logger.info("cut off a client that sent its request head too slowly")
+            self.transport.close()
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -86,13 +261,30 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(server: Server[Any], sock: socket.socket) -> None:
-    """Serve streamable HTTP at ``/mcp`` on ``sock`` until interrupted."""
-    host = sock.getsockname()[0]
+async def serve_http(
+    server: Server[Any],
+    sock: socket.socket,
+    names: Iterable[str] = (),
+    limits: HttpLimits = HttpLimits(),
+) -> None:
+    """Serve streamable HTTP at ``/mcp`` on ``sock`` until interrupted; ``names`` are the host
+    names clients reach it by, beyond its address and the local names."""
+    address, port = sock.getsockname()[:2]
+    origins = Origins.of((address, *names), port)
     app = server.streamable_http_app(
-        streamable_http_path=ENDPOINT, host=host, max_request_body_size=MAX_BODY_BYTES
+        streamable_http_path=ENDPOINT,
+        host=address,
+        transport_security=origins.settings(),
+        max_request_body_size=limits.max_body_bytes,
+        max_sessions=limits.max_sessions,
+        session_idle_timeout=limits.session_idle_s,
     )
     config = uvicorn.Config(
-        SetAsideArguments(app), log_config=None, access_log=False, lifespan="on"
+        Gate(app, origins, limits),
+        http=_HeadDeadline,
+        timeout_keep_alive=limits.read_timeout_s,  # type: ignore[arg-type]
+        log_config=None,
+        access_log=False,
+        lifespan="on",
     )
     await uvicorn.Server(config).serve(sockets=[sock])

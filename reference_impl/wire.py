@@ -8,18 +8,34 @@ transports parse with the standard library, set a ``tools/call``'s arguments asi
 sent, and hand the SDK the rest of the message with ``{}`` for arguments; the handler takes the
 arguments from ``SentArguments``. Invalid UTF-8 bytes are decoded to lone surrogates, so they
 too reach the validator, which refuses them.
+
+What is not I-JSON (RFC 7493) is read as an infinite number, which the contract already answers
+``INVALID_SCHEMA`` inside arguments (SCHEMA-032) and which is no valid id or params in the
+envelope: an object with a repeated key, an integer too long for the interpreter to read, and a
+value nested deeper than ``MAX_DEPTH`` (no argument schema nests so deep). So such a request is
+still read, and answered under its id (rule HOST-025).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
+from pydantic import ValidationError
+
 #: The ASGI scope key under which the HTTP transport passes a call's arguments to the handler.
 SCOPE_KEY = "engram.sent_arguments"
+#: Values nested deeper are read as an infinite number; the SDK's own reader stops near 200.
+MAX_DEPTH = 128
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: A string (skipped whole, so its brackets do not count), a run of openers or of closers.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([\[{]+)|([\]}]+)', re.DOTALL)
+_UNREADABLE_TEXT = "1e400"
 
 
 @dataclass(frozen=True)
@@ -30,14 +46,92 @@ class SentArguments:
 
 
 class NotJson(ValueError):
-    """The bytes are not JSON text (or nest deeper than the interpreter can follow)."""
+    """The bytes are not JSON text: JSON-RPC -32700."""
+
+
+class InvalidRequest(ValueError):
+    """JSON text that is no JSON-RPC message (-32600), with the request's id when it has one."""
+
+    def __init__(self, request_id: str | int | None) -> None:
+        super().__init__("Invalid Request")
+        self.request_id = request_id
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A message as read: what the SDK may see (JSON data, and validated) and the arguments."""
+
+    forwarded: Any
+    message: JSONRPCMessage
+    sent: SentArguments | None
+
+
+def read(data: bytes) -> Reading:
+    """One JSON-RPC message; raises ``NotJson`` or ``InvalidRequest`` (a request whose id is not
+    a string or an integer gets id None: JSON-RPC's ``-32600``, not a notification)."""
+    message = parse(data)
+    if _is_request(message) and _request_id(message) is None:
+        raise InvalidRequest(None)
+    forwarded, sent = set_aside(message)
+    try:
+        validated = jsonrpc_message_adapter.validate_python(forwarded, by_name=False)
+    except ValidationError:
+        raise InvalidRequest(_request_id(forwarded)) from None
+    return Reading(forwarded, validated, sent)
 
 
 def parse(data: bytes) -> Any:
+    """JSON text as Python data, what is not I-JSON read as an infinite number (see above)."""
+    text = data.decode("utf-8", "surrogateescape")
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        text = _shallow(text)
     try:
-        return json.loads(data.decode("utf-8", "surrogateescape"))
+        return json.loads(text, object_pairs_hook=_object, parse_int=_integer)
     except (ValueError, RecursionError) as error:
         raise NotJson(type(error).__name__) from error
+
+
+def _shallow(text: str) -> str:
+    """``text`` with each value nested deeper than ``MAX_DEPTH`` replaced by ``1e400``; linear
+    in the text (a run of brackets is one step), and text that is not JSON stays not JSON."""
+    pieces: list[str] = []
+    depth = start = 0
+    for token in _TOKEN.finditer(text):
+        run = token.end() - token.start()
+        if token.group(1) is not None:
+            if depth <= MAX_DEPTH < depth + run:
+                pieces.append(text[start : token.start() + MAX_DEPTH - depth])
+            depth += run
+        elif token.group(2) is not None:
+            if depth - run <= MAX_DEPTH < depth:
+                pieces.append(_UNREADABLE_TEXT)
+                start = token.start() + depth - MAX_DEPTH
+            depth -= run
+    if depth <= MAX_DEPTH:
+        pieces.append(text[start:])
+    return "".join(pieces)
+
+
+def _object(pairs: list[tuple[str, Any]]) -> Any:
+    value = dict(pairs)
+    return value if len(value) == len(pairs) else math.inf
+
+
+def _integer(text: str) -> int | float:
+    """An integer, or an infinite number when it has more digits than ``int`` reads."""
+    if len(text) > sys.get_int_max_str_digits():
+        return -math.inf if text.startswith("-") else math.inf
+    return int(text)
+
+
+def _is_request(message: Any) -> bool:
+    return isinstance(message, dict) and "method" in message and "id" in message
+
+
+def _request_id(message: Any) -> str | int | None:
+    request_id = message.get("id") if isinstance(message, dict) else None
+    valid = isinstance(request_id, str | int) and not isinstance(request_id, bool)
+    return request_id if valid else None
 
 
 def set_aside(message: Any) -> tuple[Any, SentArguments | None]:

@@ -11,7 +11,7 @@ def test_invalid_utf8_becomes_lone_surrogates_for_the_validator_to_refuse() -> N
     assert wire.parse(b'{"q":"\\ud800"}') == {"q": "\ud800"}
 
 
-@pytest.mark.parametrize("data", [b"", b"nope", b"{", b"[" * 100_000 + b"]" * 100_000])
+@pytest.mark.parametrize("data", [b"", b"nope", b"{", b"[" * 100_000 + b"]" * 99_999])
 def test_what_is_not_json_text(data: bytes) -> None:
     with pytest.raises(wire.NotJson):
         wire.parse(data)

@@ -1,0 +1,199 @@
+"""Streamable HTTP before any session (issue 12, finding 9): what is refused unread, the body's
+bounds, slow clients, the session cap and idle expiry, disconnects.
+
+"Unread" is shown by sending only a request's head with a ``Content-Length`` and no body: the
+answer comes at once, where a server waiting for the body would answer 408 after its read
+timeout. Every wait is bounded by ``TIMEOUT_S``; nothing is timed.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx2
+import pytest
+from engram_conformance.reference_impl.streamable_http import MAX_BODY_BYTES, Origins
+
+from .servers import INITIALIZE, TIMEOUT_S, RawHttp, RunningServer, http_server, request
+
+JSON_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+TOOLS_LIST = request(1, "tools/list", {})
+
+
+def _address(url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
+    assert parts.hostname is not None and parts.port is not None
+    return parts.hostname, parts.port
+
+
+def _raw_exchange(url: str, head: bytes, *, body: bytes = b"") -> bytes:
+    """What the server writes back, until it closes, to ``head`` (and ``body``)."""
+    with socket.create_connection(_address(url), timeout=TIMEOUT_S) as sock:
+        sock.sendall(head + body)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+        return received
+
+
+def _head(url: str, *lines: str, host: str | None = None) -> bytes:
+    """A POST's head: ``host`` (default: the server's address) and ``lines``; the server
+    closes the connection once it has answered."""
+    name, port = _address(url)
+    defaults = [
+        f"Host: {host or f'{name}:{port}'}",
+        "Accept: application/json, text/event-stream",
+        "Connection: close",
+    ]
+    return ("\r\n".join(["POST /mcp HTTP/1.1", *defaults, *lines]) + "\r\n\r\n").encode()
+
+
+def _status(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+@pytest.fixture(scope="module")
+def server(
+    tmp_path_factory: pytest.TempPathFactory, host_key_file: Path
+) -> Iterator[RunningServer]:
+    folder = tmp_path_factory.mktemp("http-gate")
+    options = ("--read-timeout-s", "1", "--allow-host", "memory.example")
+    with http_server(folder / "state", host_key_file, *options, log=folder / "server.log") as s:
+        yield s
+
+
+def _serves(url: str) -> bool:
+    raw = RawHttp(url)
+    try:
+        return "tools" in raw.exchange(TOOLS_LIST)["result"]
+    finally:
+        raw.close()
+
+
+JSON = "Content-Type: application/json"
+LONG = "Content-Length: 65536"
+
+
+@pytest.mark.parametrize(
+    ("lines", "host_header", "status"),
+    [
+        ([JSON, LONG], "evil.example", 421),
+        ([JSON, LONG], "evil.example:80", 421),
+        ([JSON, LONG, "Origin: http://evil.example"], None, 403),
+        ([JSON, LONG, "Origin: null"], None, 403),
+        (["Content-Type: text/plain", LONG], None, 415),
+        ([JSON, f"Content-Length: {MAX_BODY_BYTES + 1}"], None, 413),
+    ],
+    ids=[
+        "another host",
+        "another host's port",
+        "another origin",
+        "an opaque origin",
+        "not JSON",
+        "too long",
+    ],
+)
+def test_refused_before_the_body_is_read(
+    server: RunningServer, lines: list[str], host_header: str | None, status: int
+) -> None:
+    head = _head(server.url, *lines, host=host_header)
+    assert _status(_raw_exchange(server.url, head)) == status
+    assert _serves(server.url)
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [None, "http://127.0.0.1:{port}", "http://localhost:{port}", "http://memory.example:{port}"],
+)
+def test_same_host_origins_and_named_hosts_are_served(
+    server: RunningServer, origin: str | None
+) -> None:
+    port = _address(server.url)[1]
+    headers = (
+        {**JSON_HEADERS} if origin is None else {**JSON_HEADERS, "origin": origin.format(port=port)}
+    )
+    opened = httpx2.post(server.url, content=request(0, "initialize", INITIALIZE), headers=headers)
+    assert opened.status_code == 200
+    named = httpx2.post(
+        server.url,
+        content=request(0, "initialize", INITIALIZE),
+        headers={**JSON_HEADERS, "host": f"memory.example:{port}"},
+    )
+    assert named.status_code == 200
+
+
+def test_a_chunked_body_is_cut_at_the_limit(server: RunningServer) -> None:
+    """One byte more than the limit, in chunks and never ended: refused all the same."""
+    chunk = b"[" * (1 << 20)
+    chunks = [chunk] * (MAX_BODY_BYTES // len(chunk)) + [b"["]
+    body = b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in chunks)
+    head = _head(server.url, JSON, "Transfer-Encoding: chunked")
+    assert _status(_raw_exchange(server.url, head, body=body)) == 413
+    assert _serves(server.url)
+
+
+def test_a_client_that_sends_too_slowly_is_cut_off(server: RunningServer) -> None:
+    slow_body = _head(server.url, JSON, "Content-Length: 100")
+    assert _status(_raw_exchange(server.url, slow_body, body=b'{"jsonrpc"')) == 408
+    assert _raw_exchange(server.url, b"POST /mcp HTTP/1.1\r\nHost: 127") == b""  # closed unanswered
+    assert _serves(server.url)
+
+
+def test_a_disconnect_is_one_line_in_the_log(server: RunningServer) -> None:
+    head = _head(server.url, JSON, "Content-Length: 100")
+    with socket.create_connection(_address(server.url), timeout=TIMEOUT_S) as sock:
+        sock.sendall(head + b'{"jsonrpc"')
+    assert _serves(server.url)
+    deadline = time.monotonic() + TIMEOUT_S
+    while "disconnected" not in server.log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    log = server.log.read_text()
+    assert "a client disconnected before it sent its whole request" in log
+    assert "Traceback" not in log
+
+
+def test_dns_rebinding_protection_holds_on_any_address(tmp_path: Path, host_key_file: Path) -> None:
+    options = ("--host", "127.0.0.2")
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        rebound = _head(s.url, JSON, LONG, host="evil.example")
+        assert _status(_raw_exchange(s.url, rebound)) == 421
+        assert _serves(s.url)
+
+
+def test_the_hosts_served() -> None:
+    assert Origins.of(["0.0.0.0", "::"], 8080).hosts == {
+        "localhost:8080",
+        "127.0.0.1:8080",
+        "[::1]:8080",
+    }
+    served = Origins.of(["::1", "memory.example"], 80).hosts
+    assert {"[::1]:80", "[::1]", "memory.example", "memory.example:80"} <= served
+
+
+def _initialize(url: str) -> httpx2.Response:
+    return httpx2.post(url, content=request(0, "initialize", INITIALIZE), headers=JSON_HEADERS)
+
+
+def test_open_sessions_are_capped(tmp_path: Path, host_key_file: Path) -> None:
+    options = ("--max-sessions", "8")
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        statuses = [_initialize(s.url).status_code for _ in range(100)]
+        assert (statuses.count(200), statuses.count(503)) == (8, 92)
+
+
+def test_idle_sessions_expire_and_make_room(tmp_path: Path, host_key_file: Path) -> None:
+    options = ("--max-sessions", "8", "--session-idle-s", "1")
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        first = _initialize(s.url)
+        opened = [first, *(_initialize(s.url) for _ in range(7))]
+        assert all(response.status_code == 200 for response in opened)
+        deadline = time.monotonic() + TIMEOUT_S
+        while (late := _initialize(s.url)).status_code == 503 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert late.status_code == 200
+        expired = {**JSON_HEADERS, "mcp-session-id": first.headers["mcp-session-id"]}
+        assert httpx2.post(s.url, content=TOOLS_LIST, headers=expired).status_code == 404
