@@ -1,37 +1,172 @@
 """The reference admission policy's credential detector (contract text, section 4).
 
 A candidate whose text carries something that looks like a secret is rejected, never admitted:
-private keys, cloud access keys, bearer tokens, password-style pairs, JWTs, provider tokens and
-connection strings with a password. Every pattern runs in time linear in the text (no part
-unbounded where a failed match would rescan it): it runs inside the write transaction.
+private key blocks (PEM, PGP, OpenSSH, PuTTY), cloud keys (an AWS access key id, a secret access
+key next to its name or bare), bearer and authorization headers, password-style pairs and
+``.env`` lines, session cookies, JWTs (the host's own binding token is one), provider tokens and
+webhook URLs, and connection strings with a password.
+
+Evasions are folded away first: format characters (Unicode category Cf: zero-width spaces and
+joiners, soft hyphens, bidirectional marks) are removed and the text is NFKC-normalized, so that
+fullwidth or other compatibility forms read as ASCII. The texts are read each alone and each
+run together with the next, so that a credential split between two components is seen whole.
+
+Every pattern runs in time linear in the text: no part is both unbounded and followed by
+something a failed match would make it give back (nested or adjacent unbounded repetitions
+rescan the rest of the text from every position). The scan runs outside the write transaction.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+import unicodedata
 from collections.abc import Iterable
+from itertools import pairwise
 
-_PATTERNS = [
-    re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"),
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"(?i)\bbearer\s+[a-z0-9._~+/-]{16,}=*"),
-    # the name may end a longer one joined by _ or - (DB_PASSWORD=, AWS_SECRET_ACCESS_KEY=)
+#: Cf characters live in planes 0, 1 and 14 only; reading those three planes keeps import cheap.
+_PLANES = (range(0x20000), range(0xE0000, 0xF0000))
+_FORMAT_CHARACTERS = dict.fromkeys(
+    code for plane in _PLANES for code in plane if unicodedata.category(chr(code)) == "Cf"
+)
+
+#: What separates texts read each alone. No pattern reads across it: those that cross white space
+#: read no NUL, and those that read a NUL (negated classes) stop at white space.
+SEPARATOR = "\n\0\n"
+
+#: A private key block's armour header: PEM (``RSA``, ``EC``, ``ENCRYPTED``, ``OPENSSH`` ...),
+#: PGP (``... PRIVATE KEY BLOCK``) and the SSH.com form with four dashes and a space.
+PRIVATE_KEY_BLOCK = re.compile(
+    r"BEGIN (?<=-----BEGIN |---- BEGIN )(?:[A-Z0-9]{1,16} ){0,4}(?:PRIVATE|SECRET) KEY"
+)
+#: Patterns read on the folded text. Each opens with a literal where it can, so that the
+#: search skips to its occurrences, and tests what precedes it after it (a look-behind); a
+#: body is read to the length that makes it a credential, not to its end.
+PATTERNS = [
+    PRIVATE_KEY_BLOCK,
+    re.compile(r"PuTTY-User-Key-File-\d: "),
+    re.compile(r"b3BlbnNzaC1rZXktdjE"),  # base64 of "openssh-key-v1": a key body without armour
+    re.compile(r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA)[0-9A-Z]{16}\b"),
+    # a JWT opens a run (so "eyJ-eyJ-..." is read once) and its header is short (bounded)
     re.compile(
-        r"(?i)(?<![a-z0-9])"
-        r"(?:password|passwd|pwd|secret(?:[_-]?access)?(?:[_-]?key)?|api[_-]?key"
-        r"|access[_-]?token|auth[_-]?token)"
-        r"\s*[=:]\s*['\"]?[^\s'\"]{4,}"
+        r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,512}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8}"
     ),
-    # a JWT's header is short: bounded, so that "eyJ-eyJ-..." is not rescanned to its end
-    re.compile(r"\beyJ[A-Za-z0-9_-]{8,512}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"),
-    re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"\bsk-[A-Za-z0-9_-]{20,}"),
-    # bounded parts: with ``*`` a text such as "a.a.a..." is rescanned from every letter (quadratic)
-    re.compile(r"(?i)\b[a-z][a-z0-9+.-]{0,31}://[^\s:/@]{1,256}:[^\s/@]{1,256}@"),
+    re.compile(r"gh[pousr]_[A-Za-z0-9]{36}"),
+    re.compile(r"github_pat_[A-Za-z0-9_]{50}"),
+    re.compile(r"gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20}"),
+    re.compile(r"k_(?<=[sr]k_)(?:live|test)_[A-Za-z0-9]{16}"),
+    re.compile(r"whsec_[A-Za-z0-9]{24}"),
+    re.compile(r"xox[abeoprs]-[A-Za-z0-9-]{10}"),
+    re.compile(r"xapp-\d-[A-Za-z0-9-]{10}"),
+    re.compile(r"AIza[0-9A-Za-z_-]{35}"),
+    re.compile(r"GOCSPX-[A-Za-z0-9_-]{20}"),
+    re.compile(r"ya29\.[0-9A-Za-z_-]{20}"),
+    # OpenAI, Anthropic and the like: the body holds a digit or capital ("sk-learn-..." does not)
+    re.compile(r"sk-(?<![A-Za-z0-9_-]sk-)(?=[a-z_-]{0,20}+[A-Z0-9])[A-Za-z0-9_-]{20}"),
+    re.compile(r"npm_[A-Za-z0-9]{36}"),
+    re.compile(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{16}"),
+    re.compile(r"hf_[A-Za-z0-9]{34}"),
+    re.compile(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    re.compile(r"_v1_(?<=do[por]_v1_)[a-f0-9]{64}"),
+    re.compile(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    re.compile(r":AA(?<=[0-9]{8}:AA)[A-Za-z0-9_-]{33}"),  # a Telegram bot token
+    # an .env line whose upper-case name ends in a word the pairs below do not name alone
+    re.compile(r"_(?<=[A-Z0-9]_)(?:TOKEN|PASS|CREDENTIALS?)\s{0,4}=\s{0,4}['\"]?[^\s'\"]{4}"),
+    # a URL with a password: read from "://" (every letter of "a.a.a..." no longer starts one)
+    re.compile(r"://(?<=[A-Za-z0-9+.-]://)[^\s:/@]{1,256}:[^\s/@]{1,256}@"),
+]
+#: What makes a name's value a secret: ``name = value`` (or ``:``, ``:=``, ``=>``), quoted or not.
+_ASSIGNED = r"['\"]?\s{0,16}(?:=>?|:=?)\s{0,16}['\"]?[^\s'\"]{4}"
+#: Names of secrets: a root and what may follow it. A name may end a longer one joined by _ or -
+#: (DB_PASSWORD=, AWS_SECRET_ACCESS_KEY=) but not a word (superpassword=).
+_NAMES = {
+    "pass": "(?:word|wd|phrase)",
+    "pwd": "",
+    "secret": "(?:[_-]?access)?(?:[_-]?(?:key|token))?",
+    **dict.fromkeys(("api", "access", "private"), "[_-]?(?:key|token)"),
+    **dict.fromkeys(("signing", "account", "master", "encryption", "client"), "[_-]?key"),
+    **dict.fromkeys(("auth", "session", "refresh", "bearer"), "[_-]?token"),
+}
+_NAMED = [
+    re.compile(rf"{root}(?<![a-z0-9]{root}){rest}{_ASSIGNED}") for root, rest in _NAMES.items()
+]
+#: Patterns read on the folded text in lower case (their names are any case).
+LOWER_PATTERNS = [
+    re.compile(r"bearer\s{1,16}[a-z0-9._~+/-]{16}"),
+    re.compile(r"authorization\s{0,16}:\s{0,16}(?:basic|token)\s{1,16}[a-z0-9._~+/=-]{12}"),
+    *_NAMED,
+    # session cookies: a Cookie header, or a session cookie's usual name with its value
+    re.compile(r"cookie\s{0,16}:\s{0,16}[^\s=;,:]{1,64}+=[^\s;,]{8}"),
+    re.compile(
+        r"(?:jsessionid|phpsessid|sessionid|connect\.sid|session[_-]?(?:id|cookie))"
+        r"['\"]?\s{0,16}[=:]\s{0,16}['\"]?[^\s'\";]{8}"
+    ),
+    re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/[a-z0-9_/-]{16}"),
+    re.compile(r"discord(?:app)?\.com/api/webhooks/[0-9]{5,32}/[a-z0-9_-]{20}"),
 ]
 
+#: A run of exactly 40 base64 characters with both cases and a digit or ``+/``: the form of an
+#: AWS secret access key (the look-aheads are bounded: linear).
+_FORTY = re.compile(
+    r"[A-Za-z0-9+/](?<![A-Za-z0-9+/][A-Za-z0-9+/])(?=[A-Za-z0-9+/]{0,38}[A-Z])"
+    r"(?=[A-Za-z0-9+/]{0,38}[a-z])(?=[A-Za-z0-9+/]{0,38}[0-9+/])[A-Za-z0-9+/]{39}"
+    r"(?![A-Za-z0-9+/=])"
+)
+#: Character classes change this often in a random key (25 times on average, 12 or fewer about
+#: once in 20,000 keys); a CamelCase identifier of 40 letters changes about 11 times.
+_MIN_CLASS_CHANGES = 13
 
-def carries_credential(texts: Iterable[str]) -> bool:
-    """Whether any of ``texts`` contains something that looks like a credential."""
-    return any(pattern.search(text) for text in texts for pattern in _PATTERNS)
+
+def fold(text: str) -> str:
+    """``text`` without format characters, NFKC-normalized (ASCII is left as it is)."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFKC", text.translate(_FORMAT_CHARACTERS))
+
+
+def run_together(texts: list[str]) -> str:
+    """Each text run together with the next, so that a credential split between two
+    neighbours reads whole (each pair read alone: what precedes it cannot hide it)."""
+    return SEPARATOR.join(first + second for first, second in pairwise(texts))
+
+
+def carries_credential(texts: Iterable[str], fields: Iterable[str] = ()) -> bool:
+    """Whether something that looks like a credential is in ``texts`` (each alone, or two
+    neighbours run together: a capture's component texts, in order) or in ``fields`` (each
+    alone)."""
+    folded = [fold(text) for text in texts]
+    alone = SEPARATOR.join([*folded, *(fold(field) for field in fields)])
+    return _found(alone) or _found(run_together(folded))
+
+
+def _found(text: str) -> bool:
+    if any(pattern.search(text) for pattern in PATTERNS):
+        return True
+    lowered = text.lower()
+    return any(pattern.search(lowered) for pattern in LOWER_PATTERNS) or _bare_cloud_secret(text)
+
+
+def _bare_cloud_secret(text: str) -> bool:
+    """Whether ``text`` holds a 40-character run that looks like a random AWS secret access
+    key: classes (capitals, small letters, the rest) change often, and it is not base64 of text."""
+    return any(_looks_random(match.group()) for match in _FORTY.finditer(text))
+
+
+def _class_of(character: str) -> int:
+    return 0 if character.isupper() else 1 if character.islower() else 2
+
+
+def _looks_random(run: str) -> bool:
+    classes = [_class_of(character) for character in run]
+    changes = sum(before != after for before, after in pairwise(classes))
+    return changes >= _MIN_CLASS_CHANGES and not _encodes_text(run)
+
+
+def _encodes_text(run: str) -> bool:
+    """Whether ``run`` is base64 of printable text (an encoded sentence, not a key)."""
+    try:
+        decoded = base64.b64decode(run, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return decoded.isprintable()
