@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -83,12 +83,23 @@ class RawChannel:
     async def _notify(self, text: str) -> None:
         raise NotImplementedError
 
-    async def _ask(self, method: str, params: dict[str, Any]) -> Any:
-        """The result of a request; a JSON-RPC error raises ``MCPError``."""
+    async def exchange(self, text_of: Callable[[int], str]) -> dict[str, Any]:
+        """The response to a request written whole as ``text_of(request_id)``, for messages no
+        client writes (an id that is a fraction, a repeated key): the id is the channel's next,
+        and an error with a null id answers too. It waits as long as the server is silent."""
         async with self._one_at_a_time:
             request_id = next(self._ids)
-            message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-            response = await self._request(request_id, json_text(message))
+            return await self._request(request_id, text_of(request_id))
+
+    async def _ask(self, method: str, params: dict[str, Any]) -> Any:
+        """The result of a request; a JSON-RPC error raises ``MCPError``."""
+
+        def text_of(request_id: int) -> str:
+            return json_text(
+                {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+            )
+
+        response = await self.exchange(text_of)
         if "error" not in response:
             return response["result"]
         error = response["error"]
