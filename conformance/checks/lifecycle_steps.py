@@ -1,7 +1,8 @@
 """Steps shared by the lifecycle, retention and privacy checks.
 
-Captures with a retention or a credential, waiting for an ``expires_at`` to pass, and the
-comparisons that say a record is hidden or that a refused capture wrote nothing.
+Captures with a retention or a credential (from the catalogue in ``strategies.credentials``),
+waiting for an ``expires_at`` to pass, and the comparisons that say a record is hidden or that
+a refused capture wrote nothing.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Any
 
 import anyio
 from engram_conformance.spec import instant, wall_clock_ms
+from engram_conformance.strategies.credentials import DEFAULT, Credential
 
 from ..observation import Observation
 from .context import CheckContext
@@ -18,15 +20,6 @@ from .context import CheckContext
 EXPIRY_DELAY_MS = 2_000
 #: How long past an ``expires_at`` a check waits, so that the server's clock has passed it too.
 EXPIRY_MARGIN_MS = 300
-#: One credential of each kind the admission policy must reject (contract text, section 4).
-CREDENTIALS = {
-    "private key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
-    "-----END PRIVATE KEY-----",
-    "cloud access key": "aws_access_key_id AKIAIOSFODNN7EXAMPLE",
-    "bearer token": "Authorization: Bearer 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c",
-    "password pair": "password=Tr0ub4dor-and-3",
-    "JWT": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjb25mb3JtYW5jZSJ9.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg",
-}
 
 
 def outcome(admitted: Observation) -> dict[str, Any]:
@@ -76,10 +69,33 @@ async def require_admission_accepted(ctx: CheckContext) -> None:
     ctx.require_accepted(admitted, "the admission of a clean capture (the control)", accepted)
 
 
-async def credential_candidate(ctx: CheckContext, kind: str = "password pair") -> tuple[str, str]:
-    """A pending candidate whose text carries a credential of ``kind``; a word that finds it."""
-    word = ctx.unique("secret")
-    return await ctx.pending(f"note {word} {CREDENTIALS[kind]}"), word
+def with_texts(arguments: dict[str, Any], texts: list[str]) -> dict[str, Any]:
+    """``arguments`` whose primary component holds ``texts[0]`` and each further text is a
+    component of its own after it (citing what the primary cites)."""
+    payload = arguments["payload"]
+    primary = next(
+        c for c in payload["components"] if c["component_id"] == payload["primary_component_id"]
+    )
+    primary["text"] = texts[0]
+    for number, text in enumerate(texts[1:], start=2):
+        payload["components"].append(
+            {**primary, "component_id": f"component:part-{number}", "kind": "context", "text": text}
+        )
+    return arguments
+
+
+async def credential_candidate(
+    ctx: CheckContext, credential: Credential = DEFAULT, word: str | None = None
+) -> tuple[str, str]:
+    """A pending candidate whose text carries ``credential`` (split over components as it
+    says); a word that finds it (``word``, or a new one)."""
+    word = word or ctx.unique("secret")
+    arguments = with_texts(ctx.capture_arguments(), credential.texts(word))
+    captured = await ctx.capture(arguments)
+    ctx.require(
+        captured.ok and "candidate_id" in captured.value, "capture failed", captured.summary()
+    )
+    return captured.value["candidate_id"], word
 
 
 async def expect_hidden(ctx: CheckContext, rule: str, record_id: Any, word: str, why: str) -> None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from engram_conformance.strategies.credentials import CATALOGUE
+
 from .context import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW, CheckContext
 from .lifecycle_steps import (
-    CREDENTIALS,
     credential_candidate,
     expect_hidden,
     outcome,
@@ -108,25 +109,28 @@ async def withdraw_destroys_the_data_key(ctx: CheckContext) -> None:
 
 @check(rules=("PRIV-006",), tools=(CAPTURE, ADMIT, SEARCH, GET))
 async def credentials_are_never_stored(ctx: CheckContext) -> None:
-    """One capture per kind of credential: each is rejected at admission and never returned,
-    once a clean capture's admission is accepted (the control)."""
+    """One capture per entry of the credential catalogue (every form of section 4, and
+    evasions: format characters, fullwidth forms, a pair split over two components): each is
+    rejected at admission and never returned, once a clean capture's admission is accepted
+    (the control). All carry one marker word, searched for once at the end."""
     if not ctx.policy.rejects_secrets:
         ctx.not_applicable("PRIV-006", "the target does not reject credentials (rejects_secrets)")
         return
     await require_admission_accepted(ctx)
-    for kind in CREDENTIALS:
-        candidate_id, marker = await credential_candidate(ctx, kind)
-        admitted = await ctx.admit(candidate_id)
-        decided = outcome(admitted)
+    marker = ctx.unique("secret")
+    admitted = {}
+    for credential in CATALOGUE:
+        candidate_id, _ = await credential_candidate(ctx, credential, marker)
+        answer = await ctx.admit(candidate_id)
         ctx.expect(
             "PRIV-006",
-            decided.get("status") == "rejected",
-            expected=f"a capture carrying a {kind} is rejected at admission",
-            observed=admitted,
+            outcome(answer).get("status") == "rejected",
+            expected=f"a capture carrying a {credential.label} is rejected at admission",
+            observed=answer,
         )
-        found = await ctx.found(marker)
-        ctx.expect("PRIV-006", found == [], expected="search never returns it", observed=found)
-        if "record_id" in decided:
-            await expect_hidden(
-                ctx, "PRIV-006", decided["record_id"], marker, f"it carries a {kind}"
-            )
+        if "record_id" in outcome(answer):
+            admitted[credential.label] = outcome(answer)["record_id"]
+    found = await ctx.found(marker)
+    ctx.expect("PRIV-006", found == [], expected="search never returns them", observed=found)
+    for label, record_id in admitted.items():
+        await expect_hidden(ctx, "PRIV-006", record_id, marker, f"it carries a {label}")

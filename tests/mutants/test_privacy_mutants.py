@@ -7,6 +7,8 @@ checked through its descriptor's globs and its stderr log.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from engram_conformance.conformance.checks.context import CAPTURE, WITHDRAW
 from engram_conformance.conformance.cli import main
 from engram_conformance.conformance.targets.descriptor import Policy, TargetDescriptor
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
+from engram_conformance.reference_impl import credentials
 from engram_conformance.reference_impl.tools import admission
 from engram_conformance.reports.document import load as load_report
 
@@ -79,6 +82,7 @@ class KeyDestructionPending(ServiceProxy):
             {
                 "PRIV-001": "pending_candidate_is_not_stored_in_clear",
                 "PRIV-002": "ended_candidates_leave_no_plaintext",
+                "PRIV-007": "forget_erases_the_text",  # the journal keeps a forgotten text too
             },
         ),
         (TrashKeepsWithdrawn, {"PRIV-002": "ended_candidates_leave_no_plaintext"}),
@@ -102,8 +106,44 @@ def test_a_server_without_a_credential_detector_is_caught(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The admission policy finds no credential in anything: secrets become memory (PRIV-006)."""
-    monkeypatch.setattr(admission, "carries_credential", lambda texts: False)
+    monkeypatch.setattr(admission, "carries_credential", lambda *texts: False)
     result = run_against(tmp_path, only=("PRIV-006",))
+    assert result.verdicts["PRIV-006"].verdict == broken_verdict("PRIV-006")
+
+
+#: The pre-fix armour pattern (issue 12, finding 5): "PRIVATE KEY-----" right after the words,
+#: so a PGP block ("PRIVATE KEY BLOCK-----") is not seen.
+_PEM_ONLY = re.compile(r"-----BEGIN (?:[A-Z0-9]{1,16} ){0,4}PRIVATE KEY-----")
+
+
+def _without_pgp(monkeypatch: pytest.MonkeyPatch) -> None:
+    patterns = [
+        _PEM_ONLY if pattern is credentials.PRIVATE_KEY_BLOCK else pattern
+        for pattern in credentials.PATTERNS
+    ]
+    monkeypatch.setattr(credentials, "PATTERNS", patterns)
+
+
+#: Detectors that each miss one class of the catalogue: no folding (zero-width and fullwidth
+#: forms pass), components read only each alone (a split pair passes), PGP blocks unseen.
+DETECTOR_MUTANTS = {
+    "no folding": lambda monkeypatch: monkeypatch.setattr(credentials, "fold", lambda t: t),
+    "components alone": lambda monkeypatch: monkeypatch.setattr(
+        credentials, "run_together", lambda texts: ""
+    ),
+    "no PGP blocks": _without_pgp,
+}
+
+
+@pytest.mark.parametrize("mutate", DETECTOR_MUTANTS.values(), ids=DETECTOR_MUTANTS.keys())
+def test_a_detector_that_misses_one_class_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutate: Callable[[pytest.MonkeyPatch], None]
+) -> None:
+    """Only PRIV-006 reads broken, reported by the catalogue check; every other PRIV rule,
+    whose checks use a plain credential, still passes."""
+    mutate(monkeypatch)
+    result = run_against(tmp_path, only=("PRIV",))
+    assert reported(result, "PRIV") == {"PRIV-006": {"credentials_are_never_stored"}}
     assert result.verdicts["PRIV-006"].verdict == broken_verdict("PRIV-006")
 
 
