@@ -105,6 +105,12 @@ def _refusal(text: str, status: int) -> Response:
     return Response(text, status_code=status)
 
 
+async def _cut_off(scope: Scope, receive: Receive, send: Send) -> None:
+    """408, and the connection closed: the client is too slow to wait for the rest."""
+    too_slow = Response("Request body too slow", 408, headers={"connection": "close"})
+    await too_slow(scope, receive, send)
+
+
 def _json_rpc_error(code: int, message: str, request_id: str | int | None) -> Response:
     error = JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message))
     body = error.model_dump_json(by_alias=True, exclude_unset=True)
@@ -156,9 +162,7 @@ class Gate:
                 body = await _read_body(receive, self.limits.max_body_bytes)
         except TimeoutError:
             logger.info("cut off a client that sent its body too slowly")
-            await Response("Request body too slow", 408, headers={"connection": "close"})(
-                scope, receive, send
-            )
+            await _cut_off(scope, receive, send)
             return
         except _TooLarge:
             await _refusal("Request body too large", 413)(scope, receive, send)
@@ -177,7 +181,9 @@ class Gate:
             return
         await self._forward(scope, reading, receive, send)
 
-    async def _forward(self, scope: Scope, reading: wire.Reading, receive: Receive, send: Send):
+    async def _forward(
+        self, scope: Scope, reading: wire.Reading, receive: Receive, send: Send
+    ) -> None:
         """Hand the SDK the message as it may see it; the body is read once, so after it the
         SDK's ``receive`` is the client's own (a disconnect, seen while it answers)."""
         body = wire.encode(reading.forwarded)
