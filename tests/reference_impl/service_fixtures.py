@@ -332,7 +332,11 @@ class Harness:
     def snapshot(self, *, reservations: bool = True) -> dict[str, list[tuple[Any, ...]]]:
         """Every row the service keeps (idempotency reservations too, unless told otherwise);
         equal snapshots mean a call wrote nothing."""
-        tables = ["events", "candidates", "records", "records_text"]
+        indexes = self.service.store.connection.execute(
+            "SELECT name FROM sqlite_master WHERE name GLOB 'records_text_[0-9]*'"
+            " AND sql LIKE 'CREATE VIRTUAL TABLE%'"
+        ).fetchall()
+        tables = ["scopes", "events", "candidates", "records", *(name for (name,) in indexes)]
         if reservations:
             tables.append("idempotency")
         return {table: self.rows(table) for table in tables}

@@ -79,7 +79,8 @@ def test_cursors_stay_dense_after_a_rollback(store: Store) -> None:
         raise RuntimeError
     with store.write():
         assert store.append_event(SCOPE, "capture", "c", START_MS) == 2
-    assert store.high_water() == 2
+    assert store.high_water(SCOPE) == 2
+    assert store.high_water(OTHER) == 0
 
 
 def test_reservations_are_per_scope_and_principal(store: Store) -> None:
@@ -116,7 +117,7 @@ def test_ending_a_candidate_destroys_its_sealed_material(store: Store) -> None:
 
 def test_records_and_the_lexical_index(store: Store) -> None:
     record = _record(store, SCOPE, "indexed lexical words")
-    _record(store, OTHER, "indexed lexical words")
+    _record(store, OTHER, "other lexical words")
     stored = store.record(SCOPE, record["record_id"])
     assert stored is not None
     assert (stored.state, stored.record) == ("accepted_current", record)
@@ -124,7 +125,8 @@ def test_records_and_the_lexical_index(store: Store) -> None:
     matches = store.matching(SCOPE, '"lexical"', START_MS, 10)
     assert [record_id for record_id, _ in matches] == [record["record_id"]]
     assert matches[0][1] > 0, "scores are reported higher-is-better"
-    assert store.records_by_id([record["record_id"]]) == {record["record_id"]: record}
+    assert store.records_by_id(SCOPE, [record["record_id"]]) == {record["record_id"]: record}
+    assert store.records_by_id(OTHER, [record["record_id"]]) == {}
 
 
 def test_tombstone_erases_the_body_and_the_index_entry(store: Store) -> None:
@@ -138,7 +140,7 @@ def test_tombstone_erases_the_body_and_the_index_entry(store: Store) -> None:
     assert after is not None
     assert (after.state, after.record) == ("tombstoned", None)
     assert store.matching(SCOPE, '"doomed"', START_MS, 10) == []
-    assert _count(store, "records_text") == 0
+    assert _count(store, "records_text_1") == 0  # the scope's own index
     assert store.tombstoned_payload(SCOPE, record["payload_digest"])
     assert not store.tombstoned_payload(OTHER, record["payload_digest"])
 
