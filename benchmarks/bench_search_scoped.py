@@ -14,22 +14,15 @@ import statistics
 import time
 from pathlib import Path
 
+from bench_reference import PURPOSE, search_latencies  # type: ignore[import-not-found]
 from corpus import Corpus  # type: ignore[import-not-found]
-from engram_conformance.reference_impl.context import InvocationContext
 from engram_conformance.reference_impl.policy import HostPolicy
 from engram_conformance.reference_impl.records import build_record, searchable_text
 from engram_conformance.reference_impl.service import MemoryService
 
-PURPOSE = "purpose:bench"
-WORKSPACE = "workspace"
+WORKSPACE = "workspace"  # as bench_reference.context binds
 LOAD_BATCH = 2_000  # records per write transaction while loading
 AT_MS = 1_700_000_000_000
-
-
-def context(tool: str, tenant: str) -> InvocationContext:
-    return InvocationContext(
-        tenant, WORKSPACE, "principal", "agent", "session", PURPOSE, "audit", tool, 0, 300
-    )
 
 
 def held(service: MemoryService, tenant: str) -> int:
@@ -52,18 +45,6 @@ def fill(service: MemoryService, tenant: str, count: int, seed: int) -> None:
                 cursor = store.append_event(scope, "accept", f"bench-{number}", AT_MS)
                 record = build_record(arguments["payload"], arguments["evidence"], cursor, AT_MS)
                 store.insert_record(scope, record, searchable_text(record), None)
-
-
-def latencies(service: MemoryService, tenant: str, queries: int) -> list[float]:
-    corpus, search_context = Corpus(seed=3), context("engram_memory_search", tenant)
-    measured = []
-    for _ in range(queries):
-        arguments = {"query": corpus.query(), "purpose_ref": PURPOSE}
-        started = time.perf_counter()
-        answer = service.call("engram_memory_search", arguments, search_context)
-        measured.append((time.perf_counter() - started) * 1000)
-        assert answer["ok"], answer
-    return measured
 
 
 def forget_latencies(service: MemoryService, tenant: str, count: int) -> list[float]:
@@ -106,7 +87,7 @@ def main() -> None:
         fill(service, tenant, options.records, seed=1_000 + index)
     print(f"loaded {len(tenants)} scopes of {options.records:,} records"
           f" in {time.perf_counter() - started:.0f} s")  # fmt: skip
-    measured = latencies(service, tenants[0], options.queries)
+    measured = search_latencies(service, Corpus(seed=3), options.queries, tenants[0])
     report(f"search in one scope of {options.records:,} records beside {options.others} full"
            " scope(s), in-process", measured, "queries")  # fmt: skip
     forgets = forget_latencies(service, tenants[0], options.forgets)
