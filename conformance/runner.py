@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 from engram_conformance.spec import Rule, Spec, wall_clock_ms
 
-from .checks.context import CheckContext, CheckFailed
+from .checks.context import AfterStop, CheckContext, CheckFailed
 from .checks.registry import Check, PerCall, all_checks, all_per_call
 from .exceptions import ServerFault, StartupFailed
 from .host import Host
@@ -131,6 +131,8 @@ async def run(
     current: dict[str, str | None] = {"check": None}
     first_connection = True
     budget_ends_at = None if options.budget_s is None else started + options.budget_s
+    #: judgements left for after the servers stopped (None: the harness stops none)
+    after_stop: list[AfterStop] | None = [] if target.stops_its_servers else None
 
     def context_for(
         check: Check,
@@ -154,6 +156,7 @@ async def run(
             example_db=options.example_db,
             replay=replay,
             binding_mode=options.binding_mode,
+            after_stop=after_stop,
         )
 
     def out_of_time() -> bool:
@@ -227,6 +230,7 @@ async def run(
             if first_connection:
                 raise  # nothing could be used: the caller exits 2 with the reason
             left_undone(f"not evaluated: the server could not be started again: {failed}")
+    _judge_after_stop(after_stop, checks)
     rechecked = Rechecked()
     if options.recheck and options.replay is None and discovery_failed is None:
 
@@ -243,6 +247,7 @@ async def run(
             ends_at=budget_ends_at,
         )
         transcripts.update(rechecked.transcripts)
+        _judge_after_stop(after_stop, checks)
     verdicts = _verdicts(spec, policy, blocked, ledger, options, listed, discovery_failed)
     checks_of_rule: dict[str, list[str]] = {}
     for check in [*all_checks().values(), *per_call.values()]:
@@ -262,6 +267,20 @@ async def run(
         rechecked,
         discovery_failed,
     )
+
+
+def _judge_after_stop(waiting: list[AfterStop] | None, checks: list[Check]) -> None:
+    """Make the judgements the checks left for once every connection closed (so the server
+    processes the harness started have stopped); one that raises errors its check's rules."""
+    rules = {check.id: check.rules for check in checks}
+    while waiting:
+        entry = waiting.pop(0)
+        try:
+            entry.judge()
+        except Exception as error:  # a harness fault is reported, never blamed on the server
+            for rule in rules.get(entry.check, ()):
+                why = f"harness error after the server stopped: {describe(error)}"
+                entry.ledger.errored(rule, entry.check, why)
 
 
 def _server_info(client: Any) -> dict[str, str] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ ARGUMENT_ERRORS = ("INVALID_SCHEMA", "INVALID_DIGEST")
 CODE_IN_ROW = "SCHEMA-035"
 #: How a check whose positive control is refused stops (``CheckContext.require_accepted``).
 ACCEPTS_NOTHING = "the server accepts nothing"
+
+
+@dataclass(frozen=True)
+class AfterStop:
+    """A judgement a check left for after the target's servers have stopped."""
+
+    check: str
+    judge: Callable[[], None]
+    ledger: Ledger
 
 
 class CheckFailed(Exception):
@@ -53,6 +63,7 @@ class CheckContext:
         example_db: Path | None = None,
         replay: Reproduction | None = None,
         binding_mode: str = "signed-meta",
+        after_stop: list[AfterStop] | None = None,
     ) -> None:
         self.check = check
         self.spec = spec
@@ -74,6 +85,8 @@ class CheckContext:
         self.replay = replay
         #: how the target binds identities (signed-meta, process-env, http-headers)
         self.binding_mode = binding_mode
+        #: where judgements wait for the end of the run (None: the harness stops no server)
+        self._after_stop = after_stop
         self.identity = host.new_identity()
         self._first_call = len(session.transcript)
         self._unique = itertools.count(1)
@@ -135,6 +148,15 @@ class CheckContext:
                 CODE_IN_ROW, observed.code == code, expected=f"{what}: {code}", observed=observed
             )
         return refused
+
+    def after_stop(self, judge: Callable[[], None]) -> bool:
+        """Have ``judge`` (which calls ``expect_calls``, say) run once the harness has closed the
+        run's connections and so stopped the target's server processes; False when it will
+        not stop them (a server it did not start, or one in this process)."""
+        if self._after_stop is None:
+            return False
+        self._after_stop.append(AfterStop(self.check, judge, self.ledger))
+        return True
 
     def not_applicable(self, rule: str, reason: str) -> None:
         """Record that the target's declared policy makes ``rule`` unreachable."""

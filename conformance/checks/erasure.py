@@ -2,9 +2,11 @@
 
 Seen, like the plaintext checks of pending candidates (``privacy``), through the files the
 target descriptor lists under ``[state] files``: the accepted record's text must be in them
-before forget (else the harness cannot see where the server keeps it), and in none of them once
-forget has answered ``projection_invalidation: "complete"``. A "pending" answer promises the
-erasure only after a clean stop, which the harness cannot bring about in the middle of a run.
+before forget (else the harness cannot see where the server keeps it), in none of them once
+forget has answered ``projection_invalidation: "complete"``, and, whatever it answered, in none
+of them once the server has stopped cleanly: the harness looks again after it has closed the
+run's connections, when it started the server's processes (``CheckContext.after_stop``). A
+"pending" answer of a server the harness does not stop cannot be judged.
 """
 
 from __future__ import annotations
@@ -36,12 +38,27 @@ async def forget_erases_the_text(ctx: CheckContext) -> None:
     forgotten = await ctx.forget(record)
     ctx.require(forgotten.ok, "forget of an accepted record failed", forgotten)
     invalidation = forgotten.value.get("projection_invalidation")
-    if invalidation != "complete":
-        ctx.not_applicable(
+    calls = ctx.calls()  # the judgement after the stop shows this check's calls
+
+    def judge_after_stop() -> None:
+        left = _holding(_state_files(ctx), words)
+        ctx.expect_calls(
             RULE,
-            f"forget answered projection_invalidation {invalidation!r}: the erasure is due once "
-            "the server has stopped cleanly, and the harness does not stop a target mid-run",
+            not left,
+            expected="no word of the forgotten text in any state file once the server has "
+            f"stopped (forget answered projection_invalidation {invalidation!r})",
+            observed=left,
+            calls=calls,
         )
+
+    judged_later = ctx.after_stop(judge_after_stop)
+    if invalidation != "complete":
+        if not judged_later:
+            ctx.not_applicable(
+                RULE,
+                f"forget answered projection_invalidation {invalidation!r}: the erasure is due "
+                "once the server has stopped cleanly, and the harness does not stop this target",
+            )
         return
     left = _holding(_state_files(ctx), words)
     ctx.expect(

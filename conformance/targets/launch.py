@@ -102,6 +102,9 @@ class Target:
     stderr_log: Path | None = None
     #: the files holding the server's state now (the descriptor's ``[state] files``), if known
     state_files: Callable[[], list[Path]] | None = None
+    #: whether closing its connections stops every server process of the target (the harness
+    #: started them), so that what a server leaves behind can be judged after a clean stop
+    stops_its_servers: bool = False
 
     def connect(self) -> Any:  # an async context manager yielding an initialized Connection
         raise NotImplementedError
@@ -127,6 +130,7 @@ class LaunchedTarget(Target):
         self._wires: dict[int, Wire] = {}
         #: the HTTP server process the harness started, if it started one
         self._http_process: subprocess.Popen[bytes] | None = None
+        self.stops_its_servers = descriptor.transport == "stdio" or bool(descriptor.command)
         workspace.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)  # state is private
         if descriptor.state_files:
             self.state_files = self._state_files

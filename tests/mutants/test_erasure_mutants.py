@@ -1,18 +1,24 @@
 """The erasure check (PRIV-007) fires on servers whose forget answers "complete" while the text is
-still in a state file, and no other privacy rule reads broken; a "pending" answer is not judged.
+still in a state file, and no other privacy rule reads broken; a "pending" answer is judged once
+the harness has stopped the server, and not at all for a server it does not stop.
 
-The in-process target lists the state folder as its ``[state] files``.
+The in-process target lists the state folder as its ``[state] files``; the stdio mutant is a
+descriptor's (``erasure_server.py``).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from engram_conformance.conformance.checks.context import ADMIT, CAPTURE, FORGET
+from engram_conformance.conformance.cli import main
 from engram_conformance.reference_impl.store import Store
+from engram_conformance.reports.document import load as load_report
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .lifecycle_support import all_pass, edited, reported, verdicts
@@ -82,3 +88,32 @@ def test_a_pending_erasure_is_not_judged_mid_run(tmp_path: Path) -> None:
 def test_the_reference_erases_what_it_forgets(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=("PRIV",))
     assert verdicts(result, "PRIV") == all_pass("PRIV")
+
+
+def stdio_verdicts(tmp_path: Path, server: list[str]) -> dict[str, Any]:
+    """The PRIV verdicts of a run against ``server`` (a stdio command) on a fresh state folder."""
+    target = tmp_path / "target.toml"
+    command = [*server, "--state-dir", "{state_dir}", "--host-public-key", "{host_public_key_file}"]
+    target.write_text(
+        f'name = "erasure"\n[server]\ntransport = "stdio"\ncommand = {json.dumps(command)}\n'
+        '[state]\nfiles = ["{state_dir}/**"]\n',
+        encoding="utf-8",
+    )
+    report = tmp_path / "report"
+    arguments = ["run", "--target", str(target), "--only", "PRIV", "--report-dir", str(report)]
+    CliRunner().invoke(main, arguments, catch_exceptions=False)
+    return {rule.id: rule for rule in load_report(report / "report.json").rules}
+
+
+def test_a_pending_erasure_that_never_comes_is_caught_after_the_stop(tmp_path: Path) -> None:
+    server = [sys.executable, str(Path(__file__).with_name("erasure_server.py")), "never-erases"]
+    found = stdio_verdicts(tmp_path, [*server, "serve"])
+    assert found[RULE].verdict == broken_verdict(RULE)
+    assert all("once the server has stopped" in f.expected for f in found[RULE].failures)
+    others = {rule.id: rule.verdict for rule in found.values() if rule.id != RULE}
+    assert set(others.values()) <= {"pass", "not_applicable"}, others
+
+
+def test_the_reference_has_erased_once_stopped(tmp_path: Path) -> None:
+    found = stdio_verdicts(tmp_path, ["engram-reference", "serve"])
+    assert {rule.id: rule.verdict for rule in found.values()} == all_pass("PRIV")
