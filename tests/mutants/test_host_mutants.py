@@ -540,6 +540,7 @@ def test_host_mutant_is_caught(
 def test_reference_passes_every_host_rule(tmp_path: Path) -> None:
     verdicts = family_verdicts(run_against(tmp_path, only=("HOST",)), "HOST")
     untestable = [rule for rule in verdicts if not load().rules[rule].testable]
+    without_text = ["HOST-025"]  # malformed JSON-RPC: a target in process takes no text
     assert {rule: v for rule, v in verdicts.items() if v != "pass"} == dict.fromkeys(
-        untestable, "not_applicable"
+        [*untestable, *without_text], "not_applicable"
     )
