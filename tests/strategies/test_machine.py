@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks import registry
+from engram_conformance.conformance.checks import model_check, registry
 from engram_conformance.conformance.checks.model_check import lifecycle_model_holds
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.target_options import run_launched
@@ -37,6 +37,8 @@ from ..mutants.test_paging_mutants import CursorRepeatsTheLastRecord, RanksResta
 CHECK = lifecycle_model_holds.__name__
 #: The longest shrunk example accepted as a minimal reproduction.
 MAX_STEPS = 10
+#: Time enough for the search and its shrinking to end by their counts on a slow machine.
+SHRINK_SECONDS = 300.0
 
 
 class ForeignGetLeaks(ContextProxy):
@@ -113,8 +115,14 @@ PLANTED = {
 
 @pytest.mark.parametrize(("planted", "rule"), PLANTED.values(), ids=PLANTED.keys())
 def test_the_machine_finds_a_planted_bug(
-    tmp_path: Path, planted: Callable[[], dict[str, Any]], rule: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    planted: Callable[[], dict[str, Any]],
+    rule: str,
 ) -> None:
+    # shrinking ends by patience (a count), not by the clock: the result does not depend on
+    # how fast this machine runs the steps
+    monkeypatch.setattr(model_check, "MACHINE_SECONDS", SHRINK_SECONDS)
     result = run_against(tmp_path, only=(rule,), profile="full", **planted())
     found = machine_failures(result)
     assert rule in found, found.keys()
