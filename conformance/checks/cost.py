@@ -150,6 +150,14 @@ WORST_CASES = {
 }
 
 
+#: The worst cases within the seed's bounds, whose admission is timed too; a server that
+#: accepts the others (over a ``maxItems``) breaks a schema rule, not this one.
+WITHIN_BOUNDS = (
+    "a capture with the most citations and the longest references",
+    "a capture of texts of repeated patterns",
+)
+
+
 def worst_captures(
     spec: Spec, fresh: Callable[[], dict[str, Any]]
 ) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -169,7 +177,7 @@ async def calls_at_the_bounds_answer_in_time(ctx: CheckContext) -> None:
     for what, arguments in worst_captures(ctx.spec, _fresh_capture(ctx)):
         captured = await ctx.capture(arguments)
         _expect_in_time(ctx, what, captured, arguments)
-        if captured.ok and "candidate_id" in captured.value:
+        if what in WITHIN_BOUNDS and captured.ok and "candidate_id" in captured.value:
             admissions.append((what, captured.value["candidate_id"]))
     query = longest_query(ctx.spec)
     searched = await ctx.search(query)
