@@ -49,8 +49,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _record_the_mutant(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``--mutation-score``: the test module's ``run_against``, ``broken_verdict`` and
-    ``assert_caught`` tell this test's record what they see while the test runs."""
+    """With ``--mutation-score``: the test module's ``run_against``, ``run_described``,
+    ``broken_verdict`` and ``assert_caught`` tell this test's record what they see while the
+    test runs."""
     records = request.config.stash.get(RECORDS, None)
     if records is None or not isinstance(request.node, pytest.Function):
         return
@@ -63,7 +64,7 @@ def _record_the_mutant(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
         for name in RULE_PARAMETERS:
             record.asserted |= rules_named(callspec.params.get(name))
     recording = Recording(record)
-    for name in ("run_against", "broken_verdict", "assert_caught"):
+    for name in ("run_against", "run_described", "broken_verdict", "assert_caught"):
         if hasattr(request.module, name):
             wrapped = getattr(recording, name)(getattr(request.module, name))
             monkeypatch.setattr(request.module, name, wrapped)

@@ -112,8 +112,8 @@ def first_paragraph(doc: str | None) -> str:
 
 
 class Recording:
-    """Wraps a test module's ``run_against``, ``broken_verdict`` and ``assert_caught`` so that
-    they tell ``record`` what they were given and what they returned."""
+    """Wraps a test module's ``run_against``, ``run_described``, ``broken_verdict`` and
+    ``assert_caught`` so that they tell ``record`` what they were given and what they returned."""
 
     def __init__(self, record: Record) -> None:
         self.record = record
@@ -143,6 +143,26 @@ class Recording:
                 )
             )
             return result
+
+        return recorded
+
+    def run_described(self, run_described: Callable[..., Any]) -> Callable[..., Any]:
+        """A run against a stdio server a descriptor starts: its mutant is the one it names."""
+
+        def recorded(tmp_path: Path, server: list[str], only: str, **options: Any) -> Any:
+            rules = run_described(tmp_path, server, only, **options)
+            verdicts = {rule_id: rule.verdict for rule_id, rule in rules.items()}
+            self.record.runs.append(
+                Run(
+                    mutants=[options["mutant"]],
+                    doc=f"over stdio: {' '.join(server[1:])}",
+                    profile="quick",
+                    seed=1,
+                    broken={r: v for r, v in verdicts.items() if v in BROKEN},
+                    undecided=sorted(r for r, v in verdicts.items() if v == "error"),
+                )
+            )
+            return rules
 
         return recorded
 

@@ -14,13 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from engram_conformance.conformance.checks.context import ADMIT, CAPTURE, FORGET
-from engram_conformance.conformance.cli import main
 from engram_conformance.reference_impl.store import Store
-from engram_conformance.reports.document import load as load_report
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
+from .described import run_described
 from .lifecycle_support import all_pass, edited, reported, verdicts
 
 RULE = "PRIV-007"
@@ -90,24 +88,11 @@ def test_the_reference_erases_what_it_forgets(tmp_path: Path) -> None:
     assert verdicts(result, "PRIV") == all_pass("PRIV")
 
 
-def stdio_verdicts(tmp_path: Path, server: list[str]) -> dict[str, Any]:
-    """The PRIV verdicts of a run against ``server`` (a stdio command) on a fresh state folder."""
-    target = tmp_path / "target.toml"
-    command = [*server, "--state-dir", "{state_dir}", "--host-public-key", "{host_public_key_file}"]
-    target.write_text(
-        f'name = "erasure"\n[server]\ntransport = "stdio"\ncommand = {json.dumps(command)}\n'
-        '[state]\nfiles = ["{state_dir}/**"]\n',
-        encoding="utf-8",
-    )
-    report = tmp_path / "report"
-    arguments = ["run", "--target", str(target), "--only", "PRIV", "--report-dir", str(report)]
-    CliRunner().invoke(main, arguments, catch_exceptions=False)
-    return {rule.id: rule for rule in load_report(report / "report.json").rules}
-
-
 def test_a_pending_erasure_that_never_comes_is_caught_after_the_stop(tmp_path: Path) -> None:
     server = [sys.executable, str(Path(__file__).with_name("erasure_server.py")), "never-erases"]
-    found = stdio_verdicts(tmp_path, [*server, "serve"])
+    found = run_described(
+        tmp_path, [*server, "serve"], "PRIV", mutant="never-erases", state_files=True
+    )
     assert found[RULE].verdict == broken_verdict(RULE)
     assert all("once the server has stopped" in f.expected for f in found[RULE].failures)
     others = {rule.id: rule.verdict for rule in found.values() if rule.id != RULE}
@@ -115,5 +100,7 @@ def test_a_pending_erasure_that_never_comes_is_caught_after_the_stop(tmp_path: P
 
 
 def test_the_reference_has_erased_once_stopped(tmp_path: Path) -> None:
-    found = stdio_verdicts(tmp_path, ["engram-reference", "serve"])
+    found = run_described(
+        tmp_path, ["engram-reference", "serve"], "PRIV", mutant="reference", state_files=True
+    )
     assert {rule.id: rule.verdict for rule in found.values()} == all_pass("PRIV")

@@ -4,17 +4,14 @@ the raw channel, passes beside it. Over stdio: a server in process reads no text
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
-from engram_conformance.reports.document import load as load_report
 
 from ..conformance.inprocess import broken_verdict
+from .described import run_described
 from .framing_server import MUTANTS
 
 RULE = "HOST-025"
@@ -31,20 +28,8 @@ BROKEN = {
 def verdicts(tmp_path: Path, mutant: str) -> dict[str, Any]:
     """The verdicts of HOST-025 and SCHEMA-032 against the reference with ``mutant`` planted
     (silence is bounded by a call timeout of 3 s)."""
-    command = [sys.executable, str(SERVER), mutant, "serve", "--state-dir", "{state_dir}"]
-    server = {
-        "transport": "stdio",
-        "command": [*command, "--host-public-key", "{host_public_key_file}"],
-        "call_timeout_s": 3,
-    }
-    lines = [f"{key} = {json.dumps(value)}" for key, value in server.items()]
-    target = tmp_path / f"{mutant}.toml"
-    target.write_text(f'name = "{mutant}"\n[server]\n' + "\n".join(lines) + "\n", encoding="utf-8")
-    report = tmp_path / "report"
-    arguments = ["run", "--target", str(target), "--only", f"{RULE},{BESIDE}"]
-    CliRunner().invoke(main, [*arguments, "--report-dir", str(report)], catch_exceptions=False)
-    document = load_report(report / "report.json")
-    return {rule.id: rule for rule in document.rules if rule.id in (RULE, BESIDE)}
+    server = [sys.executable, str(SERVER), mutant, "serve"]
+    return run_described(tmp_path, server, f"{RULE},{BESIDE}", mutant=mutant, call_timeout_s=3)
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
