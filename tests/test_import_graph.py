@@ -21,37 +21,6 @@ MAX_LINES = 600
 #: ``engram_conformance.`` prefix). The test fails on any circle not listed here and on any
 #: listed circle that is gone or has changed, so this list can only shrink. Empty is the goal.
 KNOWN_CIRCLES: list[frozenset[str]] = [
-    # the checks: registry.all_checks() imports families.py, which imports every family module,
-    # each of which imports the registry; some families also use others as libraries
-    frozenset(
-        {
-            "conformance.checks.argument_sending",
-            "conformance.checks.check_order",
-            "conformance.checks.cost",
-            "conformance.checks.discovery",
-            "conformance.checks.envelope",
-            "conformance.checks.erasure",
-            "conformance.checks.errors",
-            "conformance.checks.families",
-            "conformance.checks.framing",
-            "conformance.checks.gate",
-            "conformance.checks.generated",
-            "conformance.checks.host",
-            "conformance.checks.idempotency",
-            "conformance.checks.lifecycle",
-            "conformance.checks.lost_transport",
-            "conformance.checks.model_check",
-            "conformance.checks.paging",
-            "conformance.checks.privacy",
-            "conformance.checks.redaction",
-            "conformance.checks.registry",
-            "conformance.checks.retention",
-            "conformance.checks.schema",
-            "conformance.checks.scope",
-            "conformance.checks.search",
-            "conformance.checks.tool_authorization",
-        }
-    ),
     # the CLI: cli.py imports the command modules to register them, they import cli.main
     frozenset(
         {
