@@ -57,7 +57,7 @@ from .bounded_search import (
 )
 from .calls import ALL_TOOLS, SIGNED_META
 from .context import CheckContext
-from .idempotency import ABANDON_AFTER_S, concurrently, definite
+from .delivery import ABANDON_AFTER_S, concurrently, definite
 from .registry import check
 
 MAX_EXAMPLES = 200

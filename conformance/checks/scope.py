@@ -15,7 +15,7 @@ from ..host import Identity
 from ..observation import Observation
 from .calls import ALL_TOOLS
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
-from .idempotency import kept_its_state, send, unknown_target
+from .delivery import kept_its_state, send, unknown_target
 from .lifecycle_steps import require_admission_accepted
 from .registry import check
 
