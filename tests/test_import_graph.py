@@ -182,6 +182,28 @@ def test_no_new_import_circle() -> None:
     assert not message, "\n".join(message)
 
 
+CHECKS = "engram_conformance.conformance.checks"
+
+
+def family_modules() -> set[str]:
+    """The modules ``checks/families.py`` imports: one per family of checks."""
+    tree = ast.parse(modules()[f"{CHECKS}.families"].read_text(encoding="utf-8"))
+    return {f"{CHECKS}.{a.name}" for node in import_nodes(tree) for a in node.names}
+
+
+def test_every_family_module_is_a_leaf() -> None:
+    """Only ``families.py`` imports a family module: what families share lives in the kit."""
+    graph = import_graph()
+    families = family_modules()
+    assert len(families) > 10
+    wrong = {
+        short(importer): sorted(short(f) for f in targets & families)
+        for importer, targets in graph.items()
+        if importer != f"{CHECKS}.families" and targets & families
+    }
+    assert not wrong, f"modules that import a family module: {wrong}"
+
+
 def test_no_module_is_over_600_lines() -> None:
     long = {
         short(name): lines
