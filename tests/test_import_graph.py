@@ -17,20 +17,11 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 600
 
-#: The circles there are today, each as the set of its modules (short names: without the
+#: The circles allowed to stay for now, each as the set of its modules (short names: without the
 #: ``engram_conformance.`` prefix). The test fails on any circle not listed here and on any
-#: listed circle that is gone or has changed, so this list can only shrink. Empty is the goal.
-KNOWN_CIRCLES: list[frozenset[str]] = [
-    # the CLI: cli.py imports the command modules to register them, they import cli.main
-    frozenset(
-        {
-            "conformance.cli",
-            "conformance.replay_command",
-            "conformance.rules_command",
-            "conformance.run_command",
-        }
-    ),
-]
+#: listed circle that is gone or has changed, so this list can only shrink. None is left (issue
+#: 13 broke the checks' circle of 25 modules and the CLI's of 4).
+KNOWN_CIRCLES: list[frozenset[str]] = []
 
 
 def package_dirs() -> dict[str, Path]:
