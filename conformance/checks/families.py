@@ -1,12 +1,13 @@
 """Imports every family module so that their checks register.
 
 The registry keeps the order of registration, and the checks run in it: the families are
-imported in the order their checks have always run (host first: check_order used to import it).
+imported in the order their checks have always run (the host binding's first: check_order used
+to import it).
 """
 
 # isort: off
 from . import (  # noqa: F401
-    host,
+    binding,
     check_order,
     cost,
     discovery,
