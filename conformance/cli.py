@@ -17,7 +17,9 @@ from engram_conformance.spec.docs import render_markdown
 from engram_conformance.spec.lint import iter_problems
 from engram_conformance.spec.openapi import openapi_document
 
-EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+from . import replay_command, rules_command, run_command
+from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+
 PROG = "engram-conformance"
 SPEC_DIR = click.option(
     "--spec-dir",
@@ -184,4 +186,6 @@ def _write(output: Path, text: str) -> None:
     click.echo(f"wrote {output}")
 
 
-from . import replay_command, rules_command, run_command  # noqa: E402,F401 - register commands
+main.add_command(replay_command.replay_command)
+main.add_command(rules_command.rules_command)
+main.add_command(run_command.run_command)

@@ -11,15 +11,15 @@ import click
 from engram_conformance.spec import load
 
 from .bindings.signed_meta import ContextSigner
-from .cli import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, main
 from .exceptions import ServerFault, StartupFailed
+from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from .replay import Replayed, read_transcript, replay
 from .session import Session
 from .target_options import chosen_descriptor, launched, target_options
 from .targets.descriptor import DescriptorError
 
 
-@main.command("replay")
+@click.command("replay")
 @click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @target_options
 def replay_command(

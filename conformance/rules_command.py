@@ -6,10 +6,9 @@ import click
 from engram_conformance.spec import load
 
 from .checks.registry import all_checks, all_per_call
-from .cli import main
 
 
-@main.command("rules")
+@click.command("rules")
 @click.option("--untested", is_flag=True, help="Only testable rules that no check decides.")
 def rules_command(untested: bool) -> None:
     """List the rules and which checks decide them."""

@@ -15,9 +15,9 @@ from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as
 from engram_conformance.spec import Spec, load
 
 from .baseline import Baseline, BaselineError
-from .cli import EXIT_UNUSABLE, main
 from .exceptions import Interrupted, StartupFailed
 from .execution import run_target
+from .exit_codes import EXIT_UNUSABLE
 from .progress import progress_display
 from .reproduction import target_arguments
 from .runner import RunOptions
@@ -78,7 +78,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
         raise click.BadParameter(f"{str(existing)!r} is not writable", param_hint=f"'{option}'")
 
 
-@main.command("run")
+@click.command("run")
 @target_options
 @click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
 @click.option(

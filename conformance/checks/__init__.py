@@ -1,1 +1,10 @@
-"""The checks: one module per rule family, each check declaring the rules it decides."""
+"""The checks: one module per rule family, each check declaring the rules it decides.
+
+``calls``, ``delivery``, ``answers``, ``state_files``, ``argument_examples``, ``argument_sending``,
+``bounded_search`` and ``lifecycle_steps`` are the kit the families share; no family module
+imports another.
+
+Importing the package imports every family module (``families``), which registers their checks.
+"""
+
+from . import families  # noqa: F401 - imported for its registrations

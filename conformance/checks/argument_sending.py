@@ -33,6 +33,7 @@ from .argument_examples import (
     base,
     places,
 )
+from .calls import CONTEXT_UNAVAILABLE
 from .context import (
     ADMIT,
     ARGUMENT_ERRORS,
@@ -44,7 +45,6 @@ from .context import (
     CheckContext,
     CheckFailed,
 )
-from .host import CONTEXT_UNAVAILABLE
 
 REFUSALS = ARGUMENT_ERRORS
 GATE_FAILED = "gate_failed"

@@ -9,8 +9,7 @@ from typing import Any
 from engram_conformance.spec import instant, wall_clock_ms
 
 from ..host import ABSENT
-from .context import CAPTURE, GET, SEARCH, WITHDRAW, CheckContext
-from .host import (
+from .calls import (
     CONTEXT_UNAVAILABLE,
     NOT_A_TOOL,
     SIGNED_META,
@@ -23,6 +22,7 @@ from .host import (
     send,
     with_purpose,
 )
+from .context import CAPTURE, GET, SEARCH, WITHDRAW, CheckContext
 from .registry import check
 
 

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
-from engram_conformance.spec import Spec, output_breaches, schema_rules
+from engram_conformance.spec import Spec
 
 from ..observation import Observation
 from ..targets.json_text import sdk_writes
+from .answers import Expect, expect_breaches
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
 from .registry import check, per_call
 
-Expect = Callable[..., bool]
 PROTOCOL_CODES = (-32602, -32603)
 ENVELOPE = "urn:engram-conformance:schema:envelope"
-#: Argument strings shorter than this are too common to count as an echo of the input.
-ECHO_MIN_LENGTH = 8
 
 
 @per_call(rules=("ENV-010",))
@@ -113,18 +110,6 @@ def envelope_has_the_contract_shape(
         expected=f"auditId {bound!r} (the bound audit_id)",
         observed=repr(envelope.get("auditId")),
     )
-
-
-def expect_breaches(
-    spec: Spec, schema_id: str, value: Any, expect: Expect, memory: dict[str, Any], *, what: str
-) -> None:
-    """One expectation per rule that the constraints of ``schema_id`` enforce: none of its
-    constraints broken by ``value``. ``memory`` keeps each schema's rules for the run."""
-    rules = memory.setdefault(("rules", schema_id), schema_rules(spec, schema_id))
-    breaches = output_breaches(spec, schema_id, value)
-    for rule in rules:
-        broken = [str(breach) for breach in breaches if breach.rule == rule]
-        expect(rule, not broken, expected=f"{what} ({rule})", observed=broken[:5])
 
 
 def _text_copy(text: str | None) -> Any:

@@ -12,8 +12,8 @@ run's connections, when it started the server's processes (``CheckContext.after_
 from __future__ import annotations
 
 from .context import ADMIT, CAPTURE, FORGET, CheckContext
-from .privacy import _holding, _state_files
 from .registry import check
+from .state_files import _holding, _state_files
 
 RULE = "PRIV-007"
 

@@ -8,8 +8,8 @@ from typing import Any
 from engram_conformance.spec import Spec, load, schema_rules
 
 from ..observation import Observation
+from .answers import ECHO_MIN_LENGTH, expect_breaches
 from .context import ADMIT, GET, SEARCH, CheckContext
-from .envelope import ECHO_MIN_LENGTH, expect_breaches
 from .registry import check, per_call
 
 Expect = Callable[..., bool]

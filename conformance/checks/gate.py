@@ -23,8 +23,7 @@ from engram_conformance.spec import instant, operation_digest, wall_clock_ms
 from engram_conformance.strategies.machine_driver import is_replay_of
 
 from ..host import ABSENT
-from .context import ADMIT, CAPTURE, FORGET, WITHDRAW, CheckContext
-from .host import (
+from .calls import (
     CONTEXT_UNAVAILABLE,
     SIGNED_META,
     arguments,
@@ -33,6 +32,7 @@ from .host import (
     offered,
     subject,
 )
+from .context import ADMIT, CAPTURE, FORGET, WITHDRAW, CheckContext
 from .registry import check
 
 GATE_FAILED = "gate_failed"

@@ -72,10 +72,9 @@ from .bounded_search import (
     shown,
     stop_time,
 )
+from .calls import ALL_TOOLS, SIGNED_META
 from .context import ARGUMENT_ERRORS, CODE_IN_ROW, CheckContext
-from .host import SIGNED_META
 from .registry import check
-from .scope import ALL_TOOLS
 
 EXAMPLES_PER_TOOL = 60
 VALID_PER_TOOL = 5

@@ -13,8 +13,8 @@ from typing import Any
 from engram_conformance.spec import wall_clock_ms
 
 from ..observation import Observation
+from .calls import UNKNOWN_RECORD
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
-from .host import UNKNOWN_RECORD
 from .lifecycle_steps import (
     credential_candidate,
     expect_hidden,

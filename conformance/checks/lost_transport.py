@@ -21,7 +21,7 @@ from mcp import Client
 from ..observation import Observation
 from ..session import at_once
 from .context import CAPTURE, CheckContext
-from .idempotency import (
+from .delivery import (
     MUTATIONS,
     SETTLE_S,
     Send,

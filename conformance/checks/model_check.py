@@ -55,11 +55,10 @@ from .bounded_search import (
     shown,
     stop_time,
 )
+from .calls import ALL_TOOLS, SIGNED_META
 from .context import CheckContext
-from .host import SIGNED_META
-from .idempotency import ABANDON_AFTER_S, concurrently, definite
+from .delivery import ABANDON_AFTER_S, concurrently, definite
 from .registry import check
-from .scope import ALL_TOOLS
 
 MAX_EXAMPLES = 200
 STEPS_PER_EXAMPLE = 15

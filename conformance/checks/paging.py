@@ -11,10 +11,10 @@ from itertools import pairwise
 from typing import Any
 
 from ..observation import Observation
+from .answers import DEFAULT_MAX_PACKET_BYTES, LEXICAL, accept_all, ids, packets, searched
 from .context import ADMIT, CAPTURE, FORGET, SEARCH, CheckContext
 from .lifecycle_steps import expiring, outcome, wait_past
 from .registry import check
-from .search import DEFAULT_MAX_PACKET_BYTES, LEXICAL, accept_all, ids, packets, searched
 
 #: Parameters stated in full, so that changing one cannot be read as restating a default.
 PARAMETERS = {

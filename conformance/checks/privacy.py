@@ -7,9 +7,6 @@ The harness sees a server's storage only through the files the target descriptor
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
-
 from engram_conformance.strategies.credentials import CATALOGUE
 
 from .context import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW, CheckContext
@@ -20,23 +17,7 @@ from .lifecycle_steps import (
     require_admission_accepted,
 )
 from .registry import check
-
-
-def _holding(paths: Iterable[Path], markers: Iterable[str]) -> dict[str, list[str]]:
-    """Marker -> the files among ``paths`` that hold its UTF-8 bytes (only markers found)."""
-    contents = {}
-    for path in paths:
-        try:
-            contents[str(path)] = path.read_bytes()
-        except OSError:  # a file the server removed meanwhile holds nothing
-            continue
-    found = {m: [p for p, data in contents.items() if m.encode() in data] for m in markers}
-    return {marker: holders for marker, holders in found.items() if holders}
-
-
-def _state_files(ctx: CheckContext) -> list[Path]:
-    """The files the descriptor's ``[state] files`` match now ([] when it lists none)."""
-    return ctx.state_files() if ctx.state_files is not None else []
+from .state_files import _holding, _state_files
 
 
 @check(rules=("PRIV-001",), tools=(CAPTURE,))

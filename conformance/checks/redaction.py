@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .answers import accept_all, packets, read, record_of, searched
 from .context import ADMIT, CAPTURE, GET, SEARCH, CheckContext
 from .registry import check
-from .search import accept_all, packets, read, record_of, searched
 
 POINTER = re.compile(r"/(?:[^/~]|~[01])*")
 WRITER_FIELDS = frozenset({"payload_digest", "record_digest", "recorded_at", "trust"})

@@ -13,15 +13,15 @@ from engram_conformance.strategies.machine_driver import effect
 
 from ..host import Identity
 from ..observation import Observation
+from .calls import ALL_TOOLS
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
-from .idempotency import kept_its_state, send, unknown_target
+from .delivery import kept_its_state, send, unknown_target
 from .lifecycle_steps import require_admission_accepted
 from .registry import check
 
 NOT_FOUND = "NOT_FOUND"
 #: A word of every capture text the checks' default helpers write (``note <token>``).
 COMMON_WORD = "note"
-ALL_TOOLS = (SEARCH, GET, CAPTURE, ADMIT, WITHDRAW, FORGET)
 
 
 def neighbours(ctx: CheckContext) -> dict[str, tuple[Identity, tuple[str, ...]]]:

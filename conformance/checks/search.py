@@ -2,7 +2,7 @@
 
 Each check writes the records it searches for in its own scope, every one carrying a run-unique
 term, so that what a search answers can be compared with exactly what was written. The helpers
-here are shared with the paging and redaction checks.
+it shares with the paging and redaction checks are in ``answers``.
 """
 
 from __future__ import annotations
@@ -12,9 +12,21 @@ from collections import Counter
 from itertools import pairwise
 from typing import Any
 
-from engram_conformance.spec import canonical_json, digest
+from engram_conformance.spec import digest
 
 from ..observation import Observation
+from .answers import (
+    DEFAULT_MAX_PACKET_BYTES,
+    LEXICAL,
+    accept_all,
+    ids,
+    packets,
+    read,
+    record_of,
+    searched,
+    size,
+    without,
+)
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
 from .registry import check
 
@@ -30,62 +42,14 @@ RANK_RECEIPT_FIELDS = (
 DEFAULT_LIMIT = 10
 #: The admission outcomes that decide a candidate that was pending.
 DECISIONS = ("accepted", "rejected", "pending_adjudication")
-DEFAULT_MAX_PACKET_BYTES = 65_536
 MIN_PACKET_BYTES = 4_096
 MAX_PACKET_BYTES = 1_048_576
 DEFAULT_PACKET_BYTES = 65_536
 TEXT_MAX_BYTES = 65_536
-LEXICAL = {"minimum_channels": "lexical", "network": "forbid"}
 #: Filler words: long texts that match nothing but the term they carry.
 FILLER = "plain filler words "
 #: A credential the reference admission policy rejects (contract text, section 4).
 CREDENTIAL = "password=conformance-secret-value"
-
-
-# answers ---------------------------------------------------------------------------------------
-def packets(answer: Observation) -> list[dict[str, Any]]:
-    """The record packets of a search answer (the ones that are objects)."""
-    records = answer.value.get("records")
-    return [p for p in records if isinstance(p, dict)] if isinstance(records, list) else []
-
-
-def record_of(packet: dict[str, Any]) -> dict[str, Any]:
-    record = packet.get("record")
-    return record if isinstance(record, dict) else {}
-
-
-def ids(answer: Observation) -> list[Any]:
-    """The record ids of a search answer, in packet order."""
-    return [record_of(p).get("record_id") for p in packets(answer)]
-
-
-def size(value: Any) -> int:
-    """The JCS bytes of ``value``, what the byte budgets measure."""
-    return len(canonical_json(value))
-
-
-def without(value: dict[str, Any], *fields: str) -> dict[str, Any]:
-    return {k: v for k, v in value.items() if k not in fields}
-
-
-# steps -----------------------------------------------------------------------------------------
-async def accept_all(ctx: CheckContext, texts: list[str]) -> list[str]:
-    """The record ids of ``texts``, each captured and accepted (the check stops otherwise)."""
-    return [await ctx.accepted(text) for text in texts]
-
-
-async def searched(ctx: CheckContext, query: str, **arguments: Any) -> Observation:
-    """A search that must answer ok (the check stops otherwise)."""
-    answer = await ctx.search(query, **arguments)
-    ctx.require(answer.ok, f"search for {query!r} with {arguments} failed", answer)
-    return answer
-
-
-async def read(ctx: CheckContext, record_id: str, **arguments: Any) -> Observation:
-    """A get that must answer ok (the check stops otherwise)."""
-    answer = await ctx.get(record_id, **arguments)
-    ctx.require(answer.ok, f"get of the current record {record_id} failed", answer)
-    return answer
 
 
 # checks ----------------------------------------------------------------------------------------

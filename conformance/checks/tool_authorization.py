@@ -13,8 +13,7 @@ from typing import Any
 
 from ..host import ABSENT
 from ..observation import Observation
-from .context import CheckContext
-from .host import (
+from .calls import (
     NOT_A_TOOL,
     SIGNED_META,
     UNKNOWN_TOOL,
@@ -23,6 +22,7 @@ from .host import (
     send,
     subject,
 )
+from .context import CheckContext
 from .registry import check
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.conformance.baseline import gate_fails
-from engram_conformance.conformance.checks.host import maintenance_operation
+from engram_conformance.conformance.checks.binding import maintenance_operation
 from engram_conformance.conformance.report import build_document
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.reference_impl.binding import UnknownTool

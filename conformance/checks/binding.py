@@ -8,7 +8,7 @@ is valid, so that a server that refuses everything does not pass: a protocol ref
 must pass the protocol checks (a result), an argument refusal's be accepted (ok, NOT_FOUND for a
 target nobody issued); otherwise the check stops, ``error`` ("the server accepts nothing"),
 before any verdict. Per-tool authorization is
-``tool_authorization``'s, the order of checks ``check_order``'s; both use this module's helpers.
+``tool_authorization``'s, the order of checks ``check_order``'s; all three use ``calls``.
 
 A ``must`` check whose expected answer depends on the target not being refused first for
 another reason (an argument the schema refuses, say) calls a live target (``subject``): the seed
@@ -18,7 +18,6 @@ orders none of its refusals, so only the clause under test can refuse such a cal
 from __future__ import annotations
 
 import base64
-import copy
 import hashlib
 import hmac
 import itertools
@@ -30,16 +29,25 @@ from typing import Any
 from engram_conformance.spec import instant, wall_clock_ms
 
 from ..bindings.signed_meta import ContextSigner
-from ..observation import Observation
-from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
+from .calls import (
+    CONTEXT_UNAVAILABLE,
+    NOT_A_TOOL,
+    SIGNED_META,
+    UNKNOWN_RECORD,
+    UNKNOWN_TOOL,
+    arguments,
+    claims,
+    expect_code,
+    first_time,
+    offered,
+    require_answered,
+    send,
+    subject,
+    with_purpose,
+)
+from .context import ADMIT, CAPTURE, GET, SEARCH, CheckContext
 from .registry import check
 
-SIGNED_META = "signed-meta"
-CONTEXT_UNAVAILABLE = -32603
-UNKNOWN_TOOL = -32602
-#: Names in the memory namespace that are none of the six tools (maintenance is never a tool).
-NOT_A_TOOL = ("engram_memory_rewind", "engram_memory_admin")
-UNKNOWN_RECORD = "mem_" + "a" * 52
 #: An expected answer: the one the same call with a valid context got.
 LIKE_CONTROL = "the answer with a valid context"
 #: Arguments that would select maintenance (contract text, section 0); none is a tool argument.
@@ -77,112 +85,11 @@ MAINTENANCE_STEMS: dict[str, tuple[str, ...]] = {
     "history": ("histor",),
     "candidate inspection": ("candidat",),
 }
-#: The tools whose ``arguments`` name a target nobody issued: called validly, NOT_FOUND.
-LOOKUPS = (GET, ADMIT, WITHDRAW, FORGET)
 #: A tool whose name has one of these words is a memory tool (HOST-013 judges only those).
 MEMORY_WORDS = re.compile(r"memory|engram", re.IGNORECASE)
 TRUST_CLASSES = ("earned", "asserted", "signed")
-DUPLICATE = "duplicate_exact"
 
 Cases = Mapping[str, tuple[dict[str, Any], "str | None", Any]]
-
-
-# shared helpers (the gate checks use them too) ---------------------------------------------------
-async def offered(ctx: CheckContext) -> list[str]:
-    """The six tools the target claims and lists without a context, in the spec's order."""
-    _, tools = await ctx.session.list_tools()
-    listed = {tool.name for tool in tools}
-    return [name for name in ctx.spec.tools if name in ctx.policy.tools and name in listed]
-
-
-def arguments(ctx: CheckContext, tool: str) -> dict[str, Any]:
-    """Valid arguments of ``tool``; a target they name does not exist."""
-    purpose = ctx.identity.purpose_ref
-    if tool == SEARCH:
-        return {"query": ctx.unique("query"), "purpose_ref": purpose}
-    if tool == GET:
-        return {"record_id": UNKNOWN_RECORD, "purpose_ref": purpose}
-    if tool == CAPTURE:
-        return ctx.capture_arguments()
-    target = ctx.spec.tools[tool].target  # candidate_id or record_id
-    sent = {
-        target: UNKNOWN_RECORD if target == "record_id" else ctx.unique("candidate"),
-        "idempotency_key": ctx.key(tool),
-    }
-    if tool in (WITHDRAW, FORGET):
-        sent["reason_ref"] = "reason:conformance"
-    return sent
-
-
-async def subject(ctx: CheckContext, tool: str) -> dict[str, Any]:
-    """Valid arguments of ``tool`` whose target exists: a pending candidate (request_admission,
-    withdraw), a current record (get, forget); search and capture have no target to make."""
-    sent = arguments(ctx, tool)
-    if tool in (ADMIT, WITHDRAW):
-        sent["candidate_id"] = await ctx.pending()
-    elif tool in (GET, FORGET):
-        sent["record_id"] = await ctx.accepted()
-    return sent
-
-
-def claims(ctx: CheckContext, tool: str, sent: dict[str, Any], **overrides: Any) -> dict[str, Any]:
-    """Valid claims for this call, with a confirmation that holds when the tool needs one."""
-    if ctx.needs_confirmation(tool) and "confirmation" not in overrides:
-        overrides["confirmation"] = ctx.host.confirmation(tool, sent)
-    return ctx.host.claims(ctx.identity, tool, **overrides)
-
-
-async def send(
-    ctx: CheckContext,
-    tool: str,
-    sent: Any,
-    bound: dict[str, Any] | None,
-    token: str | None = None,
-) -> Observation:
-    """The call with ``bound`` signed by the host as its context, or ``token`` instead;
-    ``bound`` None and no token: the call carries no context at all."""
-    if token is None and bound is not None:
-        token = ctx.host.signer.sign(bound)
-    meta = None if token is None else {ctx.host.signer.meta_key: token}
-    return await ctx.session.call(tool, sent, meta, bound)
-
-
-def first_time(observed: Observation) -> bool:
-    """A success that is no replay: nothing of an earlier call had been kept."""
-    value = observed.value
-    return observed.ok and value.get("replayed") is not True and value.get("status") != DUPLICATE
-
-
-async def require_answered(ctx: CheckContext, tool: str, *, valid_arguments: bool = False) -> None:
-    """The control of a refusal of ``tool``: the call with valid arguments (``arguments``) and a
-    valid context. It must pass the protocol checks (a result, not a JSON-RPC error), and with
-    ``valid_arguments`` also the argument checks (ok, or NOT_FOUND for the target nobody
-    issued), or the check stops: ``error``, the server accepts nothing."""
-    sent = arguments(ctx, tool)
-    control = await send(ctx, tool, sent, claims(ctx, tool, sent))
-    if valid_arguments:
-        accepted = control.ok or (tool in LOOKUPS and control.code == "NOT_FOUND")
-    else:
-        accepted = control.outcome == "result"
-    what = f"{tool} with valid arguments and context (the control)"
-    ctx.require_accepted(control, what, accepted)
-
-
-def expect_code(ctx: CheckContext, rule: str, observed: Observation, code: Any, what: str) -> bool:
-    return ctx.expect(rule, observed.code == code, expected=f"{what}: {code}", observed=observed)
-
-
-def with_purpose(
-    ctx: CheckContext, tool: str, sent: dict[str, Any], purpose: str
-) -> dict[str, Any]:
-    """``sent`` with its purpose_ref argument (capture: in the payload) set to ``purpose``."""
-    changed = copy.deepcopy(sent)
-    *parents, name = (ctx.spec.tools[tool].purpose_argument or "").split("/")[1:]
-    holder = changed
-    for part in parents:
-        holder = holder[part]
-    holder[name] = purpose
-    return changed
 
 
 async def _judge_contexts(
