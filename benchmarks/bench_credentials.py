@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from engram_conformance.reference_impl.credentials import carries_credential
+from engram_conformance.reference_impl.engram_memory.credentials import carries_credential
 
 #: name -> the unit repeated to fill a text; each once made some pattern rescan the rest, or
 #: makes the fold or the bare-key test do the most work per character.

@@ -24,12 +24,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' planted bugs
 
-from engram_conformance.conformance.checks import model_check, registry
+from engram_conformance.conformance.engram_memory.checks import model_check, registry
 from engram_conformance.conformance.runner import RunOptions
 from engram_conformance.conformance.target_options import run_launched
 from engram_conformance.conformance.targets.reference import reference_descriptor
-from engram_conformance.spec import load
-from engram_conformance.strategies.machines import RULES
+from engram_conformance.spec.engram_memory import load
+from engram_conformance.strategies.engram_memory.machines import RULES
 
 from tests.conformance.inprocess import run_against
 from tests.strategies.test_machine import PLANTED

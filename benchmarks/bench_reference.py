@@ -15,11 +15,11 @@ from pathlib import Path
 
 import anyio
 from corpus import Corpus  # type: ignore[import-not-found]
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
-from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.service import MemoryService
-from engram_conformance.spec.tool_names import SEARCH
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
+from engram_conformance.spec.engram_memory.tool_names import SEARCH
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from bench_reference import PURPOSE, search_latencies  # type: ignore[import-not-found]
 from corpus import Corpus  # type: ignore[import-not-found]
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.records import build_record, searchable_text
-from engram_conformance.reference_impl.service import MemoryService
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.records import build_record, searchable_text
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
 
 WORKSPACE = "workspace"  # as bench_reference.context binds
 LOAD_BATCH = 2_000  # records per write transaction while loading

@@ -26,13 +26,13 @@ from unittest import mock
 import anyio
 from bench_reference import PURPOSE, context, load_pairs  # type: ignore[import-not-found]
 from corpus import Corpus  # type: ignore[import-not-found]
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
-from engram_conformance.conformance.checks.builders import capture_arguments
-from engram_conformance.conformance.checks.cost import worst_captures
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.service import MemoryService
-from engram_conformance.spec import Spec, canonical_json, load, validate_arguments
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE
+from engram_conformance.conformance.engram_memory.checks.builders import capture_arguments
+from engram_conformance.conformance.engram_memory.checks.cost import worst_captures
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
+from engram_conformance.spec.engram_memory import Spec, canonical_json, load, validate_arguments
+from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 

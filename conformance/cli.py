@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import click
-from engram_conformance.spec import PACKAGED_ROOT, SpecFileError, load
-from engram_conformance.spec.docs import render_markdown
-from engram_conformance.spec.lint import iter_problems
-from engram_conformance.spec.openapi import openapi_document
+from engram_conformance.spec.engram_memory import PACKAGED_ROOT, SpecFileError, load
+from engram_conformance.spec.engram_memory.docs import render_markdown
+from engram_conformance.spec.engram_memory.lint import iter_problems
+from engram_conformance.spec.engram_memory.openapi import openapi_document
 
 from . import replay_command, rules_command, run_command
 from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE

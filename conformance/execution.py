@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.spec import Spec
+from engram_conformance.spec.engram_memory import Spec
 
 from .baseline import Baseline
 from .report import build_document, write_transcripts

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engram_conformance.spec import Rule
+from engram_conformance.spec.engram_memory import Rule
 
 VERDICT_ORDER = ("pass", "not_applicable", "warn", "fail", "error")
 MAX_FAILURES_KEPT = 5  # a few examples of a broken rule are evidence enough

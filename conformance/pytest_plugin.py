@@ -96,7 +96,7 @@ class EngramRun:
 
     def __init__(self, config: pytest.Config) -> None:
         import click
-        from engram_conformance.spec import load
+        from engram_conformance.spec.engram_memory import load
 
         from .baseline import Baseline, BaselineError
         from .reproduction import target_arguments

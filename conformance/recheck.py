@@ -19,8 +19,8 @@ from typing import Any
 
 import anyio
 
-from .checks.context import CheckContext
-from .checks.registry import Check
+from .engram_memory.checks.context import CheckContext
+from .engram_memory.checks.registry import Check
 from .exceptions import ServerFault, StartupFailed
 from .ledger import Ledger, Reproduction
 from .session import Session

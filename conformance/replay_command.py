@@ -8,15 +8,15 @@ from typing import Any, NoReturn
 
 import anyio
 import click
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
-from .bindings.signed_meta import ContextSigner
+from .engram_memory.signed_meta import ContextSigner
 from .exceptions import ServerFault, StartupFailed
 from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
-from .replay import Replayed, read_transcript, replay
 from .session import Session
 from .target_options import chosen_descriptor, launched, target_options
 from .targets.descriptor import DescriptorError
+from .transcript_replay import Replayed, read_transcript, replay
 
 
 @click.command("replay")

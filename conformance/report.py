@@ -9,7 +9,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.spec import Spec, instant
+from engram_conformance.spec.engram_memory import Spec, instant
 
 from .baseline import Baseline, gate_fails
 from .recheck import FLAKY

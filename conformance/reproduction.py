@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import hypothesis
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 from .ledger import Failure, Reproduction
 from .runner import RunOptions, RunResult

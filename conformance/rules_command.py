@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import click
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
-from .checks.registry import all_checks, all_per_call
+from .engram_memory.checks.registry import all_checks, all_per_call
 
 
 @click.command("rules")

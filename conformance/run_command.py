@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
-from engram_conformance.spec import Spec, load
+from engram_conformance.spec.engram_memory import Spec, load
 
 from .baseline import Baseline, BaselineError
 from .exceptions import Interrupted, StartupFailed

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from engram_conformance.spec import Rule, Spec, wall_clock_ms
+from engram_conformance.spec.engram_memory import Rule, Spec, wall_clock_ms
 
-from .checks.context import AfterStop, CheckContext, CheckFailed
-from .checks.registry import Check, PerCall, all_checks, all_per_call
+from .engram_memory.checks.context import AfterStop, CheckContext, CheckFailed
+from .engram_memory.checks.registry import Check, PerCall, all_checks, all_per_call
+from .engram_memory.host import Host
 from .exceptions import ServerFault, StartupFailed
-from .host import Host
 from .ledger import Failure, Ledger, Reproduction, Verdict
 from .recheck import Rechecked, planned, recheck
 from .session import Session

@@ -12,10 +12,10 @@ from typing import Any
 
 import anyio
 import click
-from engram_conformance.spec import Spec
+from engram_conformance.spec.engram_memory import Spec
 
-from .bindings.signed_meta import ContextSigner
-from .host import Host
+from .engram_memory.host import Host
+from .engram_memory.signed_meta import ContextSigner
 from .interruption import until_interrupted
 from .runner import Progress, RunOptions, RunResult, run
 from .targets.descriptor import (

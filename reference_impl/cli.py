@@ -17,15 +17,15 @@ from typing import Any
 
 import anyio
 import click
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 from mcp.server.lowlevel import Server
 
 from .at_rest import UnsafeState
-from .binding import HostBinding, HostKeyError, load_host_key
-from .policy import DEFAULT_RETENTION_CEILING_S, HostPolicy
-from .sealing import WrongKey
-from .server import build_server
-from .service import MemoryService
+from .engram_memory.binding import HostBinding, HostKeyError, load_host_key
+from .engram_memory.policy import DEFAULT_RETENTION_CEILING_S, HostPolicy
+from .engram_memory.sealing import WrongKey
+from .engram_memory.server import build_server
+from .engram_memory.service import MemoryService
 from .stdio import claim_standard_streams, stdio_streams
 from .streamable_http import ENDPOINT, HttpLimits, bind, serve_http
 

@@ -17,7 +17,8 @@ observed (or why the rule could not be decided).
 Code scanning places every alert at a line of a file, but a server's failures are in no file:
 every result points at line 1 of the target descriptor, the file in the vendor's repository
 that names the server (``target.descriptor``, a relative URI when the path was given relative,
-as from the repository root in CI), and at ``spec/rules.json`` when the run had no descriptor.
+as from the repository root in CI), and at the contract's ``rules.json`` when the run had no
+descriptor.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ SCHEMA_URI = (
 )
 TOOL_NAME = "engram-conformance"
 #: Where results point when the run named no descriptor file.
-SPEC_RULES = "spec/rules.json"
+SPEC_RULES = "spec/engram_memory/rules.json"
 SHORT_LIMIT = 200
 EVIDENCE_LIMIT = 1_000
 #: The report's levels -> the SARIF level of a broken rule.

@@ -1,11 +1,3 @@
-"""Hypothesis strategies and lifecycle state machines generated from the spec.
-
-``arguments(tool)`` gives valid argument objects for any of the six tools;
-``broken_arguments(tool)`` gives objects broken by exactly one rule, each a ``Broken`` labelled
-with the rule, the error code and the JSON Pointer ``validate_arguments`` answers.
-"""
-
-from .mutations import Broken, broken_arguments, broken_from
-from .values import arguments
-
-__all__ = ["Broken", "arguments", "broken_arguments", "broken_from"]
+"""Hypothesis strategies and state machines, one sub-package per contract (``engram_memory``),
+beside what they share: sizes that shrink small (``sizes``), exact-length text (``text``) and
+values drawn keyword by keyword (``walk``)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engram_conformance.spec import instant, instant_ms, utf16_key
+from engram_conformance.spec.engram_memory import instant, instant_ms, utf16_key
 from hypothesis import assume
 from hypothesis import strategies as st
 

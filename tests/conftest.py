@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from engram_conformance.spec import PACKAGED_ROOT, Spec, load
+from engram_conformance.spec.engram_memory import PACKAGED_ROOT, Spec, load
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

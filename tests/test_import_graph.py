@@ -151,10 +151,13 @@ def describe(circle: frozenset[str]) -> str:
 def test_the_graph_sees_the_projects_imports() -> None:
     graph = import_graph()
     assert (
-        "engram_conformance.conformance.checks.registry"
+        "engram_conformance.conformance.engram_memory.checks.registry"
         in graph["engram_conformance.conformance.runner"]
     )
-    assert "engram_conformance.spec" in graph["engram_conformance.reference_impl.service"]
+    assert (
+        "engram_conformance.spec.engram_memory"
+        in graph["engram_conformance.reference_impl.engram_memory.service"]
+    )
 
 
 def test_tarjan_finds_a_circle_and_leaves_a_tree_alone() -> None:
@@ -173,7 +176,7 @@ def test_no_new_import_circle() -> None:
     assert not message, "\n".join(message)
 
 
-CHECKS = "engram_conformance.conformance.checks"
+CHECKS = "engram_conformance.conformance.engram_memory.checks"
 
 
 def family_modules() -> set[str]:

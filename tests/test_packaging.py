@@ -7,7 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from engram_conformance.spec import PACKAGED_ROOT
+from engram_conformance.spec.engram_memory import PACKAGED_ROOT
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PARTS = ("spec", "reference_impl", "conformance", "strategies", "reports")
@@ -23,7 +23,10 @@ def test_a_callers_own_spec_and_reports_folders_do_not_shadow_the_kit(tmp_path: 
     for folder in ("spec", "reports", "conformance"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "__init__.py").write_text("raise ImportError('the caller folder')\n")
-    code = "import engram_conformance.spec as s, engram_conformance.reports; print(s.PACKAGED_ROOT)"
+    code = (
+        "import engram_conformance.spec.engram_memory as s, engram_conformance.reports; "
+        "print(s.PACKAGED_ROOT)"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
     )

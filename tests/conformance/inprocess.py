@@ -14,23 +14,23 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
-from engram_conformance.conformance.checks.registry import REGISTRY, all_checks
-from engram_conformance.conformance.host import Host
+from engram_conformance.conformance.engram_memory.checks.registry import REGISTRY, all_checks
+from engram_conformance.conformance.engram_memory.host import Host
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
 from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.conformance.targets.launch import InProcessTarget
-from engram_conformance.reference_impl.binding import (
+from engram_conformance.reference_impl.engram_memory.binding import (
     ContextUnavailable,
     HostBinding,
     ProtocolRefusal,
     _context,
 )
-from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.server import build_server
-from engram_conformance.reference_impl.service import MemoryService
-from engram_conformance.spec import load
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.server import build_server
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
+from engram_conformance.spec.engram_memory import load
 
 Wrap = Callable[[Any], Any]
 

@@ -7,13 +7,13 @@ import sys
 from pathlib import Path
 
 import anyio
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
-from engram_conformance.conformance.host import Host
+from engram_conformance.conformance.engram_memory.host import Host
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.session import Session
 from engram_conformance.conformance.targets.connection import KEPT_IDENTITY_CLIENTS
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 FIXTURE = str(Path(__file__).with_name("fixtures") / "echo_binding_server.py")
 #: The echo server over stdio, one process per identity, its tenant in the environment.

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks.errors import error_message_never_echoes_input
+from engram_conformance.conformance.engram_memory.checks.errors import (
+    error_message_never_echoes_input,
+)
 from engram_conformance.conformance.observation import Observation
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 MESSAGE = "The arguments do not match the closed input schema (lexical_and_semantic)."
 

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 import anyio
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
-from engram_conformance.conformance.host import Host
+from engram_conformance.conformance.engram_memory.host import Host
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
 from engram_conformance.conformance.target_options import launched
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.reference import reference_descriptor
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 from .inprocess import checks_only
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from engram_conformance.conformance.baseline import gate_fails
-from engram_conformance.conformance.checks.binding import maintenance_operation
+from engram_conformance.conformance.engram_memory.checks.binding import maintenance_operation
 from engram_conformance.conformance.report import build_document
 from engram_conformance.conformance.runner import RunOptions, RunResult
-from engram_conformance.reference_impl.binding import UnknownTool
-from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.spec import load
+from engram_conformance.reference_impl.engram_memory.binding import UnknownTool
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.spec.engram_memory import load
 
 from ..mutants.test_host_mutants import MadeUpTrustClass
 from .inprocess import BindingMutant, run_against

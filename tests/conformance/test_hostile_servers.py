@@ -13,12 +13,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.session import Session
 from engram_conformance.conformance.target_options import launched
 from engram_conformance.conformance.targets.descriptor import load_descriptor
 from engram_conformance.reports.document import load as load_report
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 from .misbehaving import arguments, descriptor, run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from engram_conformance.conformance.targets.reference import reference_descriptor
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 pytest_plugins = ["pytester"]
 

@@ -14,19 +14,19 @@ from typing import Any, ClassVar
 import anyio
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
 from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.engram_memory.host import Host, Identity
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.exceptions import ServerFault
-from engram_conformance.conformance.host import Host, Identity
 from engram_conformance.conformance.observation import Observation
-from engram_conformance.conformance.replay import read_transcript
 from engram_conformance.conformance.session import Session
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.json_text import infinities_named, json_text, sdk_writes
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.conformance.targets.reference import reference_descriptor
+from engram_conformance.conformance.transcript_replay import read_transcript
 from engram_conformance.reports.document import load as load_report
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 from .inprocess import ServiceProxy, run_against
 from .test_binding_adapters import ENV_BOUND

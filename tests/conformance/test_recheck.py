@@ -7,11 +7,11 @@ import itertools
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.conformance.checks.model_check import lifecycle_model_holds
+from engram_conformance.conformance.engram_memory.checks.model_check import lifecycle_model_holds
 from engram_conformance.conformance.report import build_document, write_transcripts
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.targets.launch import InProcessTarget
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 
 from ..mutants.test_idempotency_mutants import ReplayAnswersNewCandidate
 from .inprocess import ServiceProxy, checks_only, run_against

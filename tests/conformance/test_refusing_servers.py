@@ -17,11 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks.context import ACCEPTS_NOTHING
-from engram_conformance.reference_impl.binding import ContextUnavailable
-from engram_conformance.reference_impl.envelope import failure
+from engram_conformance.conformance.engram_memory.checks.context import ACCEPTS_NOTHING
+from engram_conformance.reference_impl.engram_memory.binding import ContextUnavailable
+from engram_conformance.reference_impl.engram_memory.envelope import failure
 from engram_conformance.reports.document import load as load_report
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
+from engram_conformance.spec.engram_memory.tool_names import (
+    ADMIT,
+    CAPTURE,
+    FORGET,
+    GET,
+    SEARCH,
+    WITHDRAW,
+)
 
 from .inprocess import BindingMutant, ServiceProxy, broken_verdict, checks_only, run_against
 

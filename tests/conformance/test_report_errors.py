@@ -24,7 +24,7 @@ from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.reports import InvalidReport, load, validate
 from engram_conformance.reports.document import ReportDocument
 from engram_conformance.reports.writer import write_reports, write_reports_as_built
-from engram_conformance.spec import Spec
+from engram_conformance.spec.engram_memory import Spec
 
 from .fixtures.odd_tool_names import ODD_NAMES
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram_conformance.conformance.checks.registry import EVERY_TOOL, all_checks, all_per_call
+from engram_conformance.conformance.engram_memory.checks.registry import (
+    EVERY_TOOL,
+    all_checks,
+    all_per_call,
+)
 from engram_conformance.conformance.runner import RunOptions, selected
 
 from .inprocess import run_against

@@ -3,8 +3,8 @@ rule that does not exist, and no rule decided only by accident."""
 
 from __future__ import annotations
 
-from engram_conformance.conformance.checks.registry import all_checks, all_per_call
-from engram_conformance.spec import load
+from engram_conformance.conformance.engram_memory.checks.registry import all_checks, all_per_call
+from engram_conformance.spec.engram_memory import load
 
 
 def deciders() -> dict[str, list[str]]:
@@ -18,7 +18,9 @@ def deciders() -> dict[str, list[str]]:
 def test_every_check_names_rules_that_exist() -> None:
     rules = set(load().rules)
     for rule, checks in deciders().items():
-        assert rule in rules, f"{checks} decide {rule}, which spec/rules.json does not have"
+        assert rule in rules, (
+            f"{checks} decide {rule}, which spec/engram_memory/rules.json does not have"
+        )
 
 
 def test_every_testable_rule_has_a_check() -> None:

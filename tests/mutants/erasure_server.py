@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engram_conformance.reference_impl import cli
-from engram_conformance.reference_impl.store import Store, StoredRecord
+from engram_conformance.reference_impl.engram_memory.store import Store, StoredRecord
 
 
 def never_erases() -> None:

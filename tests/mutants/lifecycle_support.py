@@ -6,10 +6,10 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from engram_conformance.conformance.checks.context import CAPTURE
+from engram_conformance.conformance.engram_memory.checks.context import CAPTURE
 from engram_conformance.conformance.runner import RunResult
-from engram_conformance.reference_impl.envelope import failure, success
-from engram_conformance.spec import load
+from engram_conformance.reference_impl.engram_memory.envelope import failure, success
+from engram_conformance.spec.engram_memory import load
 
 from ..conformance.inprocess import ServiceProxy
 

@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import Any
 
 from engram_conformance.conformance.runner import RunResult
-from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.reference_impl.envelope import failure
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.envelope import failure
 
 from ..conformance.inprocess import ServiceProxy, family_verdicts
 

@@ -14,10 +14,15 @@ from typing import Any, ClassVar
 
 from engram_conformance.conformance.runner import RunResult
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import ArgumentVerdict, load, operation_digest, validate_arguments
-from engram_conformance.spec.tool_names import CAPTURE
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.spec.engram_memory import (
+    ArgumentVerdict,
+    load,
+    operation_digest,
+    validate_arguments,
+)
+from engram_conformance.spec.engram_memory.tool_names import CAPTURE
 
 from ..conformance.inprocess import ServiceProxy
 

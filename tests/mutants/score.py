@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from engram_conformance.reference_impl import server
-from engram_conformance.reference_impl.binding import HostBinding
-from engram_conformance.spec import load
+from engram_conformance.reference_impl.engram_memory.binding import HostBinding
+from engram_conformance.spec.engram_memory import load
 
 from ..conformance.inprocess import ServiceProxy
 

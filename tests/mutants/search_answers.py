@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from engram_conformance.conformance.runner import RunResult
-from engram_conformance.reference_impl.envelope import failure
-from engram_conformance.spec import digest, load
-from engram_conformance.spec.tool_names import GET, SEARCH
+from engram_conformance.reference_impl.engram_memory.envelope import failure
+from engram_conformance.spec.engram_memory import digest, load
+from engram_conformance.spec.engram_memory.tool_names import GET, SEARCH
 
 SEALS = {SEARCH: "response_digest", GET: "packet_digest"}
 

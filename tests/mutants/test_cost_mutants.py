@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.conformance.targets.launch import InProcessTarget
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE
+from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE
 
 from ..conformance.inprocess import ServiceProxy, assert_caught, checks_only, run_against
 from .proxies import value

@@ -8,7 +8,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
-from engram_conformance.spec import instant
+from engram_conformance.spec.engram_memory import instant
 from mcp.shared.exceptions import MCPError
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against

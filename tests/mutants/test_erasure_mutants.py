@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks.context import ADMIT, CAPTURE, FORGET
-from engram_conformance.reference_impl.store import Store
+from engram_conformance.conformance.engram_memory.checks.context import ADMIT, CAPTURE, FORGET
+from engram_conformance.reference_impl.engram_memory.store import Store
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .described import run_described

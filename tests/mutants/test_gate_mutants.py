@@ -14,16 +14,19 @@ import mcp_types as types
 import pytest
 from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.reference_impl import gate
-from engram_conformance.reference_impl.binding import ContextUnavailable, ProtocolRefusal
-from engram_conformance.reference_impl.context import (
+from engram_conformance.reference_impl.engram_memory.binding import (
+    ContextUnavailable,
+    ProtocolRefusal,
+)
+from engram_conformance.reference_impl.engram_memory.context import (
     UNUSABLE_CONFIRMATION,
     Confirmation,
     InvocationContext,
 )
-from engram_conformance.reference_impl.envelope import failure
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.server import sent_arguments
-from engram_conformance.spec import Spec, digest, operation_digest, validate_arguments
+from engram_conformance.reference_impl.engram_memory.envelope import failure
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.server import sent_arguments
+from engram_conformance.spec.engram_memory import Spec, digest, operation_digest, validate_arguments
 
 from ..conformance.inprocess import (
     BindingMutant,

@@ -11,19 +11,19 @@ from typing import Any
 import jwt
 import mcp_types as types
 import pytest
-from engram_conformance.reference_impl.binding import (
+from engram_conformance.reference_impl.engram_memory.binding import (
     ContextUnavailable,
     HostBinding,
     ProtocolRefusal,
     UnknownTool,
     sent_purpose,
 )
-from engram_conformance.reference_impl.context import (
+from engram_conformance.reference_impl.engram_memory.context import (
     UNUSABLE_CONFIRMATION,
     InvocationContext,
 )
-from engram_conformance.reference_impl.envelope import failure
-from engram_conformance.spec import load, validate_arguments
+from engram_conformance.reference_impl.engram_memory.envelope import failure
+from engram_conformance.spec.engram_memory import load, validate_arguments
 from mcp.shared.exceptions import MCPError
 
 from ..conformance.inprocess import (

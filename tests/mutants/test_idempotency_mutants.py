@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.reference_impl.envelope import success
-from engram_conformance.reference_impl.tools.mutation import replay_of
-from engram_conformance.spec import check_clock
-from engram_conformance.spec.tool_names import CAPTURE, FORGET
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.envelope import success
+from engram_conformance.reference_impl.engram_memory.tools.mutation import replay_of
+from engram_conformance.spec.engram_memory import check_clock
+from engram_conformance.spec.engram_memory.tool_names import CAPTURE, FORGET
 
 from ..conformance.inprocess import ServiceProxy, assert_caught, family_verdicts, run_against
 from .proxies import (

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks.context import (
+from engram_conformance.conformance.engram_memory.checks.context import (
     ADMIT,
     CAPTURE,
     FORGET,
@@ -21,9 +21,9 @@ from engram_conformance.conformance.checks.context import (
     WITHDRAW,
 )
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.reference_impl.envelope import success
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import wall_clock_ms
+from engram_conformance.reference_impl.engram_memory.envelope import success
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.spec.engram_memory import wall_clock_ms
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .lifecycle_support import (

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks import lost_transport
+from engram_conformance.conformance.engram_memory.checks import lost_transport
 from engram_conformance.conformance.runner import RunResult
-from engram_conformance.reference_impl.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, checks_only, run_against
 from .proxies import ContextProxy

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.paging import PageCursor
+from engram_conformance.reference_impl.engram_memory.paging import PageCursor
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .search_answers import SEARCH, broken, ranked, refused, value_of, with_packets, with_value

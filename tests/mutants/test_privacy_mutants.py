@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.checks.context import CAPTURE, WITHDRAW
 from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.engram_memory.checks.context import CAPTURE, WITHDRAW
 from engram_conformance.conformance.targets.descriptor import Policy, TargetDescriptor
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.reference_impl import credentials
-from engram_conformance.reference_impl.tools import admission
+from engram_conformance.reference_impl.engram_memory.tools import admission
 from engram_conformance.reports.document import load as load_report
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.reference_impl.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .search_answers import Packet, broken, each_packet

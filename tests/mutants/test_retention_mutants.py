@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks.context import CAPTURE
+from engram_conformance.conformance.engram_memory.checks.context import CAPTURE
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.reference_impl.policy import DEFAULT_RETENTION_CEILING_S, HostPolicy
-from engram_conformance.spec import instant_ms, wall_clock_ms
+from engram_conformance.reference_impl.engram_memory.policy import (
+    DEFAULT_RETENTION_CEILING_S,
+    HostPolicy,
+)
+from engram_conformance.spec.engram_memory import instant_ms, wall_clock_ms
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .lifecycle_support import (

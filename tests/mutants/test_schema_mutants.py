@@ -13,9 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.envelope import failure
-from engram_conformance.spec import ArgumentVerdict, canonical_json, load, validate_arguments
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, SEARCH, WITHDRAW
+from engram_conformance.reference_impl.engram_memory.envelope import failure
+from engram_conformance.spec.engram_memory import (
+    ArgumentVerdict,
+    canonical_json,
+    load,
+    validate_arguments,
+)
+from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, SEARCH, WITHDRAW
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .repairs import (

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW
+from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW
 
 from ..conformance.inprocess import ServiceProxy, assert_caught, family_verdicts, run_against
 from . import search_answers

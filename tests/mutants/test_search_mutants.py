@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.spec import digest
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, GET, SEARCH
+from engram_conformance.spec.engram_memory import digest
+from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, GET, SEARCH
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .search_answers import (

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.spec import ArgumentVerdict, utf16_key
-from engram_conformance.spec.tool_names import CAPTURE
+from engram_conformance.spec.engram_memory import ArgumentVerdict, utf16_key
+from engram_conformance.spec.engram_memory.tool_names import CAPTURE
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from .repairs import (

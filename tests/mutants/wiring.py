@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.reference_impl import server
-from engram_conformance.reference_impl.binding import HostBinding
+from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 
 from ..conformance.inprocess import ServiceProxy
 

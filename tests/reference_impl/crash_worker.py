@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from engram_conformance.reference_impl.context import InvocationContext
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.service import MemoryService
+from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
 
 DIGEST = "sha256:" + "ab" * 32
 TOOL = "engram_memory_capture"

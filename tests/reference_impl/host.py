@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.conformance.bindings.signed_meta import ContextSigner
-from engram_conformance.spec import instant, load, operation_digest, wall_clock_ms
+from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
+from engram_conformance.spec.engram_memory import instant, load, operation_digest, wall_clock_ms
 
 META_KEY = "engram/invocation"
 TOKEN_TYPE = "engram-invocation+jwt"

@@ -16,11 +16,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.reference_impl.context import Confirmation, InvocationContext
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.service import MemoryService
-from engram_conformance.spec import Spec, digest, instant, instant_ms, load, operation_digest
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
+from engram_conformance.reference_impl.engram_memory.context import Confirmation, InvocationContext
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
+from engram_conformance.spec.engram_memory import (
+    Spec,
+    digest,
+    instant,
+    instant_ms,
+    load,
+    operation_digest,
+)
+from engram_conformance.spec.engram_memory.tool_names import (
+    ADMIT,
+    CAPTURE,
+    FORGET,
+    GET,
+    SEARCH,
+    WITHDRAW,
+)
 from jsonschema import Draft202012Validator
 
 #: The fake clock starts here: 2026-12-01T12:00:00.000Z.

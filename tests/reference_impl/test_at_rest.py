@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engram_conformance.reference_impl.context import Confirmation, InvocationContext
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.service import MemoryService
-from engram_conformance.spec import operation_digest, wall_clock_ms
+from engram_conformance.reference_impl.engram_memory.context import Confirmation, InvocationContext
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
+from engram_conformance.spec.engram_memory import operation_digest, wall_clock_ms
 
 from .crash_worker import capture_arguments
 

@@ -9,10 +9,10 @@ from collections.abc import Iterable
 
 import pytest
 from engram_conformance.reference_impl import credentials
-from engram_conformance.reference_impl.credentials import carries_credential
-from engram_conformance.reference_impl.store import DATABASE_FILE
-from engram_conformance.reference_impl.tools import admission
-from engram_conformance.strategies.credentials import fullwidth
+from engram_conformance.reference_impl.engram_memory.credentials import carries_credential
+from engram_conformance.reference_impl.engram_memory.store import DATABASE_FILE
+from engram_conformance.reference_impl.engram_memory.tools import admission
+from engram_conformance.strategies.engram_memory.credentials import fullwidth
 
 from .service_fixtures import Harness, capture_arguments, value_of
 

@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.spec import Spec, wall_clock_ms
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
+from engram_conformance.spec.engram_memory import Spec, wall_clock_ms
+from engram_conformance.spec.engram_memory.tool_names import (
+    ADMIT,
+    CAPTURE,
+    FORGET,
+    GET,
+    SEARCH,
+    WITHDRAW,
+)
 from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from engram_conformance.reference_impl.store import DATABASE_FILE
+from engram_conformance.reference_impl.engram_memory.store import DATABASE_FILE
 
 from .service_fixtures import Harness, value_of
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.reference_impl import wire
-from engram_conformance.spec.tool_names import SEARCH
+from engram_conformance.spec.engram_memory.tool_names import SEARCH
 
 from .host import PURPOSE, Host
 from .servers import RawHttp, RawStdio, RunningServer, serve_command

@@ -6,8 +6,8 @@ import base64
 import json
 
 import pytest
-from engram_conformance.reference_impl.paging import VERSION, PageCursor
-from engram_conformance.spec import canonical_json
+from engram_conformance.reference_impl.engram_memory.paging import VERSION, PageCursor
+from engram_conformance.spec.engram_memory import canonical_json
 
 REQUEST = "sha256:" + "a" * 64
 ORDERED = "sha256:" + "b" * 64

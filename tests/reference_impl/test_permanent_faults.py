@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from engram_conformance.reference_impl.cli import main
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.sealing import MASTER_KEY_FILE, WrongKey
-from engram_conformance.reference_impl.service import MemoryService
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.reference_impl.engram_memory.sealing import MASTER_KEY_FILE, WrongKey
+from engram_conformance.reference_impl.engram_memory.service import MemoryService
 
 from .test_at_rest import canary_capture, context
 

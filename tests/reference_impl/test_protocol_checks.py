@@ -14,11 +14,21 @@ import json
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.binding import HostBinding
-from engram_conformance.reference_impl.context import UNUSABLE_CONFIRMATION, InvocationContext
-from engram_conformance.reference_impl.server import build_server
-from engram_conformance.spec import Spec, instant, operation_digest
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
+from engram_conformance.reference_impl.engram_memory.binding import HostBinding
+from engram_conformance.reference_impl.engram_memory.context import (
+    UNUSABLE_CONFIRMATION,
+    InvocationContext,
+)
+from engram_conformance.reference_impl.engram_memory.server import build_server
+from engram_conformance.spec.engram_memory import Spec, instant, operation_digest
+from engram_conformance.spec.engram_memory.tool_names import (
+    ADMIT,
+    CAPTURE,
+    FORGET,
+    GET,
+    SEARCH,
+    WITHDRAW,
+)
 from mcp import Client
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from engram_conformance.reference_impl.server import bundled_schema, published_tool
-from engram_conformance.spec import Example, Spec
+from engram_conformance.reference_impl.engram_memory.server import bundled_schema, published_tool
+from engram_conformance.spec.engram_memory import Example, Spec
 from jsonschema import Draft202012Validator
 from referencing import Registry
 

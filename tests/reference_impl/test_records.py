@@ -6,7 +6,7 @@ import base64
 import re
 
 import pytest
-from engram_conformance.reference_impl.records import (
+from engram_conformance.reference_impl.engram_memory.records import (
     build_record,
     instant,
     is_current,
@@ -15,7 +15,7 @@ from engram_conformance.reference_impl.records import (
     searchable_text,
     without,
 )
-from engram_conformance.spec import digest, instant_ms
+from engram_conformance.spec.engram_memory import digest, instant_ms
 
 from .service_fixtures import START_MS, capture_arguments
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from engram_conformance.reference_impl.redaction import packet, pointer
-from engram_conformance.spec import digest
+from engram_conformance.reference_impl.engram_memory.redaction import packet, pointer
+from engram_conformance.spec.engram_memory import digest
 
 RECORD = {
     "record_id": "mem_" + "a" * 52,

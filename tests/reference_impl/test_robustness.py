@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.reference_impl.streamable_http import MAX_BODY_BYTES
-from engram_conformance.spec.tool_names import SEARCH
+from engram_conformance.spec.engram_memory.tool_names import SEARCH
 
 from .host import META_KEY, PURPOSE, Host
 from .servers import RawHttp, RawStdio, RunningServer, serve_command

@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 from engram_conformance.reference_impl.cli import main
-from engram_conformance.reference_impl.store import DATABASE_FILE, EarlierSchema, Store
+from engram_conformance.reference_impl.engram_memory.store import (
+    DATABASE_FILE,
+    EarlierSchema,
+    Store,
+)
 
 from .service_fixtures import (
     SCOPE_A,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cryptography.exceptions import InvalidTag
-from engram_conformance.reference_impl.sealing import MASTER_KEY_FILE, Sealer
+from engram_conformance.reference_impl.engram_memory.sealing import MASTER_KEY_FILE, Sealer
 
 PLAINTEXT = b'{"payload":{"text":"pending canary 5f1c"}}'
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import Spec, load
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.spec.engram_memory import Spec, load
 
 from .service_fixtures import (
     ADMIT,

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.context import Confirmation
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import Spec, operation_digest
+from engram_conformance.reference_impl.engram_memory.context import Confirmation
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.spec.engram_memory import Spec, operation_digest
 
 from .service_fixtures import (
     ADMIT,

@@ -6,7 +6,7 @@ import base64
 import re
 
 import pytest
-from engram_conformance.spec import Spec, digest
+from engram_conformance.spec.engram_memory import Spec, digest
 
 from .service_fixtures import (
     DAY_MS,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import Spec
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.spec.engram_memory import Spec
 
 from .service_fixtures import (
     ADMIT,

@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.policy import DEFAULT_RETENTION_CEILING_S, HostPolicy
-from engram_conformance.spec import Spec
+from engram_conformance.reference_impl.engram_memory.policy import (
+    DEFAULT_RETENTION_CEILING_S,
+    HostPolicy,
+)
+from engram_conformance.spec.engram_memory import Spec
 
 from .service_fixtures import Harness, assert_error, capture_arguments, open_harness, value_of
 

@@ -1,4 +1,4 @@
-"""The labelled argument examples of spec/examples, sent to the reference service (SCHEMA, XREF,
+"""The spec's labelled argument examples, sent to the reference service (SCHEMA, XREF,
 RET-004, HOST-013, HOST-014, GATE-009): every invalid one answers its code and writes nothing."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import Example, Spec, load
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.spec.engram_memory import Example, Spec, load
 
 from .service_fixtures import (
     CAPTURE,

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.paging import PageCursor
-from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.spec import Spec, canonical_json, digest
+from engram_conformance.reference_impl.engram_memory.paging import PageCursor
+from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
+from engram_conformance.spec.engram_memory import Spec, canonical_json, digest
 
 from .service_fixtures import (
     SCOPE_OTHER_TENANT,

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from engram_conformance.spec import Spec
+from engram_conformance.spec.engram_memory import Spec
 
 from .service_fixtures import (
     DAY_MS,

@@ -8,10 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl.envelope import Refusal
-from engram_conformance.reference_impl.records import build_record, searchable_text
-from engram_conformance.reference_impl.sealing import Sealed
-from engram_conformance.reference_impl.store import DATABASE_FILE, Candidate, Reservation, Store
+from engram_conformance.reference_impl.engram_memory.envelope import Refusal
+from engram_conformance.reference_impl.engram_memory.records import build_record, searchable_text
+from engram_conformance.reference_impl.engram_memory.sealing import Sealed
+from engram_conformance.reference_impl.engram_memory.store import (
+    DATABASE_FILE,
+    Candidate,
+    Reservation,
+    Store,
+)
 
 from .service_fixtures import START_MS, capture_arguments
 

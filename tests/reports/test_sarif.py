@@ -167,7 +167,7 @@ def test_results_point_at_the_descriptor_or_else_at_the_rules_of_the_spec() -> N
     assert uris("/home/runner/work/x/engram-target.toml") == {
         "file:///home/runner/work/x/engram-target.toml"
     }
-    assert uris(None) == {"spec/rules.json"}
+    assert uris(None) == {"spec/engram_memory/rules.json"}
 
 
 def test_the_message_is_what_the_first_failure_expected_and_observed() -> None:

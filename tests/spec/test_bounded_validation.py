@@ -14,10 +14,10 @@ from unittest import mock
 
 import pytest
 import rfc8785
-from engram_conformance.spec import Spec, load, validate_arguments
-from engram_conformance.spec._arguments import _canonical_size
-from engram_conformance.spec.tool_names import CAPTURE
-from engram_conformance.strategies.mutations import broken_arguments
+from engram_conformance.spec.engram_memory import Spec, load, validate_arguments
+from engram_conformance.spec.engram_memory._arguments import _canonical_size
+from engram_conformance.spec.engram_memory.tool_names import CAPTURE
+from engram_conformance.strategies.engram_memory.broken_arguments import broken_arguments
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from engram_conformance.spec import canonical_json, digest, operation_digest
+from engram_conformance.spec.engram_memory import canonical_json, digest, operation_digest
 
 #: The fixture payload of upstream rhanka/engram tests/memory-contract-schema.test.ts (d977a364),
 #: whose payload digest that test asserts. Its domain prefix is the engine's, NUL-terminated.

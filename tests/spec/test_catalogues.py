@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram_conformance.spec import Spec
+from engram_conformance.spec.engram_memory import Spec
 
 SIX_TOOLS = {
     "engram_memory_search",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 from engram_conformance.conformance.cli import main
-from engram_conformance.spec import Spec
-from engram_conformance.spec.docs import render_markdown
+from engram_conformance.spec.engram_memory import Spec
+from engram_conformance.spec.engram_memory.docs import render_markdown
 
 COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "contract.md"
 

@@ -1,9 +1,9 @@
-"""Every labelled example of spec/examples is classified by validate_arguments as labelled."""
+"""Every labelled example of the spec's examples is classified by validate_arguments as labelled."""
 
 from __future__ import annotations
 
 import pytest
-from engram_conformance.spec import Example, load, validate_arguments
+from engram_conformance.spec.engram_memory import Example, load, validate_arguments
 
 EXAMPLES = load().examples
 

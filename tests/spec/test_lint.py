@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli import main
 from engram_conformance.conformance.targets.json_text import json_text
-from engram_conformance.spec import SpecFileError, load
-from engram_conformance.spec.lint import Problem, iter_problems
+from engram_conformance.spec.engram_memory import SpecFileError, load
+from engram_conformance.spec.engram_memory.lint import Problem, iter_problems
 
 
 def edit(root: Path, name: str, change: Callable[[Any], None]) -> None:

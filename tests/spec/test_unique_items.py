@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema._keywords
 import jsonschema._utils
 import pytest
-from engram_conformance.spec import load, validate_arguments
-from engram_conformance.spec._vocabulary import SpecValidator
-from engram_conformance.spec.tool_names import CAPTURE
+from engram_conformance.spec.engram_memory import load, validate_arguments
+from engram_conformance.spec.engram_memory._vocabulary import SpecValidator
+from engram_conformance.spec.engram_memory.tool_names import CAPTURE
 from hypothesis import given
 from hypothesis import strategies as st
 

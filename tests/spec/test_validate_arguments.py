@@ -6,8 +6,8 @@ import copy
 from typing import Any
 
 import pytest
-from engram_conformance.spec import instant_ms, validate_arguments
-from engram_conformance.spec.tool_names import CAPTURE, SEARCH
+from engram_conformance.spec.engram_memory import instant_ms, validate_arguments
+from engram_conformance.spec.engram_memory.tool_names import CAPTURE, SEARCH
 
 DIGEST = "sha256:" + "0123456789abcdef" * 4
 

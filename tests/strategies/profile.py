@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engram_conformance.spec import load
+from engram_conformance.spec.engram_memory import load
 from hypothesis import Phase, settings
 
 TOOLS = sorted(load().tools)

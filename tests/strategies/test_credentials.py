@@ -6,8 +6,8 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from engram_conformance.reference_impl.credentials import carries_credential, fold
-from engram_conformance.strategies.credentials import (
+from engram_conformance.reference_impl.engram_memory.credentials import carries_credential, fold
+from engram_conformance.strategies.engram_memory.credentials import (
     CATALOGUE,
     EVASIONS,
     INVISIBLE,

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks import registry
-from engram_conformance.conformance.checks.generated import (
+from engram_conformance.conformance.engram_memory.checks import registry
+from engram_conformance.conformance.engram_memory.checks.generated import (
     CHECK_RULES,
     RULES,
     generated_arguments_are_answered_as_labelled,

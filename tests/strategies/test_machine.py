@@ -12,15 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.checks import model_check, registry
-from engram_conformance.conformance.checks.model_check import lifecycle_model_holds
+from engram_conformance.conformance.engram_memory.checks import model_check, registry
+from engram_conformance.conformance.engram_memory.checks.model_check import lifecycle_model_holds
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.target_options import run_launched
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
-from engram_conformance.reference_impl.envelope import success
-from engram_conformance.spec import load
-from engram_conformance.spec.tool_names import ADMIT, GET, WITHDRAW
-from engram_conformance.strategies.machines import RULES
+from engram_conformance.reference_impl.engram_memory.envelope import success
+from engram_conformance.spec.engram_memory import load
+from engram_conformance.spec.engram_memory.tool_names import ADMIT, GET, WITHDRAW
+from engram_conformance.strategies.engram_memory.machines import RULES
 
 from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
 from ..mutants.lifecycle_support import SOME_DIGEST

@@ -12,15 +12,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
-from engram_conformance.strategies.machine_driver import (
+from engram_conformance.spec.engram_memory.tool_names import (
+    ADMIT,
+    CAPTURE,
+    FORGET,
+    GET,
+    SEARCH,
+    WITHDRAW,
+)
+from engram_conformance.strategies.engram_memory.machine_driver import (
     effect,
     is_replay_of,
     receipt_identity,
     repeats_receipt,
 )
-from engram_conformance.strategies.machines import ACTORS, Violation, lifecycle_machine
-from engram_conformance.strategies.model import CandidateState
+from engram_conformance.strategies.engram_memory.machines import (
+    ACTORS,
+    Violation,
+    lifecycle_machine,
+)
+from engram_conformance.strategies.engram_memory.model import CandidateState
 
 CANDIDATE, OTHER_CANDIDATE = "cand_a", "cand_b"
 RECORD, OTHER_RECORD, GONE = "mem_aaaa", "mem_bbbb", "mem_cccc"

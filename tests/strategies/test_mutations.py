@@ -4,9 +4,9 @@ examples label can be broken."""
 from __future__ import annotations
 
 import pytest
-from engram_conformance.spec import Spec, utf16_key, validate_arguments
-from engram_conformance.strategies import Broken, broken_arguments, broken_from
-from engram_conformance.strategies.mutations import breakages
+from engram_conformance.spec.engram_memory import Spec, utf16_key, validate_arguments
+from engram_conformance.strategies.engram_memory import Broken, broken_arguments, broken_from
+from engram_conformance.strategies.engram_memory.broken_arguments import breakages
 from hypothesis import find, given
 
 from .profile import CAPTURE, LARGE_REPR, SEARCH, SETTINGS, TOOLS

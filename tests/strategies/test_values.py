@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engram_conformance.spec import check_clock, instant_ms, validate_arguments
-from engram_conformance.strategies import arguments
+from engram_conformance.spec.engram_memory import check_clock, instant_ms, validate_arguments
+from engram_conformance.strategies.engram_memory import arguments
+from engram_conformance.strategies.engram_memory.values import FAR_FUTURE_MS
 from engram_conformance.strategies.text import utf8_size
-from engram_conformance.strategies.values import FAR_FUTURE_MS
 from hypothesis import find, given
 
 from .profile import CAPTURE, LARGE_REPR, SEARCH, SETTINGS, SHRINK, TOOLS

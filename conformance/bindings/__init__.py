@@ -1,1 +1,0 @@
-"""How the harness binds host-owned values to each call (DESIGN.md, Host binding)."""

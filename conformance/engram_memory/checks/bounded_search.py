@@ -1,0 +1,141 @@
+"""What the Hypothesis-driven checks share: their bounds, their settings, and how they report.
+
+Hypothesis is synchronous, the harness async: a search runs in a worker thread and sends each
+call back to the event loop. It is bounded by time (at most ``BUDGET_SHARE`` of what is left of
+the run's budget) and, while shrinking, by patience. For every broken rule the report keeps the
+smallest failing example met.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
+
+from ...exceptions import ServerFault
+from ...ledger import Reproduction
+from ...observation import Observation
+from .context import CheckContext
+
+BUDGET_SHARE = 0.5
+
+
+class HarnessStopped(Exception):
+    """The server faulted: the search cannot go on (the check then reports the fault)."""
+
+
+@dataclass(frozen=True)
+class SearchFailure:
+    """The smallest failure a search met for one rule, as reported."""
+
+    expected: str
+    observed: str
+    calls: tuple[dict[str, Any], ...]
+    reproduction: Reproduction | None = None
+
+
+class Sized(Protocol):
+    @property
+    def size(self) -> Any: ...
+
+
+def stop_time(ctx: CheckContext, seconds: float) -> float:
+    """When a bounded search must stop: after ``seconds``, at most ``BUDGET_SHARE`` of what is
+    left of the run's budget."""
+    now = time.monotonic()
+    if ctx.budget_ends_at is not None:
+        seconds = min(seconds, max(0.0, ctx.budget_ends_at - now) * BUDGET_SHARE)
+    return now + seconds
+
+
+def quiet_settings(database: Path | None, **bounds: Any) -> settings:
+    """Hypothesis settings for a search inside a run: no printing, one bug each, and failing
+    examples kept in the folder ``database`` (none when None), where the next run that uses
+    the folder tries them first."""
+    return settings(
+        deadline=None,
+        database=None if database is None else DirectoryBasedExampleDatabase(database),
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+        report_multiple_bugs=False,
+        **bounds,
+    )
+
+
+def kept_if_smaller(findings: dict[str, Sized], rule: str, finding: Sized) -> bool:
+    """Keep ``finding`` for ``rule`` when it is the first or smaller than the one kept."""
+    best = findings.get(rule)
+    if best is None or finding.size < best.size:
+        findings[rule] = finding
+        return True
+    return False
+
+
+def explained(error: BaseException, known: bool, own: tuple[type[BaseException], ...]) -> bool:
+    """Whether what Hypothesis raised at the end is only what the search knows already: its own
+    findings (``own``), a fault, or, once something is ``known`` (a finding kept, the time or the
+    patience spent, a fault), examples rejected or a final replay Hypothesis calls flaky."""
+    if known and isinstance(error, Flaky | Unsatisfiable):
+        return True
+    return all(
+        isinstance(leaf, (*own, HarnessStopped))
+        or (known and isinstance(leaf, Flaky | Unsatisfiable | UnsatisfiedAssumption))
+        for leaf in leaves(error)
+    )
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]
+
+
+def shown(observed: Any) -> str:
+    """What was observed, as one text: an answer by its summary, a list of answers one a line."""
+    if isinstance(observed, Observation):
+        return observed.summary()
+    if isinstance(observed, list) and all(isinstance(item, Observation) for item in observed):
+        return "\n".join(item.summary() for item in observed)
+    return json.dumps(observed, ensure_ascii=False, sort_keys=True, default=str)[:2000]
+
+
+def record_outcome(
+    ctx: CheckContext,
+    rules: tuple[str, ...],
+    *,
+    ran: bool,
+    fault: ServerFault | None,
+    passes: Mapping[str, int],
+    passed: str,
+    failures: Mapping[str, SearchFailure],
+) -> None:
+    """Report a search: its fault, or that it ran nothing, or per rule the smallest failure,
+    or a pass for each rule some example exercised."""
+    if fault is not None:
+        raise fault
+    if not ran:
+        for rule in rules:
+            ctx.ledger.errored(rule, ctx.check, "not evaluated: the time budget ran out")
+        return
+    for rule in rules:
+        if rule in failures:
+            failure = failures[rule]
+            ctx.expect_calls(
+                rule,
+                False,
+                expected=failure.expected,
+                observed=failure.observed,
+                calls=failure.calls,
+                reproduction=failure.reproduction,
+            )
+        elif passes[rule]:
+            ctx.expect(rule, True, expected=passed, observed=None)

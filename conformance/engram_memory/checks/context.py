@@ -1,0 +1,335 @@
+"""What a check works with: the session, the host, the rule ledger, and contract-level helpers.
+
+``expect`` records one verdict-bearing comparison against a rule. The helpers (``capture``,
+``accept``, ``search``, ...) are plain calls with valid, unique arguments; they record nothing
+themselves, so a check states exactly what it decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engram_conformance.spec.engram_memory import Spec
+from engram_conformance.spec.engram_memory.tool_names import (
+    ADMIT,
+    CAPTURE,
+    FORGET,
+    GET,
+    SEARCH,
+    WITHDRAW,
+)
+
+from ...ledger import Failure, Ledger, Reproduction
+from ...observation import Observation
+from ...session import Session
+from ...targets.descriptor import Policy
+from ..host import Host, Identity
+from .builders import capture_arguments
+
+#: The row of the seed's error table for arguments that break the closed schema.
+ARGUMENT_ERRORS = ("INVALID_SCHEMA", "INVALID_DIGEST")
+#: The rule that judges which code of that row an argument error gets.
+CODE_IN_ROW = "SCHEMA-035"
+#: How a check whose positive control is refused stops (``CheckContext.require_accepted``).
+ACCEPTS_NOTHING = "the server accepts nothing"
+
+
+@dataclass(frozen=True)
+class AfterStop:
+    """A judgement a check left for after the target's servers have stopped."""
+
+    check: str
+    judge: Callable[[], None]
+    ledger: Ledger
+
+
+class CheckFailed(Exception):
+    """Raised by ``require``: the check cannot go on (its precondition did not hold)."""
+
+
+class CheckContext:
+    def __init__(
+        self,
+        *,
+        check: str,
+        spec: Spec,
+        policy: Policy,
+        host: Host,
+        session: Session,
+        ledger: Ledger,
+        run_id: str,
+        seed: int,
+        state_files: Callable[[], list[Path]] | None = None,
+        server_log: Path | None = None,
+        budget_ends_at: float | None = None,
+        example_db: Path | None = None,
+        replay: Reproduction | None = None,
+        binding_mode: str = "signed-meta",
+        after_stop: list[AfterStop] | None = None,
+    ) -> None:
+        self.check = check
+        self.spec = spec
+        self.policy = policy
+        self.host = host
+        self.session = session
+        self.ledger = ledger
+        self.run_id = run_id
+        self.seed = seed
+        #: the files the descriptor's ``[state] files`` match now (None: the target lists none)
+        self.state_files = state_files
+        #: the server's stderr log, when the harness started the server
+        self.server_log = server_log
+        #: when the run's time budget ends (``time.monotonic()``), None without a budget
+        self.budget_ends_at = budget_ends_at
+        #: where a Hypothesis-driven check keeps its failing examples (None: nowhere)
+        self.example_db = example_db
+        #: the one failing example a Hypothesis-driven check runs instead of searching
+        self.replay = replay
+        #: how the target binds identities (signed-meta, process-env, http-headers)
+        self.binding_mode = binding_mode
+        #: where judgements wait for the end of the run (None: the harness stops no server)
+        self._after_stop = after_stop
+        self.identity = host.new_identity()
+        self._first_call = len(session.transcript)
+        self._unique = itertools.count(1)
+
+    # recording ---------------------------------------------------------------------------
+    def calls(self) -> tuple[dict[str, Any], ...]:
+        """This check's calls so far, as data."""
+        return tuple(o.to_json() for o in self.session.transcript[self._first_call :])
+
+    def expect(self, rule: str, ok: bool, *, expected: str, observed: Any) -> bool:
+        if ok:
+            self.ledger.passed(rule, self.check)
+        else:
+            shown = observed if isinstance(observed, str) else _show(observed)
+            failure = Failure(self.check, expected, shown, self.calls(), self.seed, self.check)
+            self.ledger.failed(rule, failure)
+        return ok
+
+    def expect_calls(
+        self,
+        rule: str,
+        ok: bool,
+        *,
+        expected: str,
+        observed: Any,
+        calls: tuple[dict[str, Any], ...],
+        reproduction: Reproduction | None = None,
+    ) -> bool:
+        """``expect``, but a failure shows ``calls`` (a shrunk sequence, say), not every call
+        the check made, and how to meet it again, when known."""
+        if ok:
+            self.ledger.passed(rule, self.check)
+        else:
+            shown = observed if isinstance(observed, str) else _show(observed)
+            failure = Failure(
+                self.check, expected, shown, calls, self.seed, self.check, reproduction
+            )
+            self.ledger.failed(rule, failure)
+        return ok
+
+    def expect_argument_refusal(
+        self, rule: str, observed: Observation, code: str, what: str
+    ) -> bool:
+        """``rule`` holds when ``observed`` is refused as an argument error: with ``code`` or,
+        when ``code`` is one of the seed table's row INVALID_SCHEMA, INVALID_DIGEST, with the
+        other. Which of the two is DESIGN's choice, judged by ``CODE_IN_ROW`` (profile)."""
+        if code not in ARGUMENT_ERRORS:
+            return self.expect(
+                rule, observed.code == code, expected=f"{what}: {code}", observed=observed
+            )
+        refused = self.expect(
+            rule,
+            observed.code in ARGUMENT_ERRORS,
+            expected=f"{what}: {' or '.join(ARGUMENT_ERRORS)}",
+            observed=observed,
+        )
+        if refused:
+            self.expect(
+                CODE_IN_ROW, observed.code == code, expected=f"{what}: {code}", observed=observed
+            )
+        return refused
+
+    def after_stop(self, judge: Callable[[], None]) -> bool:
+        """Have ``judge`` (which calls ``expect_calls``, say) run once the harness has closed the
+        run's connections and so stopped the target's server processes; False when it will
+        not stop them (a server it did not start, or one in this process)."""
+        if self._after_stop is None:
+            return False
+        self._after_stop.append(AfterStop(self.check, judge, self.ledger))
+        return True
+
+    def not_applicable(self, rule: str, reason: str) -> None:
+        """Record that the target's declared policy makes ``rule`` unreachable."""
+        self.ledger.inapplicable(rule, self.check, reason)
+
+    def require(self, ok: bool, what: str, observed: Any = None) -> None:
+        """Stop the check when a step it builds on did not work (its rules become ``error``)."""
+        if not ok:
+            raise CheckFailed(f"{what}; observed {_show(observed)}")
+
+    def require_accepted(
+        self, control: Observation, what: str, accepted: bool | None = None
+    ) -> None:
+        """Stop the check (its rules become ``error``) unless ``control``, its positive control,
+        was accepted: ``control.ok``, unless ``accepted`` says otherwise (a call of an id
+        nobody issued is accepted when it is NOT_FOUND; a protocol refusal's control once it
+        passes the protocol checks, as a result).
+
+        A refusal proves something only when the same call put right, in the same scope
+        (identity, claims, binding, tool), is accepted: a server that refuses every call would
+        otherwise pass every check that expects a refusal."""
+        if not (control.ok if accepted is None else accepted):
+            raise CheckFailed(f"{ACCEPTS_NOTHING}: {what} got {_show(control)}")
+
+    # identities and values -----------------------------------------------------------------
+    def new_identity(self, label: str = "") -> Identity:
+        return self.host.new_identity(label)
+
+    def unique(self, label: str) -> str:
+        """A token nobody else uses in this run (also a distinctive search term)."""
+        return f"{label}{self.run_id}x{self.check.replace('_', '')[:24]}x{next(self._unique)}"
+
+    def key(self, label: str = "key") -> str:
+        return f"{self.unique(label)}-idempotency"
+
+    # calls ---------------------------------------------------------------------------------
+    async def call(
+        self,
+        tool: str,
+        arguments: Any,
+        *,
+        identity: Identity | None = None,
+        meta: dict[str, Any] | None = None,
+        **claims: Any,
+    ) -> Observation:
+        """One call bound to ``identity`` (default: the check's own); ``claims`` override."""
+        bound = self.host.claims(identity or self.identity, tool, **claims)
+        sent_meta = self.host.meta(bound) if meta is None else meta
+        return await self.session.call(tool, arguments, sent_meta, bound)
+
+    def capture_arguments(self, text: str | None = None, **options: Any) -> dict[str, Any]:
+        identity = options.pop("identity", None) or self.identity
+        return capture_arguments(
+            self.spec,
+            key=options.pop("key", None) or self.key("capture"),
+            purpose_ref=identity.purpose_ref,
+            text=text or f"note {self.unique('text')}",
+            **options,
+        )
+
+    async def capture(
+        self, arguments: dict[str, Any] | None = None, *, identity: Identity | None = None
+    ) -> Observation:
+        arguments = arguments or self.capture_arguments(identity=identity)
+        return await self.call_approved(CAPTURE, arguments, identity=identity)
+
+    async def admit(
+        self, candidate_id: Any, *, identity: Identity | None = None, key: str | None = None
+    ) -> Observation:
+        arguments = {"candidate_id": candidate_id, "idempotency_key": key or self.key("admit")}
+        return await self.call_approved(ADMIT, arguments, identity=identity)
+
+    def needs_confirmation(self, tool: str) -> bool:
+        """Whether calls of ``tool`` need a human approval: always, or by the target's policy."""
+        gate = self.spec.tools[tool].confirmation
+        return gate == "always" or (
+            gate == "host_policy" and tool in self.policy.confirmation_required
+        )
+
+    async def call_approved(
+        self, tool: str, arguments: dict[str, Any], *, identity: Identity | None = None
+    ) -> Observation:
+        """The call, carrying a human approval of it when its tool needs one."""
+        if self.needs_confirmation(tool):
+            return await self.confirmed(tool, arguments, identity=identity)
+        return await self.call(tool, arguments, identity=identity)
+
+    async def pending(self, text: str | None = None, *, identity: Identity | None = None) -> str:
+        """A pending candidate's id (the check stops if capture does not work)."""
+        captured = await self.capture(
+            self.capture_arguments(text, identity=identity), identity=identity
+        )
+        self.require(
+            captured.ok and "candidate_id" in captured.value, "capture failed", captured.summary()
+        )
+        return captured.value["candidate_id"]
+
+    async def accepted(self, text: str | None = None, *, identity: Identity | None = None) -> str:
+        """An accepted record's id (the check stops if capture or admission does not work)."""
+        candidate_id = await self.pending(text, identity=identity)
+        admitted = await self.admit(candidate_id, identity=identity)
+        outcome = admitted.value.get("outcome", {})
+        self.require(
+            outcome.get("status") == "accepted" and "record_id" in outcome,
+            "admission of a clean capture was not accepted",
+            admitted.summary(),
+        )
+        return outcome["record_id"]
+
+    async def confirmed(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        *,
+        identity: Identity | None = None,
+        **approval: Any,
+    ) -> Observation:
+        """A call carrying a human approval of exactly this call (overridable)."""
+        confirmation = self.host.confirmation(tool, arguments, **approval)
+        return await self.call(tool, arguments, identity=identity, confirmation=confirmation)
+
+    async def withdraw(
+        self, candidate_id: Any, *, identity: Identity | None = None, key: str | None = None
+    ) -> Observation:
+        arguments = {
+            "candidate_id": candidate_id,
+            "idempotency_key": key or self.key("withdraw"),
+            "reason_ref": "reason:conformance",
+        }
+        return await self.confirmed(WITHDRAW, arguments, identity=identity)
+
+    async def forget(
+        self, record_id: Any, *, identity: Identity | None = None, key: str | None = None
+    ) -> Observation:
+        arguments = {
+            "record_id": record_id,
+            "idempotency_key": key or self.key("forget"),
+            "reason_ref": "reason:conformance",
+        }
+        return await self.confirmed(FORGET, arguments, identity=identity)
+
+    async def search(
+        self, query: str, *, identity: Identity | None = None, **arguments: Any
+    ) -> Observation:
+        identity = identity or self.identity
+        sent = {"query": query, "purpose_ref": identity.purpose_ref, **arguments}
+        return await self.call(SEARCH, sent, identity=identity)
+
+    async def get(
+        self, record_id: Any, *, identity: Identity | None = None, **arguments: Any
+    ) -> Observation:
+        identity = identity or self.identity
+        sent = {"record_id": record_id, "purpose_ref": identity.purpose_ref, **arguments}
+        return await self.call(GET, sent, identity=identity)
+
+    async def found(self, query: str, *, identity: Identity | None = None) -> list[str]:
+        """The record ids a search returns (the check stops if search fails)."""
+        answer = await self.search(query, identity=identity)
+        self.require(answer.ok, "search failed", answer.summary())
+        return [p.get("record", {}).get("record_id") for p in answer.value.get("records", [])]
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Observation):
+        return value.summary()
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)[:2000]
+    except (TypeError, ValueError):
+        return repr(value)[:2000]

@@ -1,0 +1,157 @@
+"""HOST-025: malformed JSON-RPC gets an answer, and the server keeps serving.
+
+Sent over the byte-exact path (the session's raw channel, stdio or HTTP), since no client
+writes such messages: ids that are a fraction, a boolean, an object or an array; repeated keys
+in the envelope and in an argument object; an argument nested 10,000 deep; a 5,000-digit number
+in an argument. A bad id must be answered -32600 with id null (JSON-RPC cannot answer under an
+id it cannot use); the others under the request's id (a result or an error) or -32600, and a
+repeated argument refused, since a server that takes one of the two silently acts on a value
+the client may not have meant (I-JSON, RFC 7493, forbids repeated names). After
+each, an ordinary search over the same channel must still be answered. A silent server does not
+hang the check: each wait is bounded by the descriptor's call timeout. A target in process has
+no text to carry them: the rule is not applicable there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from ....spec.engram_memory.tool_names import SEARCH
+from ...exceptions import ServerFault
+from ...targets.json_text import json_text
+from ...targets.raw_channel import NotAnswered, RawChannel
+from .context import CheckContext
+from .registry import check
+
+RULE = "HOST-025"
+INVALID_REQUEST = -32600
+_DEPTH = 10_000
+_DIGITS = 5_000
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """One message: what it is, and its text for a request id and the ``_meta`` of a call."""
+
+    what: str
+    text: Callable[[int, dict[str, Any], str], str]
+    bad_id: bool = False
+    #: whether a success is wrong too: which of two repeated arguments would it have taken?
+    refused: bool = False
+
+    @property
+    def wanted(self) -> str:
+        if self.bad_id:
+            return "-32600 with id null"
+        if self.refused:
+            return "refused under its id (an error), or -32600: repeated names are not I-JSON"
+        return "an answer under its id, or -32600"
+
+
+def _call(request_id: int, meta: dict[str, Any], arguments: str) -> str:
+    """A search's text with ``arguments`` as JSON text (written as is)."""
+    head = json_text({"jsonrpc": "2.0", "id": request_id, "method": "tools/call"})[:-1]
+    params = json_text({"name": SEARCH, "_meta": meta})[:-1]
+    return f'{head},"params":{params},"arguments":{arguments}}}}}'
+
+
+def _arguments(purpose: str, extra: str) -> str:
+    """Search arguments with ``extra`` members (JSON text) after the valid ones."""
+    return json_text({"query": "malformed", "purpose_ref": purpose})[:-1] + f",{extra}}}"
+
+
+def _listing(request_id: Any, extra: str = "") -> str:
+    return f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/list"{extra}}}'
+
+
+def _cases() -> list[Malformed]:
+    bad_ids = [
+        Malformed(f"a tools/list whose id is {text}", lambda _i, _m, _p, t=text: _listing(t), True)
+        for text in ("7.5", "true", "{}", "[]")
+    ]
+    deep = "[" * _DEPTH + "]" * _DEPTH
+    return [
+        *bad_ids,
+        Malformed(
+            "a tools/list with a repeated key in the envelope",
+            lambda i, _m, _p: _listing(i, ',"method":"tools/list"'),
+        ),
+        Malformed(
+            "a search with a repeated argument",
+            lambda i, m, p: _call(i, m, _arguments(p, '"query":"again"')),
+            refused=True,
+        ),
+        Malformed(
+            "a search with an argument nested 10,000 deep",
+            lambda i, m, p: _call(i, m, _arguments(p, f'"limit":{deep}')),
+        ),
+        Malformed(
+            "a search with a 5,000-digit number in an argument",
+            lambda i, m, p: _call(i, m, _arguments(p, f'"limit":{"9" * _DIGITS}')),
+        ),
+    ]
+
+
+def _answered(case: Malformed, answer: dict[str, Any]) -> bool:
+    """Whether ``answer`` answers ``case`` as HOST-025 asks. The raw channel returns only a
+    response under the id sent or an error with a null id."""
+    error = answer.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    if case.bad_id:
+        return code == INVALID_REQUEST and answer.get("id") is None
+    if code == INVALID_REQUEST:
+        return True
+    result = answer.get("result")
+    refused = code is not None or (isinstance(result, dict) and result.get("isError") is True)
+    return answer.get("id") is not None and (refused or not case.refused)
+
+
+async def _exchange(
+    channel: RawChannel, case: Malformed, meta: dict[str, Any], purpose: str, timeout_s: float
+) -> dict[str, Any] | str:
+    """The answer to ``case``, or what came instead (silence, no JSON-RPC)."""
+    try:
+        with anyio.fail_after(timeout_s):
+            return await channel.exchange(lambda request_id: case.text(request_id, meta, purpose))
+    except TimeoutError:
+        return f"no answer within {timeout_s} s"
+    except (NotAnswered, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as error:
+        return f"no answer: {error or type(error).__name__}"
+
+
+@check(rules=(RULE,), tools=(SEARCH,))
+async def malformed_json_rpc_is_answered(ctx: CheckContext) -> None:
+    """Each malformed message is answered as HOST-025 says, then a search is still answered."""
+    channel = await ctx.session.connection.raw_for(ctx.host.claims(ctx.identity, SEARCH))
+    if not isinstance(channel, RawChannel):
+        ctx.not_applicable(RULE, "a target in process takes objects, not JSON text")
+        return
+    for case in _cases():
+        meta = ctx.host.meta(ctx.host.claims(ctx.identity, SEARCH))
+        timeout_s = ctx.session.call_timeout_s
+        answer = await _exchange(channel, case, meta, ctx.identity.purpose_ref, timeout_s)
+        ctx.expect(
+            RULE,
+            isinstance(answer, dict) and _answered(case, answer),
+            expected=f"{case.what} is answered: {case.wanted}",
+            observed=answer,
+        )
+        await _still_serves(ctx, channel, case.what)
+
+
+async def _still_serves(ctx: CheckContext, channel: RawChannel, after: str) -> None:
+    """A search over the same channel is answered; a server that broke fails the rule, and
+    the run reconnects (the fault is raised on)."""
+    try:
+        with ctx.session.over(channel):  # type: ignore[arg-type]  # a raw channel calls tools
+            answered = await ctx.search("malformed")
+    except ServerFault as fault:
+        ctx.expect(
+            RULE, False, expected=f"after {after}, a search is answered", observed=str(fault)
+        )
+        raise
+    ctx.expect(RULE, True, expected=f"after {after}, a search is answered", observed=answered)

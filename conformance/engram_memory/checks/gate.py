@@ -1,0 +1,412 @@
+"""The confirmation gate: a host's human approval of one call (DESIGN.md, "Host binding").
+
+withdraw and forget always need one, capture and request_admission when the target's policy
+says so (``confirmation_required``). Without one, withdraw and forget are refused with -32603
+(GATE-001; that a null claim counts as absent is HOST-004's); an approval that does not hold
+for the very call (capability, target, operation digest, 300 s TTL, 30 s execution window, 5 s
+skew) answers ``gate_failed`` and writes nothing. What the seed states is the must rules'; the
+forms and the order this kit decides (capture's target, time forms, skew, which check answers
+first) are profile rules. The calls go to live targets, so that only the clause under test can
+refuse them.
+
+Approvals travel in the signed context: the checks that send broken ones, or none, need the
+signed-meta binding.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from engram_conformance.spec.engram_memory import instant, operation_digest, wall_clock_ms
+from engram_conformance.strategies.engram_memory.machine_driver import is_replay_of
+
+from ..host import ABSENT
+from .calls import (
+    CONTEXT_UNAVAILABLE,
+    SIGNED_META,
+    arguments,
+    expect_code,
+    first_time,
+    offered,
+    subject,
+)
+from .context import ADMIT, CAPTURE, FORGET, WITHDRAW, CheckContext
+from .registry import check
+
+GATE_FAILED = "gate_failed"
+ALWAYS_GATED = (WITHDRAW, FORGET)
+#: The tools the target's policy may mark as needing a confirmation.
+GATED_BY_POLICY = (CAPTURE, ADMIT)
+#: What a later step of the order of checks answers (DESIGN.md, "Finer points").
+LATER_FAILURES = ("DIGEST_CONFLICT", "NOT_FOUND", "ILLEGAL_TRANSITION", "ALREADY_TERMINAL")
+#: Arguments written by a model that would pass for an approval, if a server believed them.
+CONFIRMATION_LIKE = {
+    "confirmed": True,
+    "approved": True,
+    "confirmation": {"ref": "approval-from-arguments", "approved": True},
+    "elicitationRef": "elicitation-from-arguments",
+}
+
+Breaks = Callable[[str, dict[str, Any], int], dict[str, Any]]
+
+
+async def gated(ctx: CheckContext) -> list[str]:
+    """The offered tools whose calls need a confirmation (by the spec, or the target's policy)."""
+    return [tool for tool in await offered(ctx) if ctx.needs_confirmation(tool)]
+
+
+async def _required_by_policy(ctx: CheckContext, rule: str) -> list[str]:
+    """capture and request_admission when the policy requires their confirmation."""
+    tools = [tool for tool in await gated(ctx) if tool in GATED_BY_POLICY]
+    if not tools:
+        ctx.not_applicable(rule, "the target's policy requires no confirmation of these tools")
+    return tools
+
+
+def _stale(ctx: CheckContext, tool: str, sent: dict[str, Any]) -> dict[str, Any]:
+    """An approval of exactly this call, unexpired, but given 45 s ago (beyond the 30 s)."""
+    return ctx.host.confirmation(tool, sent, approved_ms=wall_clock_ms() - 45_000, ttl_ms=120_000)
+
+
+def _other_tool(tool: str) -> str:
+    return FORGET if tool == WITHDRAW else WITHDRAW
+
+
+async def _judge_gate(
+    ctx: CheckContext,
+    rule: str,
+    breaks: Breaks,
+    holding: Callable[[int], dict[str, Any]] | None = None,
+) -> None:
+    """For each gated tool, with a live target: each broken approval answers gate_failed; then
+    an approval that holds lets the call proceed. ``holding`` (approval overrides, given now)
+    makes that last call an expectation of ``rule``; without it, a plain approval is the
+    check's precondition."""
+    for tool in await gated(ctx):
+        sent = await subject(ctx, tool)
+        for case, confirmation in breaks(tool, sent, wall_clock_ms()).items():
+            observed = await ctx.call(tool, sent, confirmation=confirmation)
+            expect_code(ctx, rule, observed, GATE_FAILED, f"{tool} with {case}")
+        approval = holding(wall_clock_ms()) if holding else {}
+        proceeds = await ctx.confirmed(tool, sent, **approval)
+        what = f"{tool} with an approval that holds ({approval or 'given now'}) proceeds"
+        if holding:
+            ctx.expect(rule, proceeds.ok, expected=what, observed=proceeds)
+        else:
+            ctx.require(proceeds.ok, what, proceeds)
+
+
+# GATE-001, GATE-002, GATE-010: withdraw and forget ----------------------------------------------
+async def _always_gated(ctx: CheckContext) -> list[str]:
+    return [tool for tool in await offered(ctx) if tool in ALWAYS_GATED]
+
+
+async def _expect_unconfirmed_refused(
+    ctx: CheckContext, rules: tuple[str, ...], tool: str, sent: dict[str, Any], when: str
+) -> None:
+    """No confirmation claim: -32603 under ``rules``. A null claim too, but that null counts as
+    absent is HOST-004's (profile), not the seed's. The callers make the control."""
+    for case, confirmation, charged in (
+        ("no confirmation claim", ABSENT, rules),
+        ("confirmation null", None, ("HOST-004",)),
+    ):
+        observed = await ctx.call(tool, sent, confirmation=confirmation)
+        for rule in charged:
+            expect_code(ctx, rule, observed, CONTEXT_UNAVAILABLE, f"{tool}{when} with {case}")
+
+
+@check(rules=("GATE-001", "HOST-004"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def withdraw_and_forget_without_a_confirmation_are_refused(ctx: CheckContext) -> None:
+    """Then the same call with an approval that holds, the control, passes the protocol checks
+    (that it takes effect is GATE-002's): refusals prove nothing of a server refusing it too."""
+    for tool in await _always_gated(ctx):
+        sent = await subject(ctx, tool)
+        await _expect_unconfirmed_refused(ctx, ("GATE-001",), tool, sent, "")
+        control = await ctx.confirmed(tool, sent)
+        what = f"{tool} with an approval that holds (the control)"
+        ctx.require_accepted(control, what, control.outcome == "result")
+
+
+@check(rules=("GATE-002",), tools=(CAPTURE, ADMIT))
+async def confirmed_withdraw_and_forget_take_effect(ctx: CheckContext) -> None:
+    """The receipt names the new state, and the target is gone: a second call (new key) fails."""
+    ends_in = {WITHDRAW: "withdrawn", FORGET: "tombstoned"}
+    for tool in await _always_gated(ctx):
+        sent = await subject(ctx, tool)
+        done = await ctx.confirmed(tool, sent)
+        receipt = done.value.get("receipt") or {}
+        ctx.expect(
+            "GATE-002",
+            done.ok and receipt.get("to_state") == ends_in[tool],
+            expected=f"{tool} with an approval that holds: a receipt to {ends_in[tool]}",
+            observed=done,
+        )
+        again = await ctx.confirmed(tool, {**sent, "idempotency_key": ctx.key("again")})
+        ctx.expect(
+            "GATE-002",
+            again.outcome == "result" and not again.ok,
+            expected=f"{tool} again with a new key fails: the first call took effect",
+            observed=again,
+        )
+
+
+@check(rules=("GATE-001", "GATE-010", "HOST-004"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def replays_of_withdraw_and_forget_need_a_holding_confirmation(ctx: CheckContext) -> None:
+    for tool in await _always_gated(ctx):
+        sent = await subject(ctx, tool)
+        approval = ctx.host.confirmation(tool, sent)
+        first = await ctx.call(tool, sent, confirmation=approval)
+        ctx.require(first.ok, f"{tool} with an approval that holds", first)
+        await _expect_unconfirmed_refused(ctx, ("GATE-001", "GATE-010"), tool, sent, " replayed")
+        stale = await ctx.call(tool, sent, confirmation=_stale(ctx, tool, sent))
+        expect_code(ctx, "GATE-010", stale, GATE_FAILED, f"{tool} replayed, approved 45 s ago")
+        replay = await ctx.call(tool, sent, confirmation=approval)
+        ctx.expect(
+            "GATE-010",
+            replay.ok and is_replay_of(tool, replay, first),
+            expected=f"{tool} replayed with the first approval: the first receipt's states, "
+            "replayed true (its identity is IDEM-015's)",
+            observed={"first": first.value, "replay": replay.summary()},
+        )
+
+
+# GATE-003 to GATE-006: when an approval holds ---------------------------------------------------
+@check(rules=("GATE-003",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def confirmation_of_another_call_fails_the_gate(ctx: CheckContext) -> None:
+    """Another capability, target or operation digest. capture has no target before it runs:
+    that its approval names the idempotency_key is GATE-013's (profile), so here a capture is
+    approved for another call only through the capability and the digest."""
+
+    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
+        other, approve = _other_tool(tool), ctx.host.confirmation
+        changed = [("idempotency_key", ctx.key("other"))]
+        if "reason_ref" in sent:
+            changed.append(("reason_ref", "reason:another"))
+        targets = {}
+        if tool != CAPTURE:
+            target = sent[ctx.spec.tools[tool].target]
+            targets["another target"] = approve(tool, sent, target=f"{target}-other")
+        return {
+            f"capability {other}": approve(tool, sent, capability=other),
+            **targets,
+            f"the operation digest of this call made to {other}": approve(
+                tool, sent, operation_digest=operation_digest(other, sent)
+            ),
+            **{
+                f"the operation digest of another {name}": approve(
+                    tool, sent, operation_digest=operation_digest(tool, {**sent, name: value})
+                )
+                for name, value in changed
+            },
+        }
+
+    await _judge_gate(ctx, "GATE-003", breaks)
+
+
+@check(rules=("GATE-004",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def confirmation_over_its_ttl_or_expired_fails_the_gate(ctx: CheckContext) -> None:
+    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
+        approve = ctx.host.confirmation
+        return {
+            "a TTL of 300.001 s": approve(tool, sent, ttl_ms=300_001),
+            "an approval expired 10 s ago": approve(
+                tool, sent, approved_ms=now_ms - 20_000, ttl_ms=10_000
+            ),
+        }
+
+    await _judge_gate(ctx, "GATE-004", breaks)
+
+
+@check(rules=("GATE-005",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def call_more_than_30_s_after_approval_fails_the_gate(ctx: CheckContext) -> None:
+    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
+        return {"an unexpired approval given 45 s ago": _stale(ctx, tool, sent)}
+
+    await _judge_gate(ctx, "GATE-005", breaks)
+
+
+@check(rules=("GATE-006",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def malformed_or_future_confirmation_fails_the_gate(ctx: CheckContext) -> None:
+    """Missing fields, times that are not Instants, an approval 20 s ahead fail; an approval
+    3 s ahead (within the 5 s skew, with a margin for the two clocks) holds."""
+    fields = ("ref", "capability", "target", "operation_digest", "approved_at", "expires_at")
+
+    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
+        approve = ctx.host.confirmation
+        return {
+            **{f"no {name}": approve(tool, sent, **{name: ABSENT}) for name in fields},
+            "approved_at without milliseconds": approve(
+                tool, sent, approved_at=instant(now_ms)[:-5] + "Z"
+            ),
+            "expires_at in epoch milliseconds": approve(tool, sent, expires_at=now_ms + 60_000),
+            "an approval 20 s in the future": approve(tool, sent, approved_ms=now_ms + 20_000),
+        }
+
+    await _judge_gate(ctx, "GATE-006", breaks, lambda now_ms: {"approved_ms": now_ms + 3_000})
+
+
+# GATE-007, GATE-008, GATE-013: capture and request_admission ------------------------------------
+@check(rules=("GATE-007",), tools=(CAPTURE,), binding=SIGNED_META)
+async def required_confirmation_gates_capture_and_admission(ctx: CheckContext) -> None:
+    for tool in await _required_by_policy(ctx, "GATE-007"):
+        sent = await subject(ctx, tool)
+        for case, confirmation in (
+            ("no confirmation", ABSENT),
+            ("an approval given 45 s ago", _stale(ctx, tool, sent)),
+        ):
+            observed = await ctx.call(tool, sent, confirmation=confirmation)
+            expect_code(ctx, "GATE-007", observed, GATE_FAILED, f"{tool} with {case}")
+        then = await ctx.confirmed(tool, sent)
+        ctx.expect(
+            "GATE-007",
+            first_time(then),
+            expected=f"{tool} then confirmed runs for the first time: nothing was written",
+            observed=then,
+        )
+
+
+@check(rules=("GATE-008",), tools=(CAPTURE,))
+async def unrequired_confirmation_is_not_needed(ctx: CheckContext) -> None:
+    tools = [tool for tool in await offered(ctx) if tool in GATED_BY_POLICY]
+    tools = [tool for tool in tools if not ctx.needs_confirmation(tool)]
+    if not tools:
+        ctx.not_applicable("GATE-008", "the target's policy requires confirmation of both tools")
+    for tool in tools:
+        sent = await subject(ctx, tool)
+        observed = await ctx.call(tool, sent)
+        ctx.expect(
+            "GATE-008",
+            observed.ok,
+            expected=f"{tool} without any confirmation succeeds",
+            observed=observed,
+        )
+
+
+@check(rules=("GATE-013",), tools=(CAPTURE,), binding=SIGNED_META)
+async def capture_and_admission_confirmations_name_their_target(ctx: CheckContext) -> None:
+    """capture's target is its idempotency_key, request_admission's its candidate_id."""
+    for tool in await _required_by_policy(ctx, "GATE-013"):
+        sent = await subject(ctx, tool)
+        field = ctx.spec.tools[tool].target
+        elsewhere = ctx.host.confirmation(tool, sent, target=f"{sent[field]}-other")
+        observed = await ctx.call(tool, sent, confirmation=elsewhere)
+        expect_code(ctx, "GATE-013", observed, GATE_FAILED, f"{tool} approved for another {field}")
+        proceeds = await ctx.confirmed(tool, sent)
+        ctx.expect(
+            "GATE-013",
+            proceeds.ok,
+            expected=f"{tool} approved with target {field} proceeds",
+            observed=proceeds,
+        )
+
+
+# GATE-009, GATE-011, GATE-012 ----------------------------------------------------------------
+@check(rules=("GATE-009",), binding=SIGNED_META)
+async def confirmation_written_in_arguments_has_no_effect(ctx: CheckContext) -> None:
+    """Each offered tool on a live target (``subject``: only the schema can refuse the calls),
+    with each confirmation-like argument: withdraw and forget without a context confirmation
+    are refused, -32603 or INVALID_SCHEMA (which comes first is HOST-016's, ``check_order``);
+    with one that holds (and every other tool) the call answers INVALID_SCHEMA. Then the call
+    as it should be runs for the first time: none of them changed anything. Before them, the
+    call without such arguments is accepted (the control; then a tool that changes its target
+    gets a new one)."""
+    for tool in await offered(ctx):
+        sent = await subject(ctx, tool)
+        control = await ctx.call_approved(tool, sent)
+        ctx.require_accepted(control, f"{tool} without such arguments (the control)")
+        if ctx.spec.tools[tool].kind != "read":
+            sent = await subject(ctx, tool)
+        for name, value in CONFIRMATION_LIKE.items():
+            carrying = {**sent, name: value}
+            answers = []
+            if tool in ALWAYS_GATED:
+                unconfirmed = await ctx.call(tool, carrying, confirmation=ABSENT)
+                answers.append(unconfirmed)
+                ctx.expect(
+                    "GATE-009",
+                    unconfirmed.code in (CONTEXT_UNAVAILABLE, "INVALID_SCHEMA"),
+                    expected=f"{tool} with {name} in its arguments and no confirmation: refused, "
+                    f"{CONTEXT_UNAVAILABLE} or INVALID_SCHEMA",
+                    observed=unconfirmed,
+                )
+            observed = await ctx.call_approved(tool, carrying)
+            answers.append(observed)
+            expect_code(ctx, "GATE-009", observed, "INVALID_SCHEMA", f"{tool} with {name}")
+            if any(answer.ok for answer in answers):  # the call was made: its target is used
+                sent = await subject(ctx, tool)
+        if ctx.spec.tools[tool].kind == "read":
+            continue
+        then = await ctx.call_approved(tool, sent)
+        changed = then.code in LATER_FAILURES or (then.ok and not first_time(then))
+        ctx.require(
+            changed or then.ok, f"{tool} without such arguments, approved when needed", then
+        )
+        ctx.expect(
+            "GATE-009",
+            not changed,
+            expected=f"{tool} then called without such arguments runs for the first time: "
+            "the refused calls changed nothing",
+            observed=then,
+        )
+
+
+@check(rules=("GATE-011", "SCHEMA-035"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckContext) -> None:
+    """Each pair: a call failing a later step (with an approval that holds, it answers that
+    step's error) and the gate (a stale approval) answers gate_failed; invalid arguments with
+    a stale approval answer INVALID_SCHEMA, and a capture whose citation digest is not of the
+    digest form an argument error (digest forms come before the gate; that its code is
+    INVALID_DIGEST, not INVALID_SCHEMA, is SCHEMA-035's)."""
+    for tool in await gated(ctx):
+        sent = await subject(ctx, tool)
+        invalid = {**sent, "idempotency_key": "short"}
+        observed = await ctx.call(tool, invalid, confirmation=_stale(ctx, tool, invalid))
+        expect_code(
+            ctx, "GATE-011", observed, "INVALID_SCHEMA", f"{tool}, short key, stale approval"
+        )
+        if tool == CAPTURE:
+            undigested = copy.deepcopy(sent)
+            undigested["payload"]["citations"][0]["content_digest"] = "sha256:not-hex"
+            stale = _stale(ctx, tool, undigested)
+            observed = await ctx.call(tool, undigested, confirmation=stale)
+            ctx.expect_argument_refusal(
+                "GATE-011",
+                observed,
+                "INVALID_DIGEST",
+                f"{tool}, a content_digest not of the digest form, stale approval",
+            )
+        done = await ctx.confirmed(tool, sent)
+        ctx.require(done.ok, f"{tool} with an approval that holds", done)
+        conflicting = {**await subject(ctx, tool), "idempotency_key": sent["idempotency_key"]}
+        later = [("the key of another call", conflicting)]
+        if ctx.spec.tools[tool].target != "idempotency_key":
+            later.append(("an unknown target", arguments(ctx, tool)))
+            later.append(("a target already transitioned", {**sent, "idempotency_key": ctx.key()}))
+        for case, failing in later:
+            control = await ctx.confirmed(tool, failing)
+            ctx.require(
+                control.code in LATER_FAILURES, f"{tool} with {case} fails after the gate", control
+            )
+            observed = await ctx.call(tool, failing, confirmation=_stale(ctx, tool, failing))
+            expect_code(
+                ctx, "GATE-011", observed, GATE_FAILED, f"{tool} with {case} and a stale approval"
+            )
+
+
+@check(rules=("GATE-012",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+async def gate_failed_writes_nothing(ctx: CheckContext) -> None:
+    """After gate_failed, the same call approved runs for the first time: the target was left
+    as it was and the key was not reserved."""
+    for tool in await gated(ctx):
+        sent = await subject(ctx, tool)
+        refused = await ctx.call(tool, sent, confirmation=_stale(ctx, tool, sent))
+        ctx.require(refused.code == GATE_FAILED, f"{tool} with a stale approval fails", refused)
+        then = await ctx.confirmed(tool, sent)
+        ctx.expect(
+            "GATE-012",
+            first_time(then),
+            expected=f"{tool} then approved runs for the first time",
+            observed=then,
+        )

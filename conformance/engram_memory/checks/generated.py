@@ -1,0 +1,307 @@
+"""Generated argument objects (``strategies``) answered as their labels say.
+
+For each tool, Hypothesis draws objects broken by exactly one rule (``broken_arguments``); each
+is prepared as the labelled invalid examples are (``argument_sending.prepare``: the bound
+purpose, a fresh idempotency key, a live target, no retention, reconciliation, page cursor or
+semantic channel that other checks would refuse first, unless the breakage is about that field),
+sent with a human approval when the tool needs one, and must be refused as an argument error:
+its labelled code or the other code of the seed table's row, SCHEMA-035 judging which (SCHEMA-001
+wants INVALID_SCHEMA itself). An answer of a check the object may meet first (a policy refusal
+of the broken retention, NOT_FOUND of a broken target, gate_failed where no approval can be bound to
+it) leaves the rule undecided (-32603 for a purpose_ref that is no string holds it: the seed
+makes any purpose mismatch a protocol refusal) and is judged by the rule that orders the checks
+(HOST-016, GATE-011), as for the examples. Objects the purpose
+check answers first (``answered_first_by``) and those broken only against the clock are left to
+their families, as their labelled examples are. Objects the SDK's JSON writer cannot write (a
+lone surrogate, SCHEMA-032) go over the session's raw channel, byte-exact.
+
+The search runs in a worker thread and each call on the harness's event loop, as the lifecycle
+model check does (``model_check``), with the run's seed. It is bounded by ``EXAMPLES_PER_TOOL``
+and by time (``SECONDS``, at most a share of what is left of the run's budget); shrinking stops
+once ``SHRINK_PATIENCE`` examples in a row made no finding smaller. For every rule the report
+keeps the smallest failing object met (by its JSON size) and its call.
+
+A few valid objects per tool (``arguments``) must not be refused INVALID_SCHEMA or
+INVALID_DIGEST. They set the bounds and encodings this kit decides, many at once, and which one
+a server got wrong when it refuses one cannot be told from the answer (an error names no rule):
+such a refusal is recorded against SCHEMA-039 (profile).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+import hypothesis
+from engram_conformance.spec.engram_memory import Spec, load
+from engram_conformance.strategies.engram_memory import Broken, arguments, broken_arguments
+from engram_conformance.strategies.engram_memory.broken_arguments import breakages
+from hypothesis import given, reject
+from hypothesis import strategies as st
+
+from ...exceptions import ServerFault
+from ...observation import Observation
+from ..host import Identity
+from .argument_examples import CHECK_ORDER, EXACT_CODE_RULES, GATE_ORDER, SEVERAL_BOUNDS
+from .argument_sending import (
+    REFUSALS,
+    LiveTargets,
+    Prepared,
+    adapt,
+    answered_earlier,
+    order_rules,
+    require_accepted_example,
+    send,
+    sent_broken,
+)
+from .bounded_search import (
+    HarnessStopped,
+    SearchFailure,
+    explained,
+    kept_if_smaller,
+    quiet_settings,
+    record_outcome,
+    shown,
+    stop_time,
+)
+from .calls import ALL_TOOLS, SIGNED_META
+from .context import ARGUMENT_ERRORS, CODE_IN_ROW, CheckContext
+from .registry import check
+
+EXAMPLES_PER_TOOL = 60
+VALID_PER_TOOL = 5
+SECONDS = 60.0
+SHRINK_PATIENCE = 40
+#: Rules a generated object cannot decide: those that need several faults or calls (order of
+#: the argument checks, nothing written).
+NOT_HERE = frozenset({"SCHEMA-011", "XREF-010"})
+VALID_RULE = SEVERAL_BOUNDS
+
+
+def _rules(spec: Spec) -> tuple[str, ...]:
+    """The testable SCHEMA and XREF rules the breakage catalogues offer for the spec's valid
+    examples (so, what ``broken_arguments`` can produce), but for ``NOT_HERE``."""
+    offered = {
+        breakage.rule
+        for example in spec.examples
+        if example.valid
+        for breakage in breakages(spec, example.tool, example.arguments)
+    }
+    return tuple(
+        sorted(
+            rule
+            for rule in offered - NOT_HERE
+            if spec.rules[rule].family in ("SCHEMA", "XREF") and spec.rules[rule].testable
+        )
+    )
+
+
+RULES = _rules(load())
+#: What the check records: the rules generated objects break, the code of the row, the rule of
+#: valid objects, and the order of the checks a broken object may meet first.
+CHECK_RULES = (*RULES, CODE_IN_ROW, VALID_RULE, CHECK_ORDER, GATE_ORDER)
+
+
+def judgements(
+    case: Prepared, rule: str, code: str, observed: Observation, what: str
+) -> list[tuple[str, bool, str]]:
+    """(rule, holds, what it wants) for the answer to an object broken by ``rule``, as the
+    examples check records it (``argument_sending.judge_refusal`` with
+    ``CheckContext.expect_argument_refusal``); counted here, not recorded, so that the search
+    keeps the smallest failure of each rule."""
+    earlier = answered_earlier(case, observed)
+    if earlier is not None:
+        held = [(rule, True, f"{what}: {observed.code}")] if earlier.seed_answer else []
+        before = f"{what}: the argument checks ({code}) before the check answering {observed.code}"
+        return [*held, (earlier.rule, False, before)]
+    row = (code,) if rule in EXACT_CODE_RULES or code not in ARGUMENT_ERRORS else ARGUMENT_ERRORS
+    if observed.code not in row:
+        return [(rule, False, f"{' or '.join(row)} for {what}")]
+    found = [(rule, True, f"{what}: refused")]
+    if len(row) > 1:
+        found.append((CODE_IN_ROW, observed.code == code, f"{code} for {what}"))
+    first = f"{what}: the argument checks first"
+    return [*found, *((order, True, first) for order in order_rules(case))]
+
+
+class Mismatched(Exception):
+    """A generated object was not answered its label (Hypothesis then shrinks it)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    expected: str
+    observed: str
+    calls: tuple[dict[str, Any], ...]
+    size: int
+
+
+class Sender:
+    """The search's side of the bridge: sends from the worker thread, keeps what it found."""
+
+    def __init__(self, ctx: CheckContext, stop_at: float) -> None:
+        self.ctx = ctx
+        self.stop_at = stop_at
+        self.passes: Counter[str] = Counter()
+        self.findings: dict[str, Finding] = {}
+        self.fault: ServerFault | None = None
+        self.out_of_time = False
+        self.since_smaller = 0
+        self.shrinking = False  # the current Hypothesis run found something
+        self.sent = 0
+        self.live = LiveTargets(ctx)
+
+    def spent(self) -> bool:
+        """Whether the time or the patience is spent."""
+        return time.monotonic() >= self.stop_at or self.since_smaller > SHRINK_PATIENCE
+
+    def begin(self) -> None:
+        """Before an example: reject it once the time, the patience or the server is spent."""
+        if self.shrinking:
+            self.since_smaller += 1
+        if self.fault is not None:
+            raise HarnessStopped(str(self.fault))
+        if self.spent():
+            self.out_of_time = True
+            reject()
+
+    def unless_spent(self, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        """``strategy``, drawing nothing once the time or the patience is spent: Hypothesis goes
+        on shrinking and replaying then, and each of those examples, rejected, costs no drawing
+        (drawing a capture of half a mebibyte and its breakages takes a while)."""
+
+        @st.composite
+        def drawn(draw: Any) -> Any:
+            if self.spent() or self.fault is not None:
+                self.out_of_time = True
+                reject()
+            return draw(strategy)
+
+        return drawn()
+
+    def send(self, tool: str, sent: dict[str, Any], identity: Identity) -> Observation:
+        """A valid object's call."""
+        return self._on_loop(send, self.ctx, tool, sent, identity)
+
+    def send_broken(self, tool: str, broken: Broken) -> tuple[Prepared, Observation]:
+        """A broken object's call, prepared as the labelled invalid examples are."""
+        arguments, pointer = broken.arguments, broken.pointer
+        live = self.live
+        return self._on_loop(sent_broken, self.ctx, live, tool, arguments, pointer, "generated")
+
+    def _on_loop(self, call: Callable[..., Any], *arguments: Any) -> Any:
+        try:
+            answered = anyio.from_thread.run(call, *arguments)
+        except ServerFault as fault:
+            self.fault = fault
+            raise HarnessStopped(str(fault)) from fault
+        self.sent += 1
+        return answered
+
+    def found(self, rule: str, expected: str, observed: Observation, sent: Any) -> None:
+        size = len(json.dumps(sent, ensure_ascii=False, default=str))
+        finding = Finding(expected, shown(observed), (observed.to_json(),), size)
+        self.shrinking = True
+        if kept_if_smaller(self.findings, rule, finding):
+            self.since_smaller = 0
+        raise Mismatched(rule)
+
+    def broken(self, tool: str) -> Callable[[Broken], None]:
+        def judge(broken: Broken) -> None:
+            self.begin()
+            if (
+                broken.rule not in RULES
+                or broken.answered_first_by is not None
+                or broken.clock_dependent
+            ):
+                return
+            case, observed = self.send_broken(tool, broken)
+            what = (
+                f"a generated {tool} object that breaks {broken.rule}: {broken.description} "
+                f"(Hypothesis seed {self.ctx.seed}, shrunk)"
+            )
+            verdicts = judgements(case, broken.rule, broken.code, observed, what)
+            self.passes.update(rule for rule, ok, _ in verdicts if ok)
+            for rule, ok, expected in verdicts:
+                if not ok:
+                    self.found(rule, expected, observed, case.arguments)
+
+        return judge
+
+    def valid(self, tool: str) -> Callable[[dict[str, Any]], None]:
+        def judge(generated: dict[str, Any]) -> None:
+            self.begin()
+            sent, identity = adapt(self.ctx, tool, generated, None, "generated")
+            observed = self.send(tool, sent, identity)
+            if observed.code not in REFUSALS:
+                self.passes[VALID_RULE] += 1
+                return
+            expected = (
+                f"no {' or '.join(REFUSALS)} for a generated valid {tool} object "
+                f"(Hypothesis seed {self.ctx.seed}, shrunk)"
+            )
+            self.found(VALID_RULE, expected, observed, sent)
+
+        return judge
+
+    def explains(self, error: BaseException) -> bool:
+        """Whether what Hypothesis raised is only what the sender knows already: mismatches it
+        kept, a fault, or examples rejected once the time or the patience was spent (also when
+        Hypothesis replays its final example, which it then calls flaky)."""
+        known = bool(self.findings) or self.out_of_time or self.fault is not None
+        return explained(error, known, (Mismatched,))
+
+
+def search(sender: Sender, seed: int, database: Path | None) -> None:
+    """Every tool's broken and valid objects (in a worker thread), until done or out of time;
+    each tool's failing objects kept under ``database``."""
+    spec = sender.ctx.spec
+    for tool in sorted(set(ALL_TOOLS) & set(spec.tools)):
+        runs = {
+            "broken": (broken_arguments(tool, spec), sender.broken(tool), EXAMPLES_PER_TOOL),
+            "valid": (arguments(tool, spec), sender.valid(tool), VALID_PER_TOOL),
+        }
+        for kind, (strategy, judge, examples) in runs.items():
+            run = given(sender.unless_spent(strategy))(judge)
+            kept = None if database is None else database / f"{tool}-{kind}"
+            test = hypothesis.seed(seed)(quiet_settings(kept, max_examples=examples)(run))
+            sender.shrinking, sender.since_smaller = False, 0
+            try:
+                test()
+            except Exception as error:
+                if not sender.explains(error):
+                    raise
+            if sender.fault is not None:
+                return
+
+
+@check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
+async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> None:
+    """Generated objects broken by one rule are answered their labelled code; generated valid
+    ones are not refused by the argument checks. Each tool's minimal valid example must be
+    accepted first (the control of its refusals)."""
+    for tool in sorted(set(ALL_TOOLS) & set(ctx.spec.tools)):
+        await require_accepted_example(ctx, tool)
+    sender = Sender(ctx, stop_time(ctx, SECONDS))
+    database = None if ctx.example_db is None else ctx.example_db / ctx.check
+    await anyio.to_thread.run_sync(search, sender, ctx.seed, database)
+    record_outcome(
+        ctx,
+        CHECK_RULES,
+        ran=sender.sent > 0,
+        fault=sender.fault,
+        passes=sender.passes,
+        passed="answered as labelled",
+        failures={
+            rule: SearchFailure(f.expected, f.observed, f.calls)
+            for rule, f in sender.findings.items()
+        },
+    )
