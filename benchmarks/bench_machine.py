@@ -25,8 +25,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' planted bugs
 
 from engram_conformance.conformance.engram_memory.checks import model_check, registry
+from engram_conformance.conformance.engram_memory.plugin import CONTRACT
+from engram_conformance.conformance.launching import run_launched
 from engram_conformance.conformance.runner import RunOptions
-from engram_conformance.conformance.target_options import run_launched
 from engram_conformance.conformance.targets.reference import reference_descriptor
 from engram_conformance.spec.engram_memory import load
 from engram_conformance.strategies.engram_memory.machines import RULES
@@ -84,7 +85,7 @@ def counted() -> Iterator[Tally]:
 
 def over_stdio(seed: int) -> Any:
     options = RunOptions(profile="full", only=RULES, seed=seed)
-    return run_launched(load(), reference_descriptor(), options)[0]
+    return run_launched(CONTRACT, load(), reference_descriptor(), options)[0]
 
 
 def in_process(seed: int, **planted: Any) -> Any:

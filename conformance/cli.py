@@ -12,12 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import click
-from engram_conformance.spec.engram_memory import PACKAGED_ROOT, SpecFileError, load
-from engram_conformance.spec.engram_memory.docs import render_markdown
-from engram_conformance.spec.engram_memory.lint import iter_problems
-from engram_conformance.spec.engram_memory.openapi import openapi_document
 
-from . import replay_command, rules_command, run_command
+from . import contracts, replay_command, rules_command, run_command
 from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 
 PROG = "engram-conformance"
@@ -26,6 +22,13 @@ SPEC_DIR = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="A spec folder to use instead of the one shipped with the kit.",
+)
+CONTRACT = click.option(
+    "--contract",
+    type=click.Choice(contracts.names()),
+    default=contracts.DEFAULT,
+    show_default=True,
+    help="Whose spec.",
 )
 
 
@@ -86,50 +89,49 @@ def spec() -> None:
 
 @spec.command()
 @SPEC_DIR
+@CONTRACT
 @click.option(
     "--seed-text",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="the seed's Spanish text: every rule's quote must be found in it",
 )
-def lint(spec_dir: Path | None, seed_text: Path | None) -> None:
+def lint(spec_dir: Path | None, contract: str, seed_text: Path | None) -> None:
     """Check the spec: meta-schemas, consistency, every example classified as labelled, every
     output constraint naming its rule, every must rule quoting the seed.
 
     Exit 0 when the spec is sound, 2 when a problem is found (each printed as file, JSON
     Pointer and problem).
     """
-    root = spec_dir or PACKAGED_ROOT
+    plugin = contracts.contract(contract)
+    root = spec_dir or plugin.spec_root
     try:
         seed = seed_text.read_text(encoding="utf-8") if seed_text is not None else None
     except (OSError, UnicodeDecodeError) as error:
         raise click.BadParameter(_unreadable(error), param_hint="'--seed-text'") from None
-    problems = list(iter_problems(root, seed))
+    problems = list(plugin.lint(root, seed))
     for problem in problems:
         click.echo(f"{root / problem.file}: at '{problem.pointer}': {problem.message}", err=True)
     if problems:
         click.echo(f"spec lint: {len(problems)} problem(s)", err=True)
         sys.exit(EXIT_UNUSABLE)
-    loaded = load(root)
-    click.echo(
-        f"spec lint: ok ({len(loaded.rules)} rules, {len(loaded.errors)} error codes, "
-        f"{len(loaded.states)} states, {len(loaded.transitions)} transitions, "
-        f"{len(loaded.examples)} examples)"
-    )
+    click.echo(f"spec lint: ok ({plugin.spec_summary(plugin.load_spec(root))})")
 
 
 @spec.command()
 @SPEC_DIR
+@CONTRACT
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Write to this file instead of standard output.",
 )
-def openapi(spec_dir: Path | None, output: Path | None) -> None:
+def openapi(spec_dir: Path | None, contract: str, output: Path | None) -> None:
     """The contract as an OpenAPI 3.1 document (one POST operation per tool), for Schemathesis."""
+    plugin = contracts.contract(contract)
     try:
-        document = openapi_document(load(spec_dir))
-    except SpecFileError as error:
+        document = plugin.openapi(plugin.load_spec(spec_dir))
+    except plugin.spec_file_error as error:
         click.echo(f"spec openapi: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -141,18 +143,22 @@ def openapi(spec_dir: Path | None, output: Path | None) -> None:
 
 @spec.command()
 @SPEC_DIR
+@CONTRACT
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=Path("docs/contract.md"),
-    show_default=True,
+    default=None,
+    help="Where to write [default: the contract's page in docs/, docs/contract.md for "
+    "engram-memory].",
 )
 @click.option("--check", is_flag=True, help="Exit 1 if OUTPUT differs from what would be written.")
-def docs(spec_dir: Path | None, output: Path, check: bool) -> None:
+def docs(spec_dir: Path | None, contract: str, output: Path | None, check: bool) -> None:
     """Write the Markdown reference of the contract, generated from the spec."""
+    plugin = contracts.contract(contract)
+    output = output or Path(plugin.docs_page)
     try:
-        text = render_markdown(load(spec_dir))
-    except SpecFileError as error:
+        text = plugin.markdown(plugin.load_spec(spec_dir))
+    except plugin.spec_file_error as error:
         click.echo(f"spec docs: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
     if check:

@@ -7,18 +7,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.spec.engram_memory import Spec
-
 from .baseline import Baseline
+from .contracts import Contract
+from .launching import run_launched
 from .report import build_document, write_transcripts
 from .reproduction import write_reproductions
 from .runner import Progress, RunOptions
-from .target_options import run_launched
 from .targets.descriptor import TargetDescriptor
 
 
 def run_target(
-    spec: Spec,
+    contract: Contract,
+    spec: Any,
     descriptor: TargetDescriptor,
     options: RunOptions,
     report_dir: Path,
@@ -36,7 +36,7 @@ def run_target(
     a reproduction reaches the target again (``reproduction.target_arguments``). Raises
     StartupFailed when the server would not start.
     """
-    result, server = run_launched(spec, descriptor, options, progress)
+    result, server = run_launched(contract, spec, descriptor, options, progress)
     report_dir.mkdir(parents=True, exist_ok=True)
     transcripts = write_transcripts(result, report_dir)
     reproductions = write_reproductions(result, report_dir, reached_by)

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
-from engram_conformance.spec.engram_memory import Rule
+
+class Rule(Protocol):
+    """What the ledger reads of any contract's rule."""
+
+    id: str
+    level: str
+
 
 VERDICT_ORDER = ("pass", "not_applicable", "warn", "fail", "error")
 MAX_FAILURES_KEPT = 5  # a few examples of a broken rule are evidence enough
@@ -102,6 +108,7 @@ class Ledger:
         entry.not_applicable.append(reason)
 
     def verdict(self, rule: Rule) -> Verdict:
+        """The verdict of ``rule``: a failure of a ``must`` rule fails, of another rule warns."""
         entry = self.evidence.get(rule.id)
         if entry is not None and entry.not_applicable and not (entry.passed or entry.failures):
             return Verdict("not_applicable", entry.not_applicable[0])

@@ -1,9 +1,11 @@
 """The pytest plugin: ``pytest --engram-target FILE`` makes each rule of the contract a test item.
 
 Installed with the kit (entry point ``pytest11``) and inert unless ``--engram-target`` or
-``--engram-reference`` is given; it then adds one item per selected rule, ``engram::RULE-ID``
-(marked ``engram``, so ``-m engram`` runs them alone). The harness runs once, when the first of
-them runs, and only for the rules still selected after ``-k``, ``-m`` or ``--deselect``. Each
+``--engram-reference`` is given; it then adds one item per selected rule of the contract the
+server speaks (``--engram-contract``, the descriptor's, else the one ``tools/list`` shows),
+``engram::CONTRACT::RULE-ID`` (``engram::engram-memory::HOST-001``; marked ``engram``, so
+``-m engram`` runs them alone). The harness runs once, when the first of them runs, and only
+for the rules still selected after ``-k``, ``-m`` or ``--deselect``. Each
 item then says its rule's verdict the way the gate of ``engram-conformance run`` reads it
 (``baseline.gate_fails``), so that pytest fails exactly when that command exits 1:
 
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from .contracts import Contract
     from .runner import RunOptions
     from .targets.descriptor import TargetDescriptor
 
@@ -48,6 +51,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--engram-reference",
         action="store_true",
         help="Test the bundled reference server instead of a descriptor's.",
+    )
+    group.addoption(
+        "--engram-contract",
+        metavar="NAME",
+        help="The contract the server speaks (default: the descriptor's, else tools/list's).",
     )
     group.addoption(
         "--engram-profile",
@@ -96,9 +104,11 @@ class EngramRun:
 
     def __init__(self, config: pytest.Config) -> None:
         import click
-        from engram_conformance.spec.engram_memory import load
 
         from .baseline import Baseline, BaselineError
+        from .contracts import DEFAULT, UnknownContract, contract
+        from .exceptions import StartupFailed
+        from .launching import chosen_contract
         from .reproduction import target_arguments
         from .run_command import EXAMPLE_DB
         from .runner import RunOptions, rule_selected
@@ -108,14 +118,21 @@ class EngramRun:
         option = config.getoption
         target = Path(option("engram_target")) if option("engram_target") else None
         reference = option("engram_reference")
-        self.spec = load()
+        forced = option("engram_contract")
         try:
-            self.descriptor: TargetDescriptor = chosen_descriptor(target, reference, None, None)
+            self.descriptor: TargetDescriptor = chosen_descriptor(
+                target, reference, None, None, forced
+            )
+            try:
+                self.contract: Contract = chosen_contract(self.descriptor, forced)
+            except StartupFailed:  # the run says so at the first item's setup
+                self.contract = contract(forced or self.descriptor.contract or DEFAULT)
+            self.spec = self.contract.load_spec()
             known = option("engram_baseline")
             self.baseline = Baseline.load(Path(known), set(self.spec.rules)) if known else None
         except click.UsageError:
             raise pytest.UsageError("give one of --engram-target, --engram-reference") from None
-        except (DescriptorError, BaselineError) as error:
+        except (DescriptorError, BaselineError, UnknownContract) as error:
             raise pytest.UsageError(f"engram-conformance: {error}") from None
         self.report_dir = Path(option("engram_report_dir"))
         wanted = option("engram_only")
@@ -131,7 +148,7 @@ class EngramRun:
         self.rule_ids = [r.id for r in self.spec.rules.values() if rule_selected(r, self.options)]
         if not self.rule_ids:
             raise pytest.UsageError(f"--engram-only {','.join(only)} names no rule or family")
-        self.reached_by = target_arguments(target, reference, None, None)
+        self.reached_by = target_arguments(target, reference, None, None, self.contract.name)
         self.command = shlex.join(["pytest", *config.invocation_params.args])
         self.rules: dict[str, dict[str, Any]] | None = None
         self.summary: str | None = None
@@ -143,7 +160,8 @@ class EngramRun:
     ) -> None:
         """Add the rule items before the keyword, marker and deselect filters see the items, and
         announce them as collected (the terminal counts the items of collect reports)."""
-        suite = EngramSuite.from_parent(session, name=SUITE, nodeid=SUITE, run=self)
+        suite_id = f"{SUITE}::{self.contract.name}"
+        suite = EngramSuite.from_parent(session, name=suite_id, nodeid=suite_id, run=self)
         report = pytest.CollectReport(suite.nodeid, "passed", None, list(suite.collect()))
         config.hook.pytest_collectreport(report=report)
         items.extend(report.result)
@@ -171,6 +189,7 @@ class EngramRun:
             options = replace(options, only=tuple(selected))
         try:
             document = run_target(
+                self.contract,
                 self.spec,
                 self.descriptor,
                 options,
@@ -280,7 +299,7 @@ class RuleItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self) -> tuple[Path, None, str]:
-        return self.path, None, f"{SUITE}::{self.name}"
+        return self.path, None, f"{SUITE}::{self.run.contract.name}::{self.name}"
 
 
 def _json(value: Any) -> str:

@@ -13,15 +13,15 @@ at most, each within ``RECHECK_SECONDS`` and the run's budget.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
-from .engram_memory.checks.context import CheckContext
-from .engram_memory.checks.registry import Check
+from .check_registry import Check
 from .exceptions import ServerFault, StartupFailed
+from .executor import CheckExecutor
 from .ledger import Ledger, Reproduction
 from .session import Session
 from .targets.launch import Target
@@ -29,10 +29,6 @@ from .targets.launch import Target
 MAX_RECHECKS = 20
 RECHECK_SECONDS = 60.0
 CONFIRMED, FLAKY = "confirmed", "flaky"
-#: check, ledger, session, replay, when its time ends -> the check's context
-MakeContext = Callable[[Check, Ledger, Session, Reproduction | None, float], CheckContext]
-RunOne = Callable[[Check, CheckContext, Ledger], Any]
-Observe = Callable[[Ledger, dict[str, str | None]], Callable[[Any], None]]
 
 
 @dataclass(frozen=True)
@@ -41,13 +37,13 @@ class Recheck:
     rules it failed."""
 
     check: str
-    replay: Reproduction | None
+    example: Reproduction | None
     rules: frozenset[str]
 
     @property
     def name(self) -> str:
         """The key of its transcript: one re-check per check, but per example for a search."""
-        return f"{self.check}.recheck" + (f".{min(self.rules)}" if self.replay else "")
+        return f"{self.check}.recheck" + (f".{min(self.rules)}" if self.example else "")
 
 
 @dataclass
@@ -66,31 +62,29 @@ def planned(ledger: Ledger) -> list[Recheck]:
     for rule, evidence in sorted(ledger.evidence.items()):
         for failure in evidence.failures:
             check = failure.during or failure.check
-            replay = failure.reproduction if failure.check == check else None
-            rules_of.setdefault((check, replay), set()).add(rule)
-    return [Recheck(c, replay, frozenset(rules)) for (c, replay), rules in rules_of.items()]
+            example = failure.reproduction if failure.check == check else None
+            rules_of.setdefault((check, example), set()).add(rule)
+    return [Recheck(c, example, frozenset(rules)) for (c, example), rules in rules_of.items()]
 
 
 async def recheck(
     target: Target,
-    checks: dict[str, Check],
+    checks: Iterable[Check],
     plan: list[Recheck],
+    executor: CheckExecutor,
     *,
-    make_context: MakeContext,
-    run_one: RunOne,
-    observe: Observe,
     ends_at: float | None,
 ) -> Rechecked:
     """Run the planned re-checks on one fresh connection; stop early when the time is up or
     the server faults (the rules not re-checked keep their failure as it is)."""
     found = Rechecked()
-    plan = [unit for unit in plan if unit.check in checks][:MAX_RECHECKS]
+    by_id = {check.id: check for check in checks}
+    plan = [unit for unit in plan if unit.check in by_id][:MAX_RECHECKS]
     if not plan:
         return found
     try:
         async with target.connect() as connection:
             session = Session(connection, target.call_timeout_s)
-            current: dict[str, str | None] = {"check": None}
             for unit in plan:
                 now = time.monotonic()
                 if ends_at is not None and now >= ends_at:
@@ -101,11 +95,10 @@ async def recheck(
                     else min(ends_at, now + RECHECK_SECONDS)
                 )
                 ledger = Ledger()
-                session.observers[:] = [observe(ledger, current)]
+                session.observers[:] = [executor.observer(ledger, fresh=True)]
                 session.begin_check()
-                context = make_context(checks[unit.check], ledger, session, unit.replay, stop)
-                current["check"] = unit.check
-                fault = await run_one(checks[unit.check], context, ledger)
+                context = executor.context(by_id[unit.check], ledger, session, unit.example, stop)
+                fault = await executor.run_one(by_id[unit.check], context, ledger)
                 found.transcripts[unit.name] = list(context.calls())
                 if fault:
                     break

@@ -2,32 +2,38 @@
 
 from __future__ import annotations
 
+import secrets
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
 import anyio
 import click
-from engram_conformance.spec.engram_memory import load
 
-from .engram_memory.signed_meta import ContextSigner
+from .contracts import Contract
 from .exceptions import ServerFault, StartupFailed
 from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from .launching import chosen_contract, launched
 from .session import Session
-from .target_options import chosen_descriptor, launched, target_options
+from .target_options import chosen_descriptor, target_options
 from .targets.descriptor import DescriptorError
-from .transcript_replay import Replayed, read_transcript, replay
+from .transcripts import Replayed, read_transcript
 
 
 @click.command("replay")
 @click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @target_options
 def replay_command(
-    transcript: Path, target: Path | None, reference: bool, stdio: str | None, url: str | None
+    transcript: Path,
+    target: Path | None,
+    reference: bool,
+    stdio: str | None,
+    url: str | None,
+    contract: str | None,
 ) -> None:
     """Re-send TRANSCRIPT's calls to a server; exit 0 if every answer matches, 1 if not."""
     try:
-        descriptor = chosen_descriptor(target, reference, stdio, url)
+        descriptor = chosen_descriptor(target, reference, stdio, url, contract)
     except DescriptorError as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
@@ -42,16 +48,16 @@ def replay_command(
     problem = _transcript_problem(entries)
     if problem:
         _unusable(transcript, f"is not a transcript: {problem}")
-    signer = ContextSigner(load())
 
-    async def go() -> list[Replayed]:
-        with launched(descriptor, signer) as server:
+    async def go(plugin: Contract) -> list[Replayed]:
+        host = plugin.host(plugin.load_spec(), secrets.token_hex(3))
+        with launched(descriptor, host) as server:
             async with server.connect() as connection:
                 session = Session(connection, descriptor.call_timeout_s)
-                return await replay(session, signer, entries)
+                return list(await plugin.replay(session, host, entries))
 
     try:
-        done = anyio.run(go)
+        done = anyio.run(go, chosen_contract(descriptor, contract))
     except (StartupFailed, ServerFault) as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import hypothesis
-from engram_conformance.spec.engram_memory import load
 
+from .launching import chosen_contract, run_launched
 from .ledger import Failure, Reproduction
 from .runner import RunOptions, RunResult
-from .target_options import chosen_descriptor, run_launched
+from .target_options import chosen_descriptor
 
 FOLDER = "reproductions"
 #: The target options a reproduction can name (those of ``engram-conformance run``).
-TARGET_OPTIONS = ("target", "reference", "stdio", "url")
+TARGET_OPTIONS = ("target", "reference", "stdio", "url", "contract")
 
 
 class ReproductionUnusable(Exception):
@@ -31,14 +31,16 @@ class ReproductionUnusable(Exception):
 
 
 def target_arguments(
-    target: Path | None, reference: bool, stdio: str | None, url: str | None
+    target: Path | None, reference: bool, stdio: str | None, url: str | None, contract: str
 ) -> dict[str, Any]:
-    """The run's target options, as a reproduction names them (a descriptor by its full path)."""
+    """The run's target options, as a reproduction names them (a descriptor by its full path),
+    and the contract the run tested."""
     chosen = {
         "target": str(target.resolve()) if target else None,
         "reference": reference or None,
         "stdio": stdio,
         "url": url,
+        "contract": contract,
     }
     return {name: value for name, value in chosen.items() if value}
 
@@ -67,15 +69,17 @@ def reproduce(
         bool(target.get("reference")),
         target.get("stdio"),
         target.get("url"),
+        target.get("contract"),
     )
+    plugin = chosen_contract(descriptor, target.get("contract"))
     options = RunOptions(
         profile="full",
         only=(rule,),
         seed=seed,
         binding_mode=descriptor.binding_mode,
-        replay=Reproduction(check, hypothesis_version, choices),
+        example=Reproduction(check, hypothesis_version, choices),
     )
-    result, _ = run_launched(load(), descriptor, options)
+    result, _ = run_launched(plugin, plugin.load_spec(), descriptor, options)
     evidence = result.ledger.evidence.get(rule)
     failures = [f for f in evidence.failures if f.check == check] if evidence else []
     if failures:

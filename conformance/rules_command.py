@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import click
-from engram_conformance.spec.engram_memory import load
 
-from .engram_memory.checks.registry import all_checks, all_per_call
+from . import contracts
 
 
 @click.command("rules")
 @click.option("--untested", is_flag=True, help="Only testable rules that no check decides.")
-def rules_command(untested: bool) -> None:
-    """List the rules and which checks decide them."""
-    deciders: dict[str, list[str]] = {}
-    for check in [*all_checks().values(), *all_per_call().values()]:
-        for rule in check.rules:
-            deciders.setdefault(rule, []).append(check.id)
-    for rule in load().rules.values():
+@click.option(
+    "--contract",
+    type=click.Choice(contracts.names()),
+    default=contracts.DEFAULT,
+    show_default=True,
+    help="Whose rules.",
+)
+def rules_command(untested: bool, contract: str) -> None:
+    """List a contract's rules and which checks decide them."""
+    plugin = contracts.contract(contract)
+    deciders = plugin.checks().of_rule()
+    for rule in plugin.load_spec().rules.values():
         checks = sorted(deciders.get(rule.id, []))
         if untested and (checks or not rule.testable):
             continue

@@ -8,16 +8,16 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
-from engram_conformance.spec.engram_memory import Spec, load
 
 from .baseline import Baseline, BaselineError
 from .exceptions import Interrupted, StartupFailed
 from .execution import run_target
 from .exit_codes import EXIT_UNUSABLE
+from .launching import chosen_contract
 from .progress import progress_display
 from .reproduction import target_arguments
 from .runner import RunOptions
@@ -44,7 +44,7 @@ def _budget(ctx: click.Context, param: click.Parameter, value: float | None) -> 
     return value
 
 
-def _selection(only: tuple[str, ...], spec: Spec) -> tuple[str, ...]:
+def _selection(only: tuple[str, ...], spec: Any) -> tuple[str, ...]:
     """The rules and families ``--only`` names, each once, in order; BadParameter for a name
     the spec does not know, or an ``--only`` that names nothing."""
     wanted = tuple(
@@ -130,6 +130,7 @@ def run_command(
     reference: bool,
     stdio: str | None,
     url: str | None,
+    contract: str | None,
     profile: str,
     only: tuple[str, ...],
     seed: int | None,
@@ -142,13 +143,16 @@ def run_command(
     formats: tuple[str, ...],
 ) -> None:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
-    spec = load()
     try:
-        descriptor = chosen_descriptor(target, reference, stdio, url)
+        descriptor = chosen_descriptor(target, reference, stdio, url, contract)
+        plugin = chosen_contract(descriptor, contract)
+        spec = plugin.load_spec()
         known = Baseline.load(baseline, set(spec.rules)) if baseline else None
-    except (DescriptorError, BaselineError) as error:
+    except (DescriptorError, BaselineError, StartupFailed) as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
+    except Interrupted as stopped:  # while the server was asked which contract it speaks
+        _stopped(stopped)
     wanted = _selection(only, spec)
     _writable_folder(report_dir, "--report-dir")
     _writable_folder(None if no_example_db else example_db, "--example-db")
@@ -164,11 +168,12 @@ def run_command(
     with progress_display() as progress:
         try:
             document = run_target(
+                plugin,
                 spec,
                 descriptor,
                 options,
                 report_dir,
-                reached_by=target_arguments(target, reference, stdio, url),
+                reached_by=target_arguments(target, reference, stdio, url, plugin.name),
                 command=shlex.join(["engram-conformance", *sys.argv[1:]]),
                 baseline=known,
                 progress=progress,
@@ -177,10 +182,7 @@ def run_command(
             click.echo(f"engram-conformance: {error}", err=True)
             sys.exit(EXIT_UNUSABLE)
         except Interrupted as stopped:
-            click.echo(
-                f"engram-conformance: {stopped}; the servers it started are stopped", err=True
-            )
-            sys.exit(128 + stopped.signal_number)
+            _stopped(stopped)
     try:
         written, invalid = write_reports_as_built(document, report_dir, formats)
     except OSError as error:
@@ -205,6 +207,11 @@ def run_command(
         click.echo(f"engram-conformance: {' '.join(problem.split())}", err=True)
         sys.exit(EXIT_UNUSABLE)
     sys.exit(document["exit_code"])
+
+
+def _stopped(stopped: Interrupted) -> NoReturn:
+    click.echo(f"engram-conformance: {stopped}; the servers it started are stopped", err=True)
+    sys.exit(128 + stopped.signal_number)
 
 
 def _tell(document: dict[str, Any], report_dir: Path) -> None:

@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import secrets
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import click
-from engram_conformance.spec.engram_memory import Spec
 
-from .engram_memory.host import Host
-from .engram_memory.signed_meta import ContextSigner
-from .interruption import until_interrupted
-from .runner import Progress, RunOptions, RunResult, run
+from . import contracts
 from .targets.descriptor import (
     TargetDescriptor,
     load_descriptor,
     stdio_descriptor,
     url_descriptor,
 )
-from .targets.launch import LaunchedTarget, Workspace
 from .targets.reference import reference_descriptor
 
 
@@ -40,12 +31,21 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "--stdio", metavar="CMD", help="A stdio server command line (default policy)."
         ),
         click.option("--url", metavar="URL", help="A streamable HTTP endpoint (default policy)."),
+        click.option(
+            "--contract",
+            type=click.Choice(contracts.names()),
+            help="The contract the server speaks (default: the descriptor's, else tools/list's).",
+        ),
     ]
     return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)
 
 
 def chosen_descriptor(
-    target: Path | None, reference: bool, stdio: str | None, url: str | None
+    target: Path | None,
+    reference: bool,
+    stdio: str | None,
+    url: str | None,
+    contract: str | None = None,
 ) -> TargetDescriptor:
     """The descriptor the options name; DescriptorError for a bad file, a blank or unparsable
     ``--stdio`` command line, or a ``--url`` that is no http(s) URL."""
@@ -56,29 +56,7 @@ def chosen_descriptor(
     if target is not None:
         return load_descriptor(target)
     if reference:
-        return reference_descriptor()
+        return reference_descriptor(contract or contracts.DEFAULT)
     if stdio is not None:
         return stdio_descriptor(stdio)
     return url_descriptor(str(url))
-
-
-@contextlib.contextmanager
-def launched(descriptor: TargetDescriptor, signer: ContextSigner) -> Iterator[LaunchedTarget]:
-    """The descriptor's target in a scratch workspace (state folder, host key), removed after."""
-    with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
-        root = Path(scratch)
-        workspace = Workspace(root, signer.write_public_key(root / "host-public-key.pem"))
-        yield LaunchedTarget(descriptor, workspace)
-
-
-def run_launched(
-    spec: Spec, descriptor: TargetDescriptor, options: RunOptions, progress: Progress | None = None
-) -> tuple[RunResult, LaunchedTarget]:
-    """Start the descriptor's target (``launched``), run the checks ``options`` select against
-    it as a host with a fresh key, stop it; the result, and the target it ran against. Raises
-    StartupFailed when the server would not start."""
-    signer = ContextSigner(spec)
-    host = Host(spec, signer, secrets.token_hex(3))
-    with launched(descriptor, signer) as server:
-        work = functools.partial(run, server, spec, descriptor.policy, host, options, progress)
-        return anyio.run(until_interrupted, work), server

@@ -1,5 +1,7 @@
 """The ``engram-reference`` command: run the reference server over stdio or streamable HTTP.
 
+``serve --contract NAME`` picks the protocol (default ``engram-memory``); each contract's own
+options are listed with the shared ones, and one given to another contract's server is refused.
 Bad input (a missing or non-Ed25519 key, a bad port, an unknown tool, a state folder that
 cannot be made, an address in use) is one line on stderr and exit code 2. Logs go to stderr,
 stdout being the protocol on stdio; they never quote arguments.
@@ -7,25 +9,19 @@ stdout being the protocol on stdio; they never quote arguments.
 
 from __future__ import annotations
 
+import functools
 import logging
 import socket
-import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 import click
-from engram_conformance.spec.engram_memory import load
 from mcp.server.lowlevel import Server
 
-from .at_rest import UnsafeState
-from .engram_memory.binding import HostBinding, HostKeyError, load_host_key
-from .engram_memory.policy import DEFAULT_RETENTION_CEILING_S, HostPolicy
-from .engram_memory.sealing import WrongKey
-from .engram_memory.server import build_server
-from .engram_memory.service import MemoryService
+from .engram_memory import serving as engram_memory_serving
 from .stdio import claim_standard_streams, stdio_streams
 from .streamable_http import ENDPOINT, HttpLimits, bind, serve_http
 
@@ -34,10 +30,16 @@ EXIT_UNUSABLE = 2
 EXIT_INTERRUPTED = 130
 
 logger = logging.getLogger("engram_conformance.reference_impl")
-_SPEC = load()
-_RECORD_FIELDS = sorted(
-    set(_SPEC.schema("urn:engram-conformance:schema:record")["properties"]) - {"record_id"}
-)
+#: contract -> how its server is built: ``OPTIONS`` (click options), ``OPTION_NAMES``,
+#: ``build(state_dir, **options) -> (server, close)`` and the ``UNUSABLE`` error it raises
+SERVING: dict[str, Any] = {"engram-memory": engram_memory_serving}
+DEFAULT_CONTRACT = "engram-memory"
+
+
+def contract_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Every contract's serve options, on ``serve``."""
+    options = [option for module in SERVING.values() for option in module.OPTIONS]
+    return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)
 
 
 class Unusable(click.ClickException):
@@ -49,7 +51,7 @@ class Unusable(click.ClickException):
 @click.group(no_args_is_help=False)
 @click.version_option(package_name="engram-conformance", prog_name=PROG)
 def cli() -> None:
-    """The reference server of the Engram memory MCP contract."""
+    """The reference servers of the contracts this kit knows (``serve --contract NAME``)."""
 
 
 @cli.command()
@@ -59,18 +61,6 @@ def cli() -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Folder of the database and the master key (created 0700 if missing; one others "
     "can read is refused).",
-)
-@click.option(
-    "--master-key",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The master key file, kept outside the state folder (created 0600 if missing; one "
-    "others can read is refused) [default: STATE_DIR/master.key].",
-)
-@click.option(
-    "--host-public-key",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, readable=True, path_type=Path),
-    help="PEM file of the host's Ed25519 public key, which signs invocation contexts.",
 )
 @click.option("--stdio", "transport", flag_value="stdio", default=True, help="Serve on stdio.")
 @click.option(
@@ -112,39 +102,18 @@ def cli() -> None:
     show_default=True,
     help="Seconds an HTTP client may take to send a request's head, or its body.",
 )
-@click.option("--retain-allowed", is_flag=True, help="The host permits derivative_rule retain.")
-@click.option(
-    "--retention-ceiling-s",
-    type=click.IntRange(min=1),
-    default=DEFAULT_RETENTION_CEILING_S,
-    show_default=True,
-    help="Latest retention.expires_at accepted, in seconds after capture.",
-)
-@click.option(
-    "--confirmation-required",
-    "confirmation_required",
-    multiple=True,
-    type=click.Choice(list(_SPEC.tools)),
-    help="A tool whose calls need a confirmation, beyond withdraw and forget (repeatable).",
-)
-@click.option(
-    "--reconciliation-family",
-    "reconciliation_families",
-    multiple=True,
-    help="A reconciliation family the host consents to (repeatable).",
-)
-@click.option(
-    "--redact-field",
-    "redacted_fields",
-    multiple=True,
-    type=click.Choice(_RECORD_FIELDS),
-    help="A top-level record field hidden from search and get (repeatable).",
-)
 @click.option("--verbose", is_flag=True, help="Log each call's tool, audit id and outcome.")
+@contract_options
+@click.option(
+    "--contract",
+    type=click.Choice(list(SERVING)),
+    default=DEFAULT_CONTRACT,
+    show_default=True,
+    help="The protocol to serve.",
+)
 def serve(
+    contract: str,
     state_dir: Path,
-    master_key: Path | None,
-    host_public_key: Path,
     transport: str,
     host: str,
     port: int,
@@ -152,35 +121,30 @@ def serve(
     max_sessions: int,
     session_idle_s: float,
     read_timeout_s: float,
-    retain_allowed: bool,
-    retention_ceiling_s: int,
-    confirmation_required: tuple[str, ...],
-    reconciliation_families: tuple[str, ...],
-    redacted_fields: tuple[str, ...],
     verbose: bool,
+    **options: Any,
 ) -> None:
-    """Serve the six memory tools until the client closes stdio or the process is interrupted."""
-    policy = HostPolicy(
-        retain_allowed=retain_allowed,
-        retention_ceiling_s=retention_ceiling_s,
-        confirmation_required=frozenset(confirmation_required),
-        reconciliation_families=frozenset(reconciliation_families),
-        redacted_fields=frozenset(redacted_fields),
+    """Serve a contract's tools until the client closes stdio or the process is interrupted."""
+    serving = SERVING[contract]
+    given = click.get_current_context().get_parameter_source
+    foreign = sorted(
+        name
+        for other, module in SERVING.items()
+        if other != contract
+        for name in module.OPTION_NAMES
+        if given(name) == click.core.ParameterSource.COMMANDLINE
     )
+    if foreign:
+        given = ", ".join("--" + name.replace("_", "-") for name in foreign)
+        raise Unusable(f"{given}: not an option of the {contract} contract's server")
+    own = {name: options[name] for name in serving.OPTION_NAMES}
     try:
-        binding = HostBinding(load_host_key(host_public_key), spec=_SPEC)
-    except (HostKeyError, OSError) as error:
+        server, close = serving.build(state_dir, **own)
+    except serving.UNUSABLE as error:
         raise Unusable(str(error)) from None
-    try:
-        service = MemoryService(state_dir, policy, spec=_SPEC, key_file=master_key)
-    except (UnsafeState, WrongKey) as error:
-        raise Unusable(str(error)) from None
-    except (OSError, ValueError, sqlite3.Error) as error:
-        raise Unusable(f"cannot use state folder {state_dir}: {error}") from None
     try:
         sock = _listening(host, port) if transport == "http" else None
         _configure_logging(verbose)
-        server = build_server(service, binding)
         if sock is None:
             logger.info("serving on stdio")
             anyio.run(_serve_stdio, server)
@@ -194,7 +158,7 @@ def serve(
             )
             anyio.run(serve_http, server, sock, (host, *allowed_hosts), limits)
     finally:
-        service.close()
+        close()
 
 
 def _listening(host: str, port: int) -> socket.socket:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -17,3 +18,8 @@ def instant_ms(text: str) -> int:
     """Epoch milliseconds of a canonical Instant."""
     moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f%z")
     return (moment - _EPOCH) // timedelta(milliseconds=1)
+
+
+def wall_clock_ms() -> int:
+    """Now, in epoch milliseconds."""
+    return time.time_ns() // 1_000_000

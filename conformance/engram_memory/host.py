@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from engram_conformance.spec.engram_memory import Spec, instant, operation_digest, wall_clock_ms
@@ -43,6 +44,11 @@ class Host:
         self.run_id = run_id
         self._scopes = itertools.count(1)
         self._audits = itertools.count(1)
+
+    def write_public_key(self, path: Path) -> Path:
+        """The key the server verifies contexts with, for the descriptor's
+        ``{host_public_key_file}``."""
+        return self.signer.write_public_key(path)
 
     def new_identity(self, label: str = "") -> Identity:
         """An identity in a fresh (tenant, workspace) nobody has used."""

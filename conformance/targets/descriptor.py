@@ -19,8 +19,9 @@ from typing import Any, Literal
 
 from jsonschema import Draft202012Validator
 
+from .. import contracts
+
 SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text(encoding="utf-8"))
-ALL_TOOLS = tuple(SCHEMA["properties"]["policy"]["properties"]["tools"]["items"]["enum"])
 #: A descriptor string's placeholder (``{port}``, ``{env[NAME]}``), filled in at launch.
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
@@ -50,7 +51,8 @@ class Policy:
     reconciliation_families: frozenset[str] = frozenset()
     redacted_fields: frozenset[str] = frozenset()
     semantic_channel: bool = False
-    tools: tuple[str, ...] = ALL_TOOLS
+    #: the tools the target claims; None: every tool of the contract it is tested for
+    tools: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ class TargetDescriptor:
     policy: Policy = field(default_factory=Policy)
     state_files: tuple[str, ...] = ()
     source: str | None = None
+    #: the contract the descriptor names (``[contract] name``); None: ``tools/list`` decides
+    contract: str | None = None
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any], source: str) -> TargetDescriptor:
@@ -101,10 +105,11 @@ class TargetDescriptor:
                 reconciliation_families=frozenset(policy.get("reconciliation_families", ())),
                 redacted_fields=frozenset(policy.get("redacted_fields", ())),
                 semantic_channel=policy.get("semantic_channel", False),
-                tools=tuple(policy.get("tools", ALL_TOOLS)),
+                tools=tuple(policy["tools"]) if "tools" in policy else None,
             ),
             state_files=tuple(data.get("state", {}).get("files", ())),
             source=source,
+            contract=data.get("contract", {}).get("name"),
         )
 
 
@@ -179,6 +184,12 @@ def _sound_values(data: dict[str, Any], source: str) -> None:
     that can reach a server."""
     if not data["name"].strip():
         raise DescriptorError(source, "name", "is blank")
+    contract = data.get("contract", {}).get("name")
+    if contract is not None and contract not in contracts.CONTRACTS:
+        known = ", ".join(contracts.CONTRACTS)
+        raise DescriptorError(
+            source, "contract.name", f"{contract!r} is no contract this kit knows ({known})"
+        )
     server = data["server"]
     command = server.get("command")
     if command and not command[0].strip():

@@ -71,10 +71,11 @@ def matching_files(patterns: Iterable[str]) -> list[Path]:
 
 @dataclass
 class Workspace:
-    """The per-run folder: server state, the host key file, and the server's stderr log."""
+    """The per-run folder: server state, the host key file (None: the contract's host binds by
+    no key), and the server's stderr log."""
 
     root: Path
-    host_public_key_file: Path
+    host_public_key_file: Path | None
 
     @property
     def state_dir(self) -> Path:
@@ -139,9 +140,10 @@ class LaunchedTarget(Target):
         return matching_files(self.fill(pattern) for pattern in self.descriptor.state_files)
 
     def fill(self, text: str, identity: dict[str, str] | None = None) -> str:
+        key = self.workspace.host_public_key_file
         values = {
             "state_dir": str(self.workspace.state_dir),
-            "host_public_key_file": str(self.workspace.host_public_key_file),
+            **({"host_public_key_file": str(key)} if key is not None else {}),
             "port": str(self.port),
             "env": _Environment(os.environ),
             **(identity or DISCOVERY_IDENTITY),

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 
+from .. import contracts
 from .descriptor import TargetDescriptor
 
 
-def reference_descriptor() -> TargetDescriptor:
-    """``engram-reference serve`` over stdio, run by this Python, with its default policy.
+def reference_descriptor(contract: str = contracts.DEFAULT) -> TargetDescriptor:
+    """``engram-reference serve --contract CONTRACT`` over stdio, run by this Python, with its
+    default policy and what the contract's server needs (the host's public key, say).
 
     Its whole state folder is listed as state files, as in ``targets/reference.toml``.
     """
@@ -17,11 +19,16 @@ def reference_descriptor() -> TargetDescriptor:
         "-m",
         "engram_conformance.reference_impl",
         "serve",
+        "--contract",
+        contract,
         "--state-dir",
         "{state_dir}",
-        "--host-public-key",
-        "{host_public_key_file}",
+        *contracts.contract(contract).reference_arguments,
     )
     return TargetDescriptor(
-        name="reference", transport="stdio", command=command, state_files=("{state_dir}/**",)
+        name="reference",
+        transport="stdio",
+        command=command,
+        state_files=("{state_dir}/**",),
+        contract=contract,
     )

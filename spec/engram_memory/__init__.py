@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..canonical import canonical_json, digest, operation_digest
-from ..instants import instant, instant_ms
+from ..instants import instant, instant_ms, wall_clock_ms
 from ..pointers import resolve as resolve_pointer
-from ._arguments import ArgumentVerdict, wall_clock_ms
+from ._arguments import ArgumentVerdict
 from ._arguments import check_clock as _check_clock
 from ._arguments import validate_arguments as _validate
 from ._files import PACKAGED_ROOT, SpecFileError

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,13 +17,10 @@ from typing import Any
 import rfc8785
 from jsonschema import ValidationError
 
+from ..instants import wall_clock_ms
 from ..pointers import Location, to_pointer
 from ._crossref import Breach, clock_breaches, cross_reference_breaches
 from ._spec import INVALID_SCHEMA, Spec
-
-
-def wall_clock_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 @dataclass(frozen=True)

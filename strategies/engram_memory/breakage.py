@@ -15,8 +15,8 @@ from engram_conformance.spec.engram_memory import Spec
 from engram_conformance.spec.pointers import Location
 
 from ..sizes import Budget, Draw
-from ..walk import draw_distinct, draw_value
 from .locations import has, schema_at, set_at, strings
+from .walk import draw_distinct, draw_value
 
 #: Bytes that the values drawn for one breakage (new items, fresh ids) may spend together.
 FILLER_BYTES = 64 * 1024

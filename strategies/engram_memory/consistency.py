@@ -28,8 +28,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from ..sizes import SMALL_ITEMS, Budget, Draw, draw_size, json_bytes
-from ..walk import draw_distinct, draw_instant
 from .locations import schema_at, set_at, value_at
+from .walk import draw_distinct, draw_instant
 
 Entry = dict[str, Any]
 ClockWindow = tuple[int, int]

@@ -26,9 +26,9 @@ from hypothesis import strategies as st
 
 from ..sizes import Budget, Draw
 from ..text import draw_insertion, draw_not_nfc, draw_text, utf8_size
-from ..walk import UNBOUNDED_STRING_BYTES, draw_distinct
 from .breakage import FILLER_BYTES, Apply, Breakage, Context
 from .locations import Site, delete_at, schema_at, set_at, sites, value_at
+from .walk import UNBOUNDED_STRING_BYTES, draw_distinct
 
 #: A JSON value of each type, to put where another type is wanted (null is its own breakage).
 _OF_TYPE: dict[str, st.SearchStrategy[Any]] = {

@@ -26,9 +26,9 @@ from engram_conformance.spec.pointers import Location, matches, split_pattern, t
 from hypothesis import strategies as st
 
 from ..sizes import Draw
-from ..walk import EARLIEST_INSTANT_MS, MAX_SAFE_INTEGER, draw_instant
 from .breakage import Apply, Breakage, Context, draw_fresh, ensure_parents
 from .locations import schema_at, set_at, value_at
+from .walk import EARLIEST_INSTANT_MS, MAX_SAFE_INTEGER, draw_instant
 
 #: An ``after_now`` value is broken with an Instant no later than this: past for any run.
 PAST_MS = instant_ms("2000-01-01T00:00:00.000Z")

@@ -16,8 +16,8 @@ from engram_conformance.spec.engram_memory import Spec, instant_ms, load
 from hypothesis import strategies as st
 
 from ..sizes import Budget, json_bytes
-from ..walk import LATEST_INSTANT_MS, draw_value
 from .consistency import ClockWindow, make_consistent, with_placeholders
+from .walk import LATEST_INSTANT_MS, draw_value
 
 #: Values an ``x-clock`` ``after_now`` entry names (``expires_at``) lie after this instant by
 #: default: far enough ahead that no run's clock reaches it.

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import anyio
 from engram_conformance.conformance.engram_memory.checks.registry import REGISTRY, all_checks
 from engram_conformance.conformance.engram_memory.host import Host
+from engram_conformance.conformance.engram_memory.plugin import CONTRACT
 from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
 from engram_conformance.conformance.targets.descriptor import Policy
@@ -71,7 +72,7 @@ def run_against(
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
     options = RunOptions(profile=profile, only=only, seed=seed, recheck=recheck)
     try:
-        return anyio.run(run, target, spec, target_policy or Policy(), host, options)
+        return anyio.run(run, target, CONTRACT, spec, target_policy or Policy(), host, options)
     finally:
         (service.inner if hasattr(service, "inner") else service).close()
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import anyio
 from engram_conformance.conformance.engram_memory.host import Host
+from engram_conformance.conformance.engram_memory.plugin import CONTRACT
 from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
+from engram_conformance.conformance.launching import launched
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
-from engram_conformance.conformance.target_options import launched
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.reference import reference_descriptor
 from engram_conformance.spec.engram_memory import load
@@ -31,8 +32,8 @@ def run_over_stdio(descriptor: TargetDescriptor) -> RunResult:
     signer = ContextSigner(spec)
     host = Host(spec, signer, "extra")
     options = RunOptions(profile="full", only=RULES)
-    with launched(descriptor, signer) as target, checks_only(*CHECKS):
-        return anyio.run(run, target, spec, descriptor.policy, host, options)
+    with launched(descriptor, host) as target, checks_only(*CHECKS):
+        return anyio.run(run, target, CONTRACT, spec, descriptor.policy, host, options)
 
 
 def test_the_reference_keeps_one_effect_per_key_across_its_processes() -> None:

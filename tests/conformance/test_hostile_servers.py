@@ -13,9 +13,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
+from engram_conformance.conformance.engram_memory.plugin import CONTRACT
+from engram_conformance.conformance.launching import launched
 from engram_conformance.conformance.session import Session
-from engram_conformance.conformance.target_options import launched
 from engram_conformance.conformance.targets.descriptor import load_descriptor
 from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec.engram_memory import load
@@ -211,7 +211,7 @@ def test_the_sdks_own_tools_list_is_in_the_transcript(tmp_path: Path) -> None:
     target_file = descriptor(tmp_path, "echo")
 
     async def first_call() -> list[dict]:
-        with launched(load_descriptor(target_file), ContextSigner(spec)) as target:
+        with launched(load_descriptor(target_file), CONTRACT.host(spec, "hostile")) as target:
             async with target.connect() as connection:
                 session = Session(connection, 5.0)
                 await session.call("engram_memory_search", {"query": "x"}, None, None)

@@ -40,7 +40,7 @@ def test_each_rule_is_an_item_with_its_verdict_and_deselected_rules_are_not_run(
         "--engram-only",
         "ENV",
         "--deselect",
-        "engram::ENV-002",
+        "engram::engram-memory::ENV-002",
         "-v",
     )
     env = [rule for rule in load().rules.values() if rule.family == "ENV"]
@@ -50,8 +50,8 @@ def test_each_rule_is_an_item_with_its_verdict_and_deselected_rules_are_not_run(
     result.stdout.fnmatch_lines(
         [
             f"*collected {len(env)} items / 1 deselected / {len(env) - 1} selected",
-            "engram::ENV-001 PASSED*",
-            "engram::ENV-008 SKIPPED (not testable from outside a server*",
+            "engram::engram-memory::ENV-001 PASSED*",
+            "engram::engram-memory::ENV-008 SKIPPED (not testable from outside a server*",
             f"Full conformance class (all six tools): {testable - 1} pass, 0 fail,*",
         ]
     )
@@ -76,7 +76,7 @@ def test_a_broken_rule_fails_with_its_evidence_and_xfails_once_in_the_baseline(
     failed.assert_outcomes(failed=1)
     failed.stdout.fnmatch_lines(
         [
-            "*_ engram::IDEM-001 _*",
+            "*_ engram::engram-memory::IDEM-001 _*",
             "IDEM-001 fail (must, *",
             "check: replay_answers_the_first_result (seed *",
             "expected: engram_memory_capture replay: the first call's effect *",
@@ -88,7 +88,9 @@ def test_a_broken_rule_fails_with_its_evidence_and_xfails_once_in_the_baseline(
     baseline = pytester.makefile(".json", known=json.dumps({"known_failures": {"IDEM-001": "x"}}))
     known = pytester.runpytest(*arguments, "--engram-baseline", str(baseline), "-rx")
     known.assert_outcomes(xfailed=1)
-    known.stdout.fnmatch_lines(["XFAIL engram::IDEM-001 - known failure (in the baseline): fail"])
+    known.stdout.fnmatch_lines(
+        ["XFAIL engram::engram-memory::IDEM-001 - known failure (in the baseline): fail"]
+    )
     assert known.ret == pytest.ExitCode.OK
 
 
@@ -99,7 +101,13 @@ def test_the_plugin_is_inert_without_a_target_and_collecting_runs_nothing(
     pytester.runpytest().assert_outcomes(passed=1)
     target = descriptor(pytester, "never-started", ("/nonexistent/server",))
     listed = pytester.runpytest("--engram-target", str(target), "--collect-only", "-q")
-    listed.stdout.fnmatch_lines(["test_*.py::test_own", "engram::ENV-001", "engram::SCHEMA-001"])
+    listed.stdout.fnmatch_lines(
+        [
+            "test_*.py::test_own",
+            "engram::engram-memory::ENV-001",
+            "engram::engram-memory::SCHEMA-001",
+        ]
+    )
     assert not (pytester.path / "engram-conformance-report").exists()
 
 
@@ -109,7 +117,7 @@ def test_a_server_that_does_not_start_errors_every_item(pytester: pytest.Pyteste
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines(
         [
-            "_* ERROR at setup of engram::ENV-001 _*",
+            "_* ERROR at setup of engram::engram-memory::ENV-001 _*",
             "engram-conformance: the run could not be made: *",
         ]
     )

@@ -24,7 +24,7 @@ from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.json_text import infinities_named, json_text, sdk_writes
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.conformance.targets.reference import reference_descriptor
-from engram_conformance.conformance.transcript_replay import read_transcript
+from engram_conformance.conformance.transcripts import read_transcript
 from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec.engram_memory import load
 

@@ -41,6 +41,7 @@ def odd_document(spec: Spec) -> dict[str, Any]:
     failure = Failure("claimed_tools_are_listed", "each tool listed once", json.dumps(listed))
     ledger.failed("HOST-020", failure)
     result = RunResult(
+        contract="engram-memory",
         verdicts={"ENV-001": Verdict("pass"), "HOST-020": Verdict("warn")},
         ledger=ledger,
         checks_of_rule={

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from engram_conformance.conformance.engram_memory.checks.registry import (
     EVERY_TOOL,
-    all_checks,
     all_per_call,
+    checks,
 )
 from engram_conformance.conformance.runner import RunOptions, selected
 
@@ -16,7 +16,7 @@ from .inprocess import run_against
 
 def test_a_rule_only_per_call_checks_decide_selects_the_checks_that_provoke_them() -> None:
     [judge] = [p for p in all_per_call().values() if "ENV-007" in p.rules]
-    chosen = {check.id for check in selected(all_checks().values(), RunOptions(only=("ENV-007",)))}
+    chosen = {check.id for check in selected(checks(), RunOptions(only=("ENV-007",)))}
     assert chosen == set(judge.provoked_by) == {EVERY_TOOL}
 
 

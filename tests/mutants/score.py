@@ -21,7 +21,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.reference_impl import server
+from engram_conformance.reference_impl.engram_memory import server
 from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 from engram_conformance.spec.engram_memory import load
 

@@ -13,7 +13,7 @@ import anyio
 import mcp_types as types
 import pytest
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.reference_impl import gate
+from engram_conformance.reference_impl.engram_memory import gate
 from engram_conformance.reference_impl.engram_memory.binding import (
     ContextUnavailable,
     ProtocolRefusal,

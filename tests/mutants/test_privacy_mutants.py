@@ -19,7 +19,7 @@ from engram_conformance.conformance.cli import main
 from engram_conformance.conformance.engram_memory.checks.context import CAPTURE, WITHDRAW
 from engram_conformance.conformance.targets.descriptor import Policy, TargetDescriptor
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
-from engram_conformance.reference_impl import credentials
+from engram_conformance.reference_impl.engram_memory import credentials
 from engram_conformance.reference_impl.engram_memory.tools import admission
 from engram_conformance.reports.document import load as load_report
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl import server
+from engram_conformance.reference_impl.engram_memory import server
 from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 
 from ..conformance.inprocess import ServiceProxy

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterable
 
 import pytest
-from engram_conformance.reference_impl import credentials
+from engram_conformance.reference_impl.engram_memory import credentials
 from engram_conformance.reference_impl.engram_memory.credentials import carries_credential
 from engram_conformance.reference_impl.engram_memory.store import DATABASE_FILE
 from engram_conformance.reference_impl.engram_memory.tools import admission

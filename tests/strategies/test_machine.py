@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from engram_conformance.conformance.engram_memory.checks import model_check, registry
 from engram_conformance.conformance.engram_memory.checks.model_check import lifecycle_model_holds
+from engram_conformance.conformance.engram_memory.plugin import CONTRACT
+from engram_conformance.conformance.launching import run_launched
 from engram_conformance.conformance.runner import RunOptions, RunResult
-from engram_conformance.conformance.target_options import run_launched
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.reference_impl.engram_memory.envelope import success
 from engram_conformance.spec.engram_memory import load
@@ -162,7 +163,7 @@ def test_the_machine_runs_through_the_process_env_adapter() -> None:
     options = RunOptions(
         profile="full", only=RULES, seed=1, budget_s=30, binding_mode="process-env"
     )
-    result, _ = run_launched(load(), descriptor, options)
+    result, _ = run_launched(CONTRACT, load(), descriptor, options)
     assert not machine_failures(result)
     verdicts = {rule: result.verdicts[rule].verdict for rule in RULES}
     assert set(verdicts.values()) <= {"pass", "error"}

@@ -233,7 +233,7 @@ async def lifecycle_model_holds(ctx: CheckContext) -> None:
     binding each example's three scopes get clients of their own, and confirmations that do not
     hold are not sent (as for the gate's checks, the harness cannot choose them per call)."""
     driver = HarnessDriver(ctx, stop_time(ctx, MACHINE_SECONDS))
-    replay = ctx.replay.choices if ctx.replay is not None else None
+    replay = ctx.example.choices if ctx.example is not None else None
     database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check
     await anyio.to_thread.run_sync(explore, driver, ctx.seed, database, replay)
     failures = {}

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jwt
@@ -24,9 +22,9 @@ from engram_conformance.spec.engram_memory import (
     wall_clock_ms,
 )
 
-from .engram_memory.signed_meta import ContextSigner
-from .observation import Observation
-from .session import Session
+from ..session import Session
+from ..transcripts import Replayed
+from .signed_meta import ContextSigner
 
 ISSUED = ("candidate_id", "record_id", "next_page_cursor")
 VARYING = {
@@ -43,18 +41,6 @@ VARYING = {
     *ISSUED,
 }
 TIME_CLAIMS = ("iat", "exp")
-
-
-@dataclass(frozen=True)
-class Replayed:
-    recorded: dict[str, Any]
-    observed: Observation
-    diff: str  # empty when the masked answers are equal
-
-
-def read_transcript(path: Path) -> list[dict[str, Any]]:
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
 
 
 def masked(value: Any) -> Any:

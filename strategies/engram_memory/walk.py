@@ -16,8 +16,8 @@ from engram_conformance.spec.engram_memory import instant, instant_ms, utf16_key
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from .sizes import SMALL_BYTES, SMALL_ITEMS, Budget, Draw, draw_size
-from .text import draw_text
+from ..sizes import SMALL_BYTES, SMALL_ITEMS, Budget, Draw, draw_size
+from ..text import draw_text
 
 MAX_SAFE_INTEGER = 2**53 - 1
 EARLIEST_INSTANT_MS = 0

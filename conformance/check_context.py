@@ -1,0 +1,147 @@
+"""What every contract's check works with: the session, the rule ledger, the run's budget, and
+the recording of verdicts (``expect``). A contract's own context adds its calls and values.
+
+``expect`` records one verdict-bearing comparison against a rule; ``require`` stops a check whose
+precondition did not hold (its rules become ``error``), so a check states exactly what it
+decides.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .ledger import Failure, Ledger, Reproduction
+from .observation import Observation
+from .session import Session
+from .targets.descriptor import Policy
+
+
+@dataclass(frozen=True)
+class AfterStop:
+    """A judgement a check left for after the target's servers have stopped."""
+
+    check: str
+    judge: Callable[[], None]
+    ledger: Ledger
+
+
+class CheckFailed(Exception):
+    """Raised by ``require``: the check cannot go on (its precondition did not hold)."""
+
+
+class BaseContext:
+    def __init__(
+        self,
+        *,
+        check: str,
+        spec: Any,
+        policy: Policy,
+        session: Session,
+        ledger: Ledger,
+        run_id: str,
+        seed: int,
+        state_files: Callable[[], list[Path]] | None = None,
+        server_log: Path | None = None,
+        budget_ends_at: float | None = None,
+        example_db: Path | None = None,
+        example: Reproduction | None = None,
+        binding_mode: str = "signed-meta",
+        after_stop: list[AfterStop] | None = None,
+    ) -> None:
+        self.check = check
+        #: the contract's loaded spec
+        self.spec = spec
+        self.policy = policy
+        self.session = session
+        self.ledger = ledger
+        self.run_id = run_id
+        self.seed = seed
+        #: the files the descriptor's ``[state] files`` match now (None: the target lists none)
+        self.state_files = state_files
+        #: the server's stderr log, when the harness started the server
+        self.server_log = server_log
+        #: when the run's time budget ends (``time.monotonic()``), None without a budget
+        self.budget_ends_at = budget_ends_at
+        #: where a Hypothesis-driven check keeps its failing examples (None: nowhere)
+        self.example_db = example_db
+        #: the one failing example a Hypothesis-driven check runs instead of searching
+        self.example = example
+        #: how the target binds identities (signed-meta, process-env, http-headers)
+        self.binding_mode = binding_mode
+        #: where judgements wait for the end of the run (None: the harness stops no server)
+        self._after_stop = after_stop
+        self._first_call = len(session.transcript)
+        self._unique = itertools.count(1)
+
+    # recording ---------------------------------------------------------------------------
+    def calls(self) -> tuple[dict[str, Any], ...]:
+        """This check's calls so far, as data."""
+        return tuple(o.to_json() for o in self.session.transcript[self._first_call :])
+
+    def expect(self, rule: str, ok: bool, *, expected: str, observed: Any) -> bool:
+        if ok:
+            self.ledger.passed(rule, self.check)
+        else:
+            shown = observed if isinstance(observed, str) else show(observed)
+            failure = Failure(self.check, expected, shown, self.calls(), self.seed, self.check)
+            self.ledger.failed(rule, failure)
+        return ok
+
+    def expect_calls(
+        self,
+        rule: str,
+        ok: bool,
+        *,
+        expected: str,
+        observed: Any,
+        calls: tuple[dict[str, Any], ...],
+        reproduction: Reproduction | None = None,
+    ) -> bool:
+        """``expect``, but a failure shows ``calls`` (a shrunk sequence, say), not every call
+        the check made, and how to meet it again, when known."""
+        if ok:
+            self.ledger.passed(rule, self.check)
+        else:
+            shown = observed if isinstance(observed, str) else show(observed)
+            failure = Failure(
+                self.check, expected, shown, calls, self.seed, self.check, reproduction
+            )
+            self.ledger.failed(rule, failure)
+        return ok
+
+    def after_stop(self, judge: Callable[[], None]) -> bool:
+        """Have ``judge`` (which calls ``expect_calls``, say) run once the harness has closed the
+        run's connections and so stopped the target's server processes; False when it will
+        not stop them (a server it did not start, or one in this process)."""
+        if self._after_stop is None:
+            return False
+        self._after_stop.append(AfterStop(self.check, judge, self.ledger))
+        return True
+
+    def not_applicable(self, rule: str, reason: str) -> None:
+        """Record that the target's declared policy makes ``rule`` unreachable."""
+        self.ledger.inapplicable(rule, self.check, reason)
+
+    def require(self, ok: bool, what: str, observed: Any = None) -> None:
+        """Stop the check when a step it builds on did not work (its rules become ``error``)."""
+        if not ok:
+            raise CheckFailed(f"{what}; observed {show(observed)}")
+
+    def unique(self, label: str) -> str:
+        """A token nobody else uses in this run (also a distinctive search term)."""
+        return f"{label}{self.run_id}x{self.check.replace('_', '')[:24]}x{next(self._unique)}"
+
+
+def show(value: Any) -> str:
+    """``value`` as evidence: an observation's summary, else compact JSON, at most 2,000 chars."""
+    if isinstance(value, Observation):
+        return value.summary()
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)[:2000]
+    except (TypeError, ValueError):
+        return repr(value)[:2000]

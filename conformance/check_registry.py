@@ -1,0 +1,102 @@
+"""What a contract's checks are to the runner: scripted checks and per-call checks, registered by
+decorators into the dictionaries a contract's plug-in keeps (``registrars``).
+
+A check's id is its function name, unique within its contract. A scripted check needs the
+``tools`` it names (absent ones make its rules not applicable or not testable) and runs in the
+``quick`` profile unless it says ``full``. A per-call check judges every answer of the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CheckFunction = Callable[[Any], Awaitable[None]]
+#: ``function(spec, observation, expect, memory)``: called for every answer of the run
+PerCallFunction = Callable[[Any, Any, Callable[..., bool], dict[str, Any]], None]
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    rules: tuple[str, ...]
+    tools: tuple[str, ...]
+    profile: Literal["quick", "full"]
+    function: CheckFunction
+    binding: str | None  # the binding mode the check needs, if any
+
+    @property
+    def family(self) -> str:
+        return self.rules[0].split("-")[0]
+
+
+@dataclass(frozen=True)
+class PerCall:
+    id: str
+    rules: tuple[str, ...]
+    function: PerCallFunction
+    #: the scripted checks whose calls it judges when only its rules are selected
+    provoked_by: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Checks:
+    """A contract's checks, by id: what one run chooses from."""
+
+    scripted: dict[str, Check]
+    per_call: dict[str, PerCall]
+
+    def of_rule(self) -> dict[str, list[str]]:
+        """Rule -> the ids of the checks that decide it, scripted first."""
+        found: dict[str, list[str]] = {}
+        for check in [*self.scripted.values(), *self.per_call.values()]:
+            for rule in check.rules:
+                found.setdefault(rule, []).append(check.id)
+        return found
+
+
+def registrars(
+    scripted: dict[str, Check], per_call: dict[str, PerCall], *, provoker: str
+) -> tuple[Callable[..., Decorator], Callable[..., Decorator]]:
+    """The ``@check(...)`` and ``@per_call(...)`` decorators that register into these
+    dictionaries; a per-call check is provoked by the ``provoker`` check unless it says."""
+
+    def check(
+        *,
+        rules: tuple[str, ...],
+        tools: tuple[str, ...] = (),
+        profile: Literal["quick", "full"] = "quick",
+        binding: str | None = None,
+    ) -> Decorator:
+        def register(function: CheckFunction) -> CheckFunction:
+            name = _new_name(function, rules, scripted, per_call)
+            scripted[name] = Check(name, tuple(rules), tuple(tools), profile, function, binding)
+            return function
+
+        return register
+
+    def per_call_check(
+        *, rules: tuple[str, ...], provoked_by: tuple[str, ...] = (provoker,)
+    ) -> Decorator:
+        """A run that selects only some of its rules also runs the ``provoked_by`` checks, so
+        that it has answers to judge; ``memory`` is a dict it keeps across one run's calls."""
+
+        def register(function: PerCallFunction) -> PerCallFunction:
+            name = _new_name(function, rules, scripted, per_call)
+            per_call[name] = PerCall(name, tuple(rules), function, tuple(provoked_by))
+            return function
+
+        return register
+
+    return check, per_call_check
+
+
+def _new_name(function: Callable[..., Any], rules: tuple[str, ...], *taken: dict[str, Any]) -> str:
+    name = function.__name__
+    if any(name in names for names in taken):
+        raise ValueError(f"check {name} is registered twice")
+    if not rules:
+        raise ValueError(f"check {name} names no rule")
+    return name

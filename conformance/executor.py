@@ -1,0 +1,138 @@
+"""Running one check: its context, its time limit, and the per-call checks that judge each of
+its answers. The run and its re-checks both run checks through a ``CheckExecutor``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from .check_context import AfterStop, CheckFailed
+from .check_registry import Check
+from .contracts import Contract
+from .exceptions import ServerFault
+from .ledger import Failure, Ledger, Reproduction
+from .session import Session
+from .targets.descriptor import Policy
+from .targets.launch import Target, describe
+
+CHECK_TIMEOUT_S = 120.0
+#: How long past the time budget a check may take to stop of its own accord (the generated
+#: checks stop at the budget) before it is cut.
+CHECK_SLACK_S = 5.0
+
+
+class CheckExecutor:
+    """What every check of one run shares: the contract, its spec and host, the target, the
+    per-call checks and what they remember, and which check is running."""
+
+    def __init__(
+        self,
+        contract: Contract,
+        spec: Any,
+        policy: Policy,
+        host: Any,
+        target: Target,
+        options: Any,
+        *,
+        seed: int,
+        after_stop: list[AfterStop] | None,
+        example_db: Path | None = None,
+    ) -> None:
+        self.contract = contract
+        self.spec = spec
+        self.policy = policy
+        self.host = host
+        self.target = target
+        self.options = options
+        self.seed = seed
+        self.after_stop = after_stop
+        self.checks = contract.checks()
+        self.memories: dict[str, dict[str, Any]] = {name: {} for name in self.checks.per_call}
+        #: the check whose calls are being made (per-call failures are recorded during it)
+        self.current: str | None = None
+
+    def context(
+        self,
+        check: Check,
+        ledger: Ledger,
+        session: Session,
+        example: Reproduction | None,
+        ends_at: float | None,
+    ) -> Any:
+        """``check``'s context; from here on its calls are ``current``."""
+        self.current = check.id
+        return self.contract.context(
+            self.host,
+            check=check.id,
+            spec=self.spec,
+            policy=self.policy,
+            session=session,
+            ledger=ledger,
+            run_id=self.host.run_id,
+            seed=self.seed,
+            state_files=self.target.state_files,
+            server_log=self.target.stderr_log,
+            budget_ends_at=ends_at,
+            example_db=self.options.example_db,
+            example=example,
+            binding_mode=self.options.binding_mode,
+            after_stop=self.after_stop,
+        )
+
+    async def run_one(self, check: Check, context: Any, ledger: Ledger) -> str | None:
+        """Run one check; returns the fault text when the server broke (then it must
+        reconnect). A check is cut after ``CHECK_TIMEOUT_S``, or ``CHECK_SLACK_S`` past its
+        time budget."""
+        limit, why = CHECK_TIMEOUT_S, f"the check did not finish within {CHECK_TIMEOUT_S} s"
+        if context.budget_ends_at is not None:
+            left = context.budget_ends_at + CHECK_SLACK_S - time.monotonic()
+            if left < limit:
+                limit, why = max(left, 0.0), "not finished: the time budget ran out"
+        try:
+            with anyio.fail_after(limit):
+                await check.function(context)
+        except ServerFault as fault:
+            return str(fault)
+        except CheckFailed as stopped:
+            for rule in check.rules:
+                ledger.errored(rule, check.id, f"the check could not go on: {stopped}")
+        except TimeoutError:
+            for rule in check.rules:
+                ledger.errored(rule, check.id, why)
+        except Exception as error:  # a harness fault is reported, never blamed on the server
+            for rule in check.rules:
+                ledger.errored(rule, check.id, f"harness error in {check.id}: {describe(error)}")
+        return None
+
+    def observer(self, ledger: Ledger, *, fresh: bool = False) -> Callable[[Any], None]:
+        """Runs every per-call check on an observation, into ``ledger``; ``fresh`` gives them
+        an empty memory (a re-check judges its calls alone)."""
+        memories = {name: {} for name in self.checks.per_call} if fresh else self.memories
+
+        def observe(observation: Any) -> None:
+            for check in self.checks.per_call.values():
+
+                def expect(
+                    rule: str, ok: bool, *, expected: str, observed: Any, _id: str = check.id
+                ) -> bool:
+                    if ok:
+                        ledger.passed(rule, _id)
+                    else:
+                        shown = observed if isinstance(observed, str) else repr(observed)[:2000]
+                        calls = (observation.to_json(),)
+                        failure = Failure(_id, expected, shown, calls, during=self.current)
+                        ledger.failed(rule, failure)
+                    return ok
+
+                try:
+                    check.function(self.spec, observation, expect, memories[check.id])
+                except Exception as error:  # a broken check is reported, never crashes the run
+                    why = f"harness error in {check.id}: {describe(error)}"
+                    for rule in check.rules:
+                        ledger.errored(rule, check.id, why)
+
+        return observe
