@@ -18,7 +18,7 @@ from typing import Any
 from .ledger import Failure, Ledger, Reproduction
 from .observation import Observation
 from .session import Session
-from .targets.descriptor import Policy
+from .targets.descriptor import BindingMode, Policy
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class BaseContext:
         budget_ends_at: float | None = None,
         example_db: Path | None = None,
         example: Reproduction | None = None,
-        binding_mode: str = "signed-meta",
+        binding_mode: str = BindingMode.SIGNED_META,
         after_stop: list[AfterStop] | None = None,
     ) -> None:
         self.check = check

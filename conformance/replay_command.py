@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 import anyio
 import click
 
-from .contracts import Contract
+from .contracts import Contract, UnknownContract
 from .exceptions import ServerFault, StartupFailed
 from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
 from .launching import chosen_contract, launched
@@ -58,7 +58,7 @@ def replay_command(
 
     try:
         done = anyio.run(go, chosen_contract(descriptor, contract))
-    except (StartupFailed, ServerFault) as error:
+    except (StartupFailed, ServerFault, UnknownContract) as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
     differing = [item for item in done if item.diff]

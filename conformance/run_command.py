@@ -14,6 +14,7 @@ import click
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
 
 from .baseline import Baseline, BaselineError
+from .contracts import UnknownContract
 from .exceptions import Interrupted, StartupFailed
 from .execution import run_target
 from .exit_codes import EXIT_UNUSABLE
@@ -148,7 +149,7 @@ def run_command(
         plugin = chosen_contract(descriptor, contract)
         spec = plugin.load_spec()
         known = Baseline.load(baseline, set(spec.rules)) if baseline else None
-    except (DescriptorError, BaselineError, StartupFailed) as error:
+    except (DescriptorError, BaselineError, StartupFailed, UnknownContract) as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
     except Interrupted as stopped:  # while the server was asked which contract it speaks

@@ -26,7 +26,7 @@ from .executor import CheckExecutor
 from .ledger import Ledger, Reproduction, Verdict
 from .recheck import Rechecked, planned, recheck
 from .session import Session
-from .targets.descriptor import Policy
+from .targets.descriptor import BindingMode, Policy
 from .targets.launch import Target, describe
 from .targets.server_log import tail
 
@@ -39,7 +39,7 @@ class RunOptions:
     only: tuple[str, ...] = ()
     seed: int | None = None
     budget_s: float | None = None
-    binding_mode: str = "signed-meta"
+    binding_mode: str = BindingMode.SIGNED_META
     #: where the Hypothesis-driven checks keep failing examples, to try them first next run
     example_db: Path | None = None
     #: run only this check, on this one failing example

@@ -33,8 +33,9 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--url", metavar="URL", help="A streamable HTTP endpoint (default policy)."),
         click.option(
             "--contract",
-            type=click.Choice(contracts.names()),
-            help="The contract the server speaks (default: the descriptor's, else tools/list's).",
+            metavar="NAME",
+            help=f"The contract the server speaks ({', '.join(contracts.names())}; default: the "
+            "descriptor's, else the one tools/list shows).",
         ),
     ]
     return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)

@@ -151,8 +151,11 @@ def describe(circle: frozenset[str]) -> str:
 def test_the_graph_sees_the_projects_imports() -> None:
     graph = import_graph()
     assert (
+        "engram_conformance.conformance.executor" in graph["engram_conformance.conformance.runner"]
+    )
+    assert (
         "engram_conformance.conformance.engram_memory.checks.registry"
-        in graph["engram_conformance.conformance.runner"]
+        in graph["engram_conformance.conformance.engram_memory.plugin"]
     )
     assert (
         "engram_conformance.spec.engram_memory"
@@ -207,3 +210,19 @@ def test_no_module_is_over_600_lines() -> None:
     assert not long, "modules over 600 lines: " + ", ".join(
         f"{name} ({lines})" for name, lines in sorted(long.items())
     )
+
+
+#: The modules of the core allowed to name a contract's modules: the registries.
+REGISTRIES = {"engram_conformance.reference_impl.cli"}
+
+
+def test_the_core_imports_no_contract() -> None:
+    """Only a registry names a contract's modules (``conformance.contracts`` does so by a string,
+    so it imports none); the core reaches a contract through its plug-in."""
+    graph = import_graph()
+    crossing = {
+        short(module): sorted(short(name) for name in imports if ".engram_memory" in name)
+        for module, imports in graph.items()
+        if ".engram_memory" not in module and module not in REGISTRIES
+    }
+    assert {module: names for module, names in crossing.items() if names} == {}

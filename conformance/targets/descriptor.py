@@ -14,6 +14,7 @@ import shlex
 import tomllib
 import urllib.parse
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,6 +25,14 @@ from .. import contracts
 SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text(encoding="utf-8"))
 #: A descriptor string's placeholder (``{port}``, ``{env[NAME]}``), filled in at launch.
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+class BindingMode(StrEnum):
+    """How a target binds each call to its identity (DESIGN.md, "Host binding")."""
+
+    SIGNED_META = "signed-meta"
+    PROCESS_ENV = "process-env"
+    HTTP_HEADERS = "http-headers"
 
 
 @dataclass
@@ -64,7 +73,7 @@ class TargetDescriptor:
     env: dict[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 30.0
     call_timeout_s: float = 10.0
-    binding_mode: str = "signed-meta"
+    binding_mode: str = BindingMode.SIGNED_META
     binding_env: dict[str, str] = field(default_factory=dict)
     binding_headers: dict[str, str] = field(default_factory=dict)
     policy: Policy = field(default_factory=Policy)
@@ -93,7 +102,7 @@ class TargetDescriptor:
             env=dict(server.get("env", {})),
             startup_timeout_s=float(server.get("startup_timeout_s", 30)),
             call_timeout_s=float(server.get("call_timeout_s", 10)),
-            binding_mode=binding.get("mode", "signed-meta"),
+            binding_mode=BindingMode(binding.get("mode", BindingMode.SIGNED_META)),
             binding_env=dict(binding.get("env", {})),
             binding_headers=dict(binding.get("headers", {})),
             policy=Policy(

@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from ..exceptions import StartupFailed
 from . import processes
 from .connection import IDENTITY_CLAIMS, Connection
-from .descriptor import TargetDescriptor
+from .descriptor import BindingMode, TargetDescriptor
 from .raw_channel import ObjectChannel, RawChannel, over_http, over_stdio
 from .server_log import ServerLog, tail
 from .stdio_transport import Wire, guarded_stdio
@@ -156,14 +156,14 @@ class LaunchedTarget(Target):
     def _env(self, identity: dict[str, str] | None = None) -> dict[str, str]:
         inherited = {k: os.environ[k] for k in _INHERITED_ENV if k in os.environ}
         declared = {**self.descriptor.env}
-        if self.descriptor.binding_mode == "process-env":
+        if self.descriptor.binding_mode == BindingMode.PROCESS_ENV:
             declared |= self.descriptor.binding_env
         return {**inherited, **{k: self.fill(v, identity) for k, v in declared.items()}}
 
     @asynccontextmanager
     async def connect(self) -> AsyncIterator[Connection]:
         """An initialized connection; with a per-identity binding, one client per identity."""
-        per_identity = self.descriptor.binding_mode != "signed-meta"
+        per_identity = self.descriptor.binding_mode != BindingMode.SIGNED_META
         with self._started_http(self.fill(self.descriptor.url or "")):
             async with AsyncExitStack() as stack:
                 default = await stack.enter_async_context(self._client(DISCOVERY_IDENTITY))
@@ -202,7 +202,7 @@ class LaunchedTarget(Target):
 
     def _headers(self, identity: dict[str, str]) -> dict[str, str] | None:
         """The http-headers binding's headers for ``identity`` (None for other bindings)."""
-        if self.descriptor.binding_mode != "http-headers":
+        if self.descriptor.binding_mode != BindingMode.HTTP_HEADERS:
             return None
         return {k: self.fill(v, identity) for k, v in self.descriptor.binding_headers.items()}
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from hypothesis import HealthCheck, Verbosity, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
@@ -41,9 +41,18 @@ class SearchFailure:
     reproduction: Reproduction | None = None
 
 
-class Sized(Protocol):
-    @property
-    def size(self) -> Any: ...
+@dataclass(frozen=True)
+class Finding:
+    """A failing example a search met: the broken expectation, its calls, and its ``size``
+    (compared to keep the smallest); a state machine's also has its steps and its Hypothesis
+    choices (``hypothesis.reproduce_failure``'s blob)."""
+
+    expected: str
+    observed: str
+    calls: tuple[dict[str, Any], ...]
+    size: Any
+    steps: tuple[str, ...] = ()
+    choices: str | None = None
 
 
 def stop_time(ctx: CheckContext, seconds: float) -> float:
@@ -71,7 +80,7 @@ def quiet_settings(database: Path | None, **bounds: Any) -> settings:
     )
 
 
-def kept_if_smaller(findings: dict[str, Sized], rule: str, finding: Sized) -> bool:
+def kept_if_smaller(findings: dict[str, Finding], rule: str, finding: Finding) -> bool:
     """Keep ``finding`` for ``rule`` when it is the first or smaller than the one kept."""
     best = findings.get(rule)
     if best is None or finding.size < best.size:

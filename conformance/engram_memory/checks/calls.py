@@ -9,9 +9,10 @@ import copy
 from typing import Any
 
 from ...observation import Observation
+from ...targets.descriptor import BindingMode
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
 
-SIGNED_META = "signed-meta"
+SIGNED_META = BindingMode.SIGNED_META
 CONTEXT_UNAVAILABLE = -32603
 UNKNOWN_TOOL = -32602
 #: Names in the memory namespace that are none of the six tools (maintenance is never a tool).

@@ -33,7 +33,6 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +62,7 @@ from .argument_sending import (
     sent_broken,
 )
 from .bounded_search import (
+    Finding,
     HarnessStopped,
     SearchFailure,
     explained,
@@ -134,14 +134,6 @@ def judgements(
 
 class Mismatched(Exception):
     """A generated object was not answered its label (Hypothesis then shrinks it)."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    expected: str
-    observed: str
-    calls: tuple[dict[str, Any], ...]
-    size: int
 
 
 class Sender:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,6 +46,7 @@ from ...ledger import Reproduction
 from ...observation import Observation
 from ..host import ABSENT, Identity
 from .bounded_search import (
+    Finding,
     HarnessStopped,
     SearchFailure,
     explained,
@@ -69,22 +70,6 @@ T = TypeVar("T")
 NOT_THIS_CALL = "reason:not-this-call"
 #: How long before the call an expired confirmation was approved (its TTL is a minute).
 EXPIRED_APPROVAL_AGE_MS = 120_000
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A failing example: the broken expectation, and the example's steps and calls."""
-
-    expected: str
-    observed: str
-    steps: tuple[str, ...]
-    calls: tuple[dict[str, Any], ...]
-    #: the example's Hypothesis choices (``hypothesis.reproduce_failure``'s blob)
-    choices: str
-
-    @property
-    def size(self) -> tuple[int, int]:
-        return len(self.steps), len(self.calls)
 
 
 class HarnessDriver:
@@ -194,7 +179,10 @@ class HarnessDriver:
     def violated(self, rule: str, expected: str, observed: Any) -> None:
         calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
         choices = encode_failure(current_build_context().data.choices).decode("ascii")
-        finding = Finding(expected, shown(observed), tuple(self.steps), calls, choices)
+        steps = tuple(self.steps)
+        finding = Finding(
+            expected, shown(observed), calls, (len(steps), len(calls)), steps, choices
+        )
         if kept_if_smaller(self.findings, rule, finding):
             self.since_smaller = 0
 
