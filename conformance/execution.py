@@ -9,8 +9,8 @@ from typing import Any
 
 from .baseline import Baseline
 from .contracts import Contract
+from .document import build_document, write_transcripts
 from .launching import run_launched
-from .report import build_document, write_transcripts
 from .reproduction import write_reproductions
 from .runner import Progress, RunOptions
 from .targets.descriptor import TargetDescriptor

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from engram_conformance.conformance.baseline import gate_fails
+from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.engram_memory.checks.binding import maintenance_operation
-from engram_conformance.conformance.report import build_document
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.reference_impl.engram_memory.binding import UnknownTool
 from engram_conformance.reference_impl.engram_memory.context import InvocationContext

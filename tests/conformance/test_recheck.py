@@ -7,8 +7,8 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from engram_conformance.conformance.document import build_document, write_transcripts
 from engram_conformance.conformance.engram_memory.checks.model_check import lifecycle_model_holds
-from engram_conformance.conformance.report import build_document, write_transcripts
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.spec.engram_memory import load

@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance import run_command
 from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.ledger import Failure, Ledger, Verdict
-from engram_conformance.conformance.report import build_document
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.reports import InvalidReport, load, validate
 from engram_conformance.reports.document import ReportDocument
