@@ -1,7 +1,8 @@
 """Known failures of a CI gate: a listed failure passes the gate, a listed rule that now passes
 fails it as stale, an unlisted failure fails it.
 
-The file is JSON: ``{"known_failures": {"RULE-ID": "why it is known", ...}}``.
+The file is JSON: ``{"known_failures": {"RULE-ID": "why it is known", ...}}``. A rule's mark goes
+into its report record, and the gate reads the record (``reports.RuleRecord.fails_gate``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from engram_conformance.reports import Verdict
 
 
 @dataclass
@@ -40,19 +43,9 @@ class Baseline:
             raise BaselineError(str(path), f"names rules the spec does not have: {unknown}")
         return cls(dict(known))
 
-    def mark(self, rule: str, verdict: str) -> str | None:
+    def mark(self, rule: str, verdict: Verdict) -> str | None:
         """``known_failure``, ``stale`` or None for one rule's verdict."""
-        if rule not in self.known_failures or verdict == "not_applicable":
+        if rule not in self.known_failures or verdict == Verdict.NOT_APPLICABLE:
             return None  # a listed rule the target makes inapplicable is neither known nor stale
-        return "known_failure" if verdict in ("fail", "warn", "error") else "stale"
-
-
-def gate_fails(verdict: str, level: str, mark: str | None, *, flaky: bool = False) -> bool:
-    """Whether one rule fails the gate (exit code 1).
-
-    A ``must`` rule the harness could not decide (``error``) fails it too: a server that crashes
-    on every check must not pass a gate by producing no ``fail``. A ``flaky`` failure (it passed
-    when checked again alone, ``recheck``) does not: it is reported, with both transcripts.
-    """
-    broken = (verdict == "fail" and not flaky) or (verdict == "error" and level == "must")
-    return (broken and mark != "known_failure") or mark == "stale"
+        broken = verdict in (Verdict.FAIL, Verdict.WARN, Verdict.ERROR)
+        return "known_failure" if broken else "stale"

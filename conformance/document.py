@@ -1,48 +1,61 @@
-"""Turn a run's result into the report document (the JSON that every renderer reads)."""
+"""Turn a run's result into the report document (``reports.ReportDocument``, which every
+renderer reads)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
 from collections.abc import Mapping
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from engram_conformance.spec.engram_memory import Spec, instant
+from engram_conformance.reports import (
+    CallRecord,
+    ConformanceInfo,
+    FailureRecord,
+    Kit,
+    ReportDocument,
+    RuleRecord,
+    RunInfo,
+    ServerInfo,
+    SpecIdentity,
+    TargetInfo,
+    Verdict,
+    tally,
+)
+from engram_conformance.spec.engram_memory import Rule, Spec, instant
 
-from .baseline import Baseline, gate_fails
+from .baseline import Baseline
+from .ledger import Failure
 from .recheck import FLAKY
 from .runner import RunOptions, RunResult
 from .targets.json_text import infinities_named, json_text
 from .targets.launch import Target
 
 KIT_VERSION = version("engram-conformance")
-VERDICTS = ("pass", "fail", "warn", "not_applicable", "error")
+CALLS_SHOWN = 20  # the last calls of a failure that the report shows
 
 
 def conformance_line(
     spec: Spec,
     listed: list[str],
     claimed: list[str],
-    counts: Counter,
+    counts: Mapping[Verdict, int],
     discovery_failed: str | None = None,
 ) -> tuple[str, str]:
     six = list(spec.tools)
     offered = [tool for tool in six if tool in listed and tool in claimed]
-    tally = ", ".join(f"{counts[v]} {v.replace('_', ' ')}" for v in VERDICTS)
+    counted = ", ".join(f"{count} {verdict.label}" for verdict, count in counts.items())
     if discovery_failed is not None:
         reason = discovery_failed.splitlines()[0][:200]
-        return "none", f"No tools discovered: {reason} ({tally})"
+        return "none", f"No tools discovered: {reason} ({counted})"
     if not [tool for tool in six if tool in listed]:
-        return (
-            "none",
-            f"No Engram memory tools discovered: the server lists none of the six tools ({tally})",
-        )
+        nothing = "No Engram memory tools discovered: the server lists none of the six tools"
+        return "none", f"{nothing} ({counted})"
     if len(offered) == len(six):
-        return "full", f"Full conformance class (all six tools): {tally}"
+        return "full", f"Full conformance class (all six tools): {counted}"
     names = ", ".join(tool.removeprefix("engram_memory_") for tool in offered)
-    return "partial", f"Partial conformance class ({names}): {tally}"
+    return "partial", f"Partial conformance class ({names}): {counted}"
 
 
 def build_document(
@@ -56,99 +69,107 @@ def build_document(
     baseline: Baseline | None,
     transcript_paths: dict[str, str],
     reproductions: Mapping[tuple[str, str], str] | None = None,
-) -> dict[str, Any]:
+) -> ReportDocument:
     """The report document. A failure is reproduced by its pytest file when one was written
     (``reproductions``: (rule, check) -> path), else by replaying its check's transcript."""
-    rules = []
-    counts: Counter = Counter()
-    gate_failed = False
-    for rule in spec.rules.values():
-        if rule.id not in result.verdicts:
-            continue
-        verdict = result.verdicts[rule.id]
-        counts[verdict.verdict] += 1
-        mark = baseline.mark(rule.id, verdict.verdict) if baseline else None
-        recheck = result.rechecked.outcomes.get(rule.id)
-        flaky = recheck == FLAKY
-        gate_failed |= gate_fails(verdict.verdict, rule.level, mark, flaky=flaky)
-        evidence = result.ledger.evidence.get(rule.id)
-        failures = []
-        for failure in evidence.failures if evidence else []:
-            transcript = transcript_paths.get(failure.during or failure.check)
-            test_file = (reproductions or {}).get((rule.id, failure.check))
-            if test_file:
-                again: str | None = f"pytest {test_file}"
-            else:
-                again = f"engram-conformance replay {transcript}" if transcript else None
-            failures.append(
-                {
-                    "check": failure.check,
-                    "expected": failure.expected,
-                    "observed": failure.observed,
-                    "seed": failure.seed,
-                    "calls": [_call(c) for c in failure.calls][-20:],
-                    "transcript": transcript,
-                    "reproduce": again,
-                }
-            )
-        rules.append(
-            {
-                "id": rule.id,
-                "family": rule.family,
-                "level": rule.level,
-                "statement": rule.statement,
-                "source": f"{rule.source_document} {rule.source_section}",
-                "verdict": verdict.verdict,
-                "checks": sorted(result.checks_of_rule.get(rule.id, [])),
-                "reason": verdict.reason,
-                "baseline": mark,
-                "flaky": flaky,
-                "failures": failures,
-                "recheck": recheck,
-                "recheck_transcript": transcript_paths.get(
-                    result.rechecked.passed_alone.get(rule.id, "")
-                ),
-            }
-        )
-    klass, line = conformance_line(
-        spec, result.tools_listed, result.tools_claimed, counts, result.discovery_failed
+    rules = tuple(
+        _rule_record(rule, result, baseline, transcript_paths, reproductions or {})
+        for rule in spec.rules.values()
+        if rule.id in result.verdicts
     )
-    exit_code = 1 if gate_failed or klass == "none" else 0
+    klass, line = conformance_line(
+        spec,
+        result.tools_listed,
+        result.tools_claimed,
+        tally(rule.verdict for rule in rules),
+        result.discovery_failed,
+    )
     identity = spec.contract["identity"]
-    return {
-        "$schema": "urn:engram-conformance:report:v1",
-        "kit": {"name": "engram-conformance", "version": KIT_VERSION},
-        "spec": {
-            "contract_version": identity["contract_version"],
-            "spec_version": identity["spec_version"],
-            "digest": spec_digest(spec),
-        },
-        "run": {
-            "started_at": instant(result.started_at_ms),
-            "duration_s": round(result.duration_s, 3),
-            "seed": result.seed,
-            "profile": options.profile,
-            "budget_s": options.budget_s,
-            "only": list(options.only),
-            "command": command,
-        },
-        "target": {
-            "name": target.name,
-            "transport": target.transport,
-            "descriptor": descriptor,
-            "server_info": result.server_info,
-            "stderr_tail": None,
-        },
-        "conformance": {
-            "class": klass,
-            "tools_claimed": result.tools_claimed,
-            "tools_listed": result.tools_listed,
-            "summary": line,
-        },
-        "exit_code": exit_code,
-        "counts": {verdict: counts[verdict] for verdict in VERDICTS},
-        "rules": rules,
-    }
+    info = result.server_info
+    return ReportDocument.from_rules(
+        kit=Kit(name="engram-conformance", version=KIT_VERSION),
+        spec=SpecIdentity(
+            contract_version=identity["contract_version"],
+            spec_version=identity["spec_version"],
+            digest=spec_digest(spec),
+        ),
+        run=RunInfo(
+            started_at=instant(result.started_at_ms),
+            duration_s=round(result.duration_s, 3),
+            seed=result.seed,
+            profile=options.profile,
+            budget_s=options.budget_s,
+            only=tuple(options.only),
+            command=command,
+        ),
+        target=TargetInfo(
+            name=target.name,
+            transport=target.transport,
+            descriptor=descriptor,
+            server_info=None if info is None else ServerInfo(**info),
+            stderr_tail=None,
+        ),
+        conformance=ConformanceInfo(
+            conformance_class=klass,
+            tools_claimed=tuple(result.tools_claimed),
+            tools_listed=tuple(result.tools_listed),
+            summary=line,
+        ),
+        rules=rules,
+    )
+
+
+def _rule_record(
+    rule: Rule,
+    result: RunResult,
+    baseline: Baseline | None,
+    transcript_paths: dict[str, str],
+    reproductions: Mapping[tuple[str, str], str],
+) -> RuleRecord:
+    verdict = result.verdicts[rule.id]
+    recheck = result.rechecked.outcomes.get(rule.id)
+    evidence = result.ledger.evidence.get(rule.id)
+    return RuleRecord(
+        id=rule.id,
+        family=rule.family,
+        level=rule.level,
+        statement=rule.statement,
+        source=f"{rule.source_document} {rule.source_section}",
+        verdict=verdict.verdict,
+        checks=tuple(sorted(result.checks_of_rule.get(rule.id, []))),
+        reason=verdict.reason,
+        baseline=baseline.mark(rule.id, verdict.verdict) if baseline else None,
+        flaky=recheck == FLAKY,
+        failures=tuple(
+            _failure_record(rule.id, failure, transcript_paths, reproductions)
+            for failure in (evidence.failures if evidence else [])
+        ),
+        recheck=recheck,
+        recheck_transcript=transcript_paths.get(result.rechecked.passed_alone.get(rule.id, "")),
+    )
+
+
+def _failure_record(
+    rule_id: str,
+    failure: Failure,
+    transcript_paths: dict[str, str],
+    reproductions: Mapping[tuple[str, str], str],
+) -> FailureRecord:
+    transcript = transcript_paths.get(failure.during or failure.check)
+    test_file = reproductions.get((rule_id, failure.check))
+    if test_file:
+        again: str | None = f"pytest {test_file}"
+    else:
+        again = f"engram-conformance replay {transcript}" if transcript else None
+    return FailureRecord(
+        check=failure.check,
+        expected=failure.expected,
+        observed=failure.observed,
+        seed=failure.seed,
+        calls=tuple(_call(call) for call in failure.calls[-CALLS_SHOWN:]),
+        transcript=transcript,
+        reproduce=again,
+    )
 
 
 def spec_digest(spec: Spec) -> str:
@@ -159,14 +180,14 @@ def spec_digest(spec: Spec) -> str:
     return "sha256:" + hasher.hexdigest()
 
 
-def _call(call: dict[str, Any]) -> dict[str, Any]:
+def _call(call: dict[str, Any]) -> CallRecord:
     """A call as the report shows it: JSON data, an infinite number as "Infinity" or
     "-Infinity" (the transcript keeps it a number)."""
-    return {
-        "tool": call.get("tool") or call.get("method"),
-        "arguments": infinities_named(call.get("arguments")),
-        "answer": infinities_named(call.get("answer")),
-    }
+    return CallRecord(
+        tool=call.get("tool") or call.get("method"),
+        arguments=infinities_named(call.get("arguments")),
+        answer=infinities_named(call.get("answer")),
+    )
 
 
 def write_transcripts(result: RunResult, report_dir: Path) -> dict[str, str]:

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.baseline import Baseline, BaselineError, gate_fails
+from engram_conformance.conformance.baseline import Baseline, BaselineError
+from engram_conformance.reports import RuleRecord, Verdict
 
 RULES = {"ENV-001", "ENV-006"}
 
@@ -16,6 +17,24 @@ def baseline(tmp_path: Path, content: object) -> Baseline:
     path = tmp_path / "known.json"
     path.write_text(json.dumps(content), encoding="utf-8")
     return Baseline.load(path, RULES)
+
+
+def gate_fails(verdict: str, level: str, mark: str | None) -> bool:
+    """Whether a rule of this verdict, level and baseline mark fails the gate."""
+    rule = RuleRecord(
+        id="ENV-006",
+        family="ENV",
+        level=level,
+        statement="",
+        source="",
+        verdict=Verdict(verdict),
+        checks=(),
+        reason=None,
+        baseline=mark,
+        flaky=False,
+        failures=(),
+    )
+    return rule.fails_gate
 
 
 def test_listed_unlisted_and_stale(tmp_path: Path) -> None:
