@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 MARKER = "engram"
 SUITE = "engram"
 DEFAULT_REPORT_DIR = "engram-conformance-report"
-EVIDENCE_LIMIT = 10_000
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -252,6 +251,7 @@ class RuleItem(pytest.Item):
 
     def runtest(self) -> None:
         from engram_conformance.reports import Verdict
+        from engram_conformance.reports.text import known_failure
 
         rule = self.run.verdict(self.session, self.name)
         if rule is None:
@@ -259,7 +259,7 @@ class RuleItem(pytest.Item):
         verdict, reason = rule.verdict, rule.reason
         self.user_properties.append(("engram_verdict", verdict.value))
         if rule.baseline == "known_failure":
-            pytest.xfail(f"known failure (in the baseline): {verdict}")
+            pytest.xfail(known_failure(rule))
         if rule.fails_gate:
             raise RuleBroken(self._evidence(rule))
         if verdict == Verdict.NOT_APPLICABLE:
@@ -270,30 +270,9 @@ class RuleItem(pytest.Item):
             self.add_report_section("call", "engram", self._evidence(rule))
 
     def _evidence(self, rule: RuleRecord) -> str:
-        from engram_conformance.reports.sanitize import scrub, truncate
+        from engram_conformance.reports.text import rule_evidence
 
-        heading = f"{rule.id} {rule.verdict} ({rule.level}, {rule.source})"
-        lines = [f"{heading}: {rule.statement}"]
-        if rule.flaky:
-            lines.append("flaky: it did not fail again when checked alone; it passes the gate")
-        if rule.baseline == "stale":
-            lines.append("stale baseline entry: the rule no longer fails; remove it")
-        if rule.reason:
-            lines.append(f"reason: {rule.reason}")
-        for failure in rule.failures:
-            seed = f" (seed {failure.seed})" if failure.seed is not None else ""
-            lines += [
-                "",
-                f"check: {failure.check}{seed}",
-                f"expected: {truncate(failure.expected, EVIDENCE_LIMIT)}",
-                f"observed: {truncate(failure.observed, EVIDENCE_LIMIT)}",
-            ]
-            lines += [f"call: {truncate(call, EVIDENCE_LIMIT)}" for call in failure.call_lines()]
-            if failure.transcript:
-                lines.append(f"transcript: {self.run.report_dir / failure.transcript}")
-            if failure.reproduce:
-                lines.append(f"reproduce: {failure.reproduce}")
-        return scrub("\n".join(lines))
+        return rule_evidence(rule, standalone=True, folder=self.run.report_dir)
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None

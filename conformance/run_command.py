@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 import click
 from engram_conformance.reports import ReportDocument, Verdict
+from engram_conformance.reports.text import terminal_line
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
 
 from .baseline import Baseline, BaselineError
@@ -219,9 +220,6 @@ def _tell(document: ReportDocument, report_dir: Path) -> None:
     needs_a_look = (Verdict.FAIL, Verdict.ERROR)
     notable = [r for r in document.rules if r.verdict in needs_a_look or r.baseline]
     for rule in notable[:SHOWN]:
-        reason = rule.reason or (rule.failures[0].expected if rule.failures else "")
-        mark = f" ({rule.baseline})" if rule.baseline else ""
-        mark += " (flaky: passed when checked again alone)" if rule.flaky else ""
-        click.echo(f"  {rule.verdict.upper():5} {rule.id:11}{mark} {reason}"[:160])
+        click.echo(terminal_line(rule))
     if len(notable) > SHOWN:
         click.echo(f"  ... and {len(notable) - SHOWN} more in {report_dir / 'summary.md'}")

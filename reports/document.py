@@ -28,10 +28,6 @@ Transport = Literal["stdio", "http", "inprocess"]
 ConformanceClass = Literal["full", "partial", "none"]
 BaselineStatus = Literal["known_failure", "stale"]
 
-_BASELINE_NOTES = {
-    "known_failure": "known failure (in the baseline)",
-    "stale": "stale baseline entry",
-}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -190,15 +186,6 @@ class RuleRecord:
                 "failures": tuple(FailureRecord.from_dict(f) for f in data["failures"]),
             }
         )
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        """What a reader should know beside the verdict: baseline status, flakiness."""
-        notes = [_BASELINE_NOTES[self.baseline]] if self.baseline else []
-        if self.flaky:
-            again = f" ({self.recheck_transcript})" if self.recheck_transcript else ""
-            notes.append(f"flaky: passed when checked again alone{again}")
-        return tuple(notes)
 
     @property
     def fails_gate(self) -> bool:

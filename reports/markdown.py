@@ -13,6 +13,7 @@ import re
 
 from .document import FailureRecord, ReportDocument, RuleRecord
 from .sanitize import scrub, shorten, truncate
+from .text import notes
 
 BLOCK_LIMIT = 2_000
 CALL_LIMIT = 400  # per call, so that a block shows every step of a shrunk sequence
@@ -80,7 +81,7 @@ def _run_line(document: ReportDocument) -> str:
 
 
 def _headline(rule: RuleRecord) -> str:
-    return " · ".join([rule.id, rule.verdict.label, rule.level, *rule.notes])
+    return " · ".join([rule.id, rule.verdict.label, rule.level, *notes(rule)])
 
 
 def _rule_line(rule: RuleRecord) -> str:
