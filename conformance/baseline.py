@@ -1,7 +1,10 @@
 """Known failures of a CI gate: a listed failure passes the gate, a listed rule that now passes
 fails it as stale, an unlisted failure fails it.
 
-The file is JSON: ``{"known_failures": {"RULE-ID": "why it is known", ...}}``.
+The file is JSON: ``{"known_failures": {"RULE-ID": "why it is known", ...}}``, with the
+contract its rules are of, ``"contract": "engram-memory"``, if it says (then a run of another
+contract refuses it). A rule's mark goes
+into its report record, and the gate reads the record (``reports.RuleRecord.fails_gate``).
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from engram_conformance.reports import Verdict
 
 
 @dataclass
@@ -25,7 +30,8 @@ class Baseline:
     known_failures: dict[str, str]
 
     @classmethod
-    def load(cls, path: Path, rule_ids: set[str]) -> Baseline:
+    def load(cls, path: Path, rule_ids: set[str], contract: str | None = None) -> Baseline:
+        """The baseline in ``path`` for a run of ``contract``, whose rules are ``rule_ids``."""
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as error:
@@ -35,24 +41,18 @@ class Baseline:
         known = data.get("known_failures") if isinstance(data, dict) else None
         if not isinstance(known, dict) or not all(isinstance(v, str) for v in known.values()):
             raise BaselineError(str(path), 'expected {"known_failures": {"RULE-ID": "reason"}}')
+        named = data.get("contract")
+        if named is not None and contract is not None and named != contract:
+            problem = f"is a baseline of the {named!r} contract; this run tests {contract!r}"
+            raise BaselineError(str(path), problem)
         unknown = sorted(set(known) - rule_ids)
         if unknown:
             raise BaselineError(str(path), f"names rules the spec does not have: {unknown}")
         return cls(dict(known))
 
-    def mark(self, rule: str, verdict: str) -> str | None:
+    def mark(self, rule: str, verdict: Verdict) -> str | None:
         """``known_failure``, ``stale`` or None for one rule's verdict."""
-        if rule not in self.known_failures or verdict == "not_applicable":
+        if rule not in self.known_failures or verdict == Verdict.NOT_APPLICABLE:
             return None  # a listed rule the target makes inapplicable is neither known nor stale
-        return "known_failure" if verdict in ("fail", "warn", "error") else "stale"
-
-
-def gate_fails(verdict: str, level: str, mark: str | None, *, flaky: bool = False) -> bool:
-    """Whether one rule fails the gate (exit code 1).
-
-    A ``must`` rule the harness could not decide (``error``) fails it too: a server that crashes
-    on every check must not pass a gate by producing no ``fail``. A ``flaky`` failure (it passed
-    when checked again alone, ``recheck``) does not: it is reported, with both transcripts.
-    """
-    broken = (verdict == "fail" and not flaky) or (verdict == "error" and level == "must")
-    return (broken and mark != "known_failure") or mark == "stale"
+        broken = verdict in (Verdict.FAIL, Verdict.WARN, Verdict.ERROR)
+        return "known_failure" if broken else "stale"

@@ -26,7 +26,9 @@ class ContractSpec(Protocol):
     """What the core reads of a contract's loaded spec."""
 
     @property
-    def rules(self) -> Mapping[str, Any]: ...  # id -> rule (id, level, family, tools, testable)
+    def rules(self) -> Mapping[str, Any]: ...  # id -> rule: id, family, level, statement,
+
+    # source_document, source_section, tools, testable, untestable_reason
 
     @property
     def tools(self) -> Mapping[str, Any]: ...  # the contract's tool names
@@ -63,6 +65,14 @@ class Contract(Protocol):
 
     def openapi(self, spec: Any) -> dict[str, Any]:
         """The contract as an OpenAPI 3.1 document (one POST operation per tool)."""
+
+    def identity(self, spec: Any) -> dict[str, str]:
+        """``contract_version``, ``spec_version`` and ``digest`` (sha256 of the spec's files),
+        for the report's ``spec``."""
+
+    def conformance_class(self, spec: Any, offered: list[str]) -> tuple[str, str]:
+        """``partial`` or ``full`` and its words, for a server offering (listing and claiming)
+        ``offered``, at least one of the contract's tools."""
 
     def checks(self) -> Checks:
         """Its scripted and per-call checks."""

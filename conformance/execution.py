@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engram_conformance.reports import ReportDocument
+
 from .baseline import Baseline
 from .contracts import Contract
+from .document import build_document, write_transcripts
 from .launching import run_launched
-from .report import build_document, write_transcripts
 from .reproduction import write_reproductions
 from .runner import Progress, RunOptions
 from .targets.descriptor import TargetDescriptor
@@ -27,9 +29,9 @@ def run_target(
     command: str,
     baseline: Baseline | None = None,
     progress: Progress | None = None,
-) -> dict[str, Any]:
+) -> ReportDocument:
     """Start the descriptor's target, run the checks ``options`` select against it as the host,
-    and return the report document (JSON data, not yet written).
+    and return the report document (not yet written).
 
     The transcripts of failing checks and the reproduction files are written into
     ``report_dir`` (created if missing), since the document names them; ``reached_by`` is how

@@ -12,6 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from engram_conformance import reports
+
 
 class Rule(Protocol):
     """What the ledger reads of any contract's rule."""
@@ -20,7 +22,6 @@ class Rule(Protocol):
     level: str
 
 
-VERDICT_ORDER = ("pass", "not_applicable", "warn", "fail", "error")
 MAX_FAILURES_KEPT = 5  # a few examples of a broken rule are evidence enough
 #: The longest text of evidence kept (expected, observed, an error's problem); a server's
 #: answer may be megabytes.
@@ -70,8 +71,14 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Verdict:
-    verdict: str
+    """A rule's verdict and why, when the verdict alone does not say it."""
+
+    verdict: reports.Verdict
     reason: str | None = None
+
+    def __post_init__(self) -> None:
+        # the verdict may be given by its name ("fail"), as the runner reads it out of a reason
+        object.__setattr__(self, "verdict", reports.Verdict(self.verdict))
 
 
 class Ledger:
@@ -111,11 +118,12 @@ class Ledger:
         """The verdict of ``rule``: a failure of a ``must`` rule fails, of another rule warns."""
         entry = self.evidence.get(rule.id)
         if entry is not None and entry.not_applicable and not (entry.passed or entry.failures):
-            return Verdict("not_applicable", entry.not_applicable[0])
+            return Verdict(reports.Verdict.NOT_APPLICABLE, entry.not_applicable[0])
         if entry is None or not (entry.passed or entry.failures or entry.errors):
-            return Verdict("error", "not testable here: no check evaluated this rule")
+            return Verdict(reports.Verdict.ERROR, "not testable here: no check evaluated this rule")
         if entry.failures:
-            return Verdict("fail" if rule.level == "must" else "warn")
+            broken = reports.Verdict.FAIL if rule.level == "must" else reports.Verdict.WARN
+            return Verdict(broken)
         if entry.errors:
-            return Verdict("error", entry.errors[0])
-        return Verdict("pass")
+            return Verdict(reports.Verdict.ERROR, entry.errors[0])
+        return Verdict(reports.Verdict.PASS)

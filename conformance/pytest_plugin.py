@@ -7,7 +7,7 @@ server speaks (``--engram-contract``, the descriptor's, else the one ``tools/lis
 ``-m engram`` runs them alone). The harness runs once, when the first of them runs, and only
 for the rules still selected after ``-k``, ``-m`` or ``--deselect``. Each
 item then says its rule's verdict the way the gate of ``engram-conformance run`` reads it
-(``baseline.gate_fails``), so that pytest fails exactly when that command exits 1:
+(``RuleRecord.fails_gate``), so that pytest fails exactly when that command exits 1:
 
 - pass: passed; warn, or a flaky fail (it did not fail again alone): passed, with the evidence
   in the item's report section and the terminal summary;
@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from engram_conformance.reports import RuleRecord
+
     from .contracts import Contract
     from .runner import RunOptions
     from .targets.descriptor import TargetDescriptor
@@ -37,7 +39,6 @@ if TYPE_CHECKING:
 MARKER = "engram"
 SUITE = "engram"
 DEFAULT_REPORT_DIR = "engram-conformance-report"
-EVIDENCE_LIMIT = 10_000
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -129,7 +130,8 @@ class EngramRun:
                 self.contract = contract(forced or self.descriptor.contract or DEFAULT)
             self.spec = self.contract.load_spec()
             known = option("engram_baseline")
-            self.baseline = Baseline.load(Path(known), set(self.spec.rules)) if known else None
+            rules = set(self.spec.rules)
+            self.baseline = Baseline.load(Path(known), rules, self.contract.name) if known else None
         except click.UsageError:
             raise pytest.UsageError("give one of --engram-target, --engram-reference") from None
         except (DescriptorError, BaselineError, UnknownContract) as error:
@@ -150,7 +152,7 @@ class EngramRun:
             raise pytest.UsageError(f"--engram-only {','.join(only)} names no rule or family")
         self.reached_by = target_arguments(target, reference, None, None, self.contract.name)
         self.command = shlex.join(["pytest", *config.invocation_params.args])
-        self.rules: dict[str, dict[str, Any]] | None = None
+        self.rules: dict[str, RuleRecord] | None = None
         self.summary: str | None = None
         self.problem: BaseException | None = None
 
@@ -166,7 +168,7 @@ class EngramRun:
         config.hook.pytest_collectreport(report=report)
         items.extend(report.result)
 
-    def verdict(self, session: pytest.Session, rule_id: str) -> dict[str, Any] | None:
+    def verdict(self, session: pytest.Session, rule_id: str) -> RuleRecord | None:
         """The report's record of ``rule_id``; the first call runs the harness."""
         if self.rules is None and self.problem is None:
             self._run(session)
@@ -205,18 +207,20 @@ class EngramRun:
             self.problem = error
             return
         write_reports(document, self.report_dir)
-        self.rules = {rule["id"]: rule for rule in document["rules"]}
-        self.summary = document["conformance"]["summary"]
+        self.rules = {rule.id: rule for rule in document.rules}
+        self.summary = document.conformance.summary
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from engram_conformance.reports import Verdict
+
         if self.rules is None:
             return
         terminalreporter.write_sep("-", "engram-conformance")
         terminalreporter.write_line(self.summary or "")
-        noted = [r for r in self.rules.values() if r["verdict"] == "warn" or r["flaky"]]
+        noted = [r for r in self.rules.values() if r.verdict == Verdict.WARN or r.flaky]
         for rule in noted:
-            why = "flaky" if rule["flaky"] else f"warn ({rule['level']})"
-            terminalreporter.write_line(f"  {rule['id']}: {why}: {rule['statement']}")
+            why = "flaky" if rule.flaky else f"warn ({rule.level})"
+            terminalreporter.write_line(f"  {rule.id}: {why}: {rule.statement}")
         terminalreporter.write_line(f"reports: {self.report_dir}")
 
 
@@ -247,49 +251,29 @@ class RuleItem(pytest.Item):
             pytest.fail(str(problem), pytrace=False)
 
     def runtest(self) -> None:
-        from .baseline import gate_fails
+        from engram_conformance.reports import Verdict
+        from engram_conformance.reports.text import known_failure
 
         rule = self.run.verdict(self.session, self.name)
         if rule is None:
             pytest.skip("not decided in this run")
-        verdict, mark, reason = rule["verdict"], rule["baseline"], rule["reason"]
-        self.user_properties.append(("engram_verdict", verdict))
-        if mark == "known_failure":
-            pytest.xfail(f"known failure (in the baseline): {verdict}")
-        if gate_fails(verdict, rule["level"], mark, flaky=rule["flaky"]):
+        verdict, reason = rule.verdict, rule.reason
+        self.user_properties.append(("engram_verdict", verdict.value))
+        if rule.baseline == "known_failure":
+            pytest.xfail(known_failure(rule))
+        if rule.fails_gate:
             raise RuleBroken(self._evidence(rule))
-        if verdict == "not_applicable":
+        if verdict == Verdict.NOT_APPLICABLE:
             pytest.skip(reason or "not applicable")
-        if verdict == "error":
+        if verdict == Verdict.ERROR:
             pytest.skip(f"could not be decided: {reason}")
-        if verdict == "warn" or rule["flaky"]:
+        if verdict == Verdict.WARN or rule.flaky:
             self.add_report_section("call", "engram", self._evidence(rule))
 
-    def _evidence(self, rule: dict[str, Any]) -> str:
-        from engram_conformance.reports.sanitize import scrub, truncate
+    def _evidence(self, rule: RuleRecord) -> str:
+        from engram_conformance.reports.text import rule_evidence
 
-        heading = f"{rule['id']} {rule['verdict']} ({rule['level']}, {rule['source']})"
-        lines = [f"{heading}: {rule['statement']}"]
-        if rule["flaky"]:
-            lines.append("flaky: it did not fail again when checked alone; it passes the gate")
-        if rule["baseline"] == "stale":
-            lines.append("stale baseline entry: the rule no longer fails; remove it")
-        if rule["reason"]:
-            lines.append(f"reason: {rule['reason']}")
-        for failure in rule["failures"]:
-            seed = f" (seed {failure['seed']})" if failure["seed"] is not None else ""
-            lines += [
-                "",
-                f"check: {failure['check']}{seed}",
-                f"expected: {truncate(failure['expected'], EVIDENCE_LIMIT)}",
-                f"observed: {truncate(failure['observed'], EVIDENCE_LIMIT)}",
-            ]
-            lines += [f"call: {truncate(_json(call), EVIDENCE_LIMIT)}" for call in failure["calls"]]
-            if failure["transcript"]:
-                lines.append(f"transcript: {self.run.report_dir / failure['transcript']}")
-            if failure["reproduce"]:
-                lines.append(f"reproduce: {failure['reproduce']}")
-        return scrub("\n".join(lines))
+        return rule_evidence(rule, standalone=True, folder=self.run.report_dir)
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
@@ -300,9 +284,3 @@ class RuleItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, None, str]:
         return self.path, None, f"{SUITE}::{self.run.contract.name}::{self.name}"
-
-
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False)

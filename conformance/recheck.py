@@ -6,8 +6,8 @@ a Hypothesis-driven check runs its failing example again (``ledger.Reproduction`
 recorded by a per-call check is checked again by re-running the check it happened during.
 A rule whose failure recurs is ``confirmed``; one that passes when checked alone is ``flaky``:
 it keeps its verdict and evidence, gets the re-check's transcript beside the first one, and
-does not fail the gate (``baseline.gate_fails``). Re-checks are bounded: ``MAX_RECHECKS`` checks
-at most, each within ``RECHECK_SECONDS`` and the run's budget.
+does not fail the gate (``reports.RuleRecord.fails_gate``). Re-checks are bounded:
+``MAX_RECHECKS`` checks at most, each within ``RECHECK_SECONDS`` and the run's budget.
 """
 
 from __future__ import annotations

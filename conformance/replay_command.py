@@ -78,7 +78,7 @@ def _unusable(transcript: Path, problem: str) -> NoReturn:
 
 
 def _transcript_problem(entries: list[Any]) -> str | None:
-    """Why ``entries`` are not the calls of a transcript (``report.write_transcripts``), or
+    """Why ``entries`` are not the calls of a transcript (``document.write_transcripts``), or
     None: each is an object with its index, method and answer, a tools/call also with its tool
     and arguments, and its claims an object or null."""
     if not entries:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import click
+from engram_conformance.reports import ReportDocument, Verdict
+from engram_conformance.reports.text import terminal_line
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
 
 from .baseline import Baseline, BaselineError
@@ -148,7 +150,7 @@ def run_command(
         descriptor = chosen_descriptor(target, reference, stdio, url, contract)
         plugin = chosen_contract(descriptor, contract)
         spec = plugin.load_spec()
-        known = Baseline.load(baseline, set(spec.rules)) if baseline else None
+        known = Baseline.load(baseline, set(spec.rules), plugin.name) if baseline else None
     except (DescriptorError, BaselineError, StartupFailed, UnknownContract) as error:
         click.echo(f"engram-conformance: {error}", err=True)
         sys.exit(EXIT_UNUSABLE)
@@ -192,10 +194,8 @@ def run_command(
         sys.exit(EXIT_UNUSABLE)
     if invalid is None:
         _tell(document, report_dir)
-    else:  # the summary, if the document holds one; nothing else of it is to be trusted
-        conformance = document.get("conformance")
-        summary = conformance.get("summary") if isinstance(conformance, dict) else None
-        click.echo(summary if isinstance(summary, str) else "(no summary)")
+    else:  # the summary alone: nothing else of the document is to be trusted
+        click.echo(document.conformance.summary)
     click.echo(f"reports: {', '.join(str(path) for path in written.values())}")
     if invalid is not None:
         # a bug of the kit, not of the server: the run is kept, but no gate can read it
@@ -207,7 +207,7 @@ def run_command(
         )
         click.echo(f"engram-conformance: {' '.join(problem.split())}", err=True)
         sys.exit(EXIT_UNUSABLE)
-    sys.exit(document["exit_code"])
+    sys.exit(document.exit_code)
 
 
 def _stopped(stopped: Interrupted) -> NoReturn:
@@ -215,14 +215,12 @@ def _stopped(stopped: Interrupted) -> NoReturn:
     sys.exit(128 + stopped.signal_number)
 
 
-def _tell(document: dict[str, Any], report_dir: Path) -> None:
+def _tell(document: ReportDocument, report_dir: Path) -> None:
     """The summary line and the rules that need a look, on the terminal."""
-    click.echo(document["conformance"]["summary"])
-    notable = [r for r in document["rules"] if r["verdict"] in ("fail", "error") or r["baseline"]]
+    click.echo(document.conformance.summary)
+    needs_a_look = (Verdict.FAIL, Verdict.ERROR)
+    notable = [r for r in document.rules if r.verdict in needs_a_look or r.baseline]
     for rule in notable[:SHOWN]:
-        reason = rule["reason"] or (rule["failures"][0]["expected"] if rule["failures"] else "")
-        mark = f" ({rule['baseline']})" if rule["baseline"] else ""
-        mark += " (flaky: passed when checked again alone)" if rule["flaky"] else ""
-        click.echo(f"  {rule['verdict'].upper():5} {rule['id']:11}{mark} {reason}"[:160])
+        click.echo(terminal_line(rule))
     if len(notable) > SHOWN:
         click.echo(f"  ... and {len(notable) - SHOWN} more in {report_dir / 'summary.md'}")

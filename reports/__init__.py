@@ -3,7 +3,8 @@
 ``ReportDocument`` is the report of one run (``load`` reads and validates a report.json);
 ``write_reports`` writes the report folder (``write_reports_as_built`` also keeps a document that
 breaks its schema, a bug of the kit, as built). The renderers ``junit``, ``markdown``, ``html`` and
-``sarif`` each turn a document, and nothing else, into text.
+``sarif`` each turn a document, and nothing else, into text; ``text`` words a rule's verdict and
+evidence as plain text, for them and for the harness's terminal and pytest plugin.
 """
 
 from ._schema import SCHEMA_ID, InvalidReport, schema

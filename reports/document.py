@@ -28,10 +28,6 @@ Transport = Literal["stdio", "http", "inprocess"]
 ConformanceClass = Literal["full", "partial", "none"]
 BaselineStatus = Literal["known_failure", "stale"]
 
-_BASELINE_NOTES = {
-    "known_failure": "known failure (in the baseline)",
-    "stale": "stale baseline entry",
-}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -78,6 +74,8 @@ class Kit:
 
 @dataclass(frozen=True)
 class SpecIdentity:
+    #: the contract the run tested (``engram-memory``, ...)
+    contract: str
     contract_version: str
     spec_version: str
     digest: str
@@ -192,19 +190,15 @@ class RuleRecord:
         )
 
     @property
-    def notes(self) -> tuple[str, ...]:
-        """What a reader should know beside the verdict: baseline status, flakiness."""
-        notes = [_BASELINE_NOTES[self.baseline]] if self.baseline else []
-        if self.flaky:
-            again = f" ({self.recheck_transcript})" if self.recheck_transcript else ""
-            notes.append(f"flaky: passed when checked again alone{again}")
-        return tuple(notes)
-
-    @property
     def fails_gate(self) -> bool:
-        """Whether this rule makes the run fail, as the harness's gate reads it: a failure that
-        is not flaky, or an ``error`` on a must rule, unless the baseline knows it; or a stale
-        baseline entry."""
+        """Whether this rule makes the run fail (exit code 1), the one reading of the gate: a
+        failure that is not flaky, or an ``error`` on a must rule, unless the baseline knows it;
+        or a stale baseline entry.
+
+        A must rule the harness could not decide fails the gate so that a server that crashes
+        on every check cannot pass by producing no ``fail``; a flaky failure (it passed when
+        checked again alone) does not, and is reported with both transcripts.
+        """
         if self.baseline == "stale":
             return True
         broken = (self.verdict == Verdict.FAIL and not self.flaky) or (
@@ -233,6 +227,32 @@ class ReportDocument:
         document = cls.unchecked(data)
         _check_consistency(document)
         return document
+
+    @classmethod
+    def from_rules(
+        cls,
+        *,
+        kit: Kit,
+        spec: SpecIdentity,
+        run: RunInfo,
+        target: TargetInfo,
+        conformance: ConformanceInfo,
+        rules: tuple[RuleRecord, ...],
+    ) -> ReportDocument:
+        """The document of a run that was made, its counts and exit code derived from its
+        rules: exit code 1 when a rule fails the gate (``RuleRecord.fails_gate``) or the server
+        offers none of the contract's tools (class ``none``), else 0."""
+        broken = conformance.conformance_class == "none" or any(r.fails_gate for r in rules)
+        return cls(
+            kit=kit,
+            spec=spec,
+            run=run,
+            target=target,
+            conformance=conformance,
+            exit_code=1 if broken else 0,
+            counts=tally(rule.verdict for rule in rules),
+            rules=rules,
+        )
 
     @classmethod
     def unchecked(cls, data: Any) -> ReportDocument:

@@ -12,6 +12,7 @@ import re
 
 from .document import FailureRecord, ReportDocument, RuleRecord, worst
 from .sanitize import scrub, truncate
+from .text import notes
 
 EVIDENCE_LIMIT = 20_000
 #: A tool name shown as it is; any other (empty, spaced, with commas or quotes) is shown quoted.
@@ -107,7 +108,8 @@ def _run(document: ReportDocument) -> str:
         "Server": server,
         "Tools claimed": _names(document.conformance.tools_claimed),
         "Tools listed": _names(document.conformance.tools_listed),
-        "Contract": f"{spec.contract_version} (spec {spec.spec_version}, {spec.digest})",
+        "Contract": f"{spec.contract} {spec.contract_version} "
+        f"(spec {spec.spec_version}, {spec.digest})",
         "Kit": f"{document.kit.name} {document.kit.version}",
         "Started": run.started_at,
         "Duration": f"{run.duration_s:.1f} s (budget: {budget})",
@@ -143,7 +145,7 @@ def _rules(document: ReportDocument) -> str:
         rows.append(
             f'<tr class="v-{rule.verdict}"><td>{link}</td><td>{rule.level}</td>'
             f"<td>{rule.verdict.label}</td><td>{_e(rule.statement)}</td>"
-            f"<td>{_e(', '.join(rule.notes))}</td></tr>"
+            f"<td>{_e(', '.join(notes(rule)))}</td></tr>"
         )
     body = "\n".join(rows)
     return (
@@ -171,8 +173,8 @@ def _rule(rule: RuleRecord) -> str:
     ]
     if rule.reason:
         parts.append(f"<p>Reason: {_e(rule.reason)}</p>")
-    if rule.notes:
-        parts.append(f"<p>Notes: {_e(', '.join(rule.notes))}</p>")
+    if notes(rule):
+        parts.append(f"<p>Notes: {_e(', '.join(notes(rule)))}</p>")
     parts.extend(_failure(failure) for failure in rule.failures)
     parts.append("</section>")
     return "".join(parts)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
-from .sanitize import scrub, shorten, truncate
+from . import text
+from .document import ReportDocument, RuleRecord, Verdict
+from .sanitize import scrub, shorten
 
 NAME_LIMIT = 80
 MESSAGE_LIMIT = 200
-EVIDENCE_LIMIT = 10_000
 
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 #: Outcome element -> the attribute that counts it.
@@ -30,7 +30,7 @@ def render(document: ReportDocument) -> str:
     for family, rules in document.by_family().items():
         suite = ET.SubElement(root, "testsuite", name=family)
         for rule in rules:
-            _testcase(suite, rule)
+            _testcase(suite, rule, document.spec.contract)
         _count(suite)
     _count(root)
     root.set("time", f"{document.run.duration_s:.3f}")
@@ -46,10 +46,10 @@ def _count(element: ET.Element) -> None:
         element.set(attribute, str(sum(case.find(outcome) is not None for case in cases)))
 
 
-def _testcase(suite: ET.Element, rule: RuleRecord) -> None:
+def _testcase(suite: ET.Element, rule: RuleRecord, contract: str) -> None:
     name = scrub(f"{rule.id} {shorten(rule.statement, NAME_LIMIT)}")
-    case = ET.SubElement(suite, "testcase", classname=rule.family, name=name)
-    details = _details(rule)
+    case = ET.SubElement(suite, "testcase", classname=f"{contract}.{rule.family}", name=name)
+    details = text.rule_evidence(rule)
     outcome = _outcome(rule)
     if outcome is not None:
         tag, message = outcome
@@ -59,7 +59,8 @@ def _testcase(suite: ET.Element, rule: RuleRecord) -> None:
     notes = []
     if rule.verdict == Verdict.WARN:
         notes.append(f"warning: this {rule.level} rule is broken")
-    notes.extend(note for note in rule.notes if note.startswith("flaky"))
+    if rule.flaky:
+        notes.append(text.flaky_note(rule))
     if rule.failures and (outcome is None or outcome[0] == "skipped"):
         notes.append(details)
     if notes:
@@ -69,7 +70,7 @@ def _testcase(suite: ET.Element, rule: RuleRecord) -> None:
 def _outcome(rule: RuleRecord) -> tuple[str, str] | None:
     """The outcome element's tag and message, or None for a plain pass."""
     if rule.baseline == "known_failure" and rule.verdict in (Verdict.FAIL, Verdict.ERROR):
-        return "skipped", f"known failure (in the baseline): {rule.verdict.label}"
+        return "skipped", text.known_failure(rule)
     if rule.verdict == Verdict.ERROR:
         return "error", rule.reason or ""
     if rule.fails_gate:
@@ -81,32 +82,8 @@ def _outcome(rule: RuleRecord) -> tuple[str, str] | None:
 
 def _failure_message(rule: RuleRecord) -> str:
     if rule.baseline == "stale":
-        return "stale baseline entry: the rule no longer fails; remove it from the baseline"
+        return text.STALE_ADVICE
     if not rule.failures:
         return f"{rule.id} fails"
     first = rule.failures[0]
     return f"{first.check}: expected {first.expected}; observed {first.observed}"
-
-
-def _details(rule: RuleRecord) -> str:
-    lines = [f"{rule.id} ({rule.level}, {rule.source}): {rule.statement}"]
-    if rule.reason:
-        lines.append(f"reason: {rule.reason}")
-    lines.extend(_evidence(failure) for failure in rule.failures)
-    return scrub("\n".join(lines))
-
-
-def _evidence(failure: FailureRecord) -> str:
-    seed = f" (seed {failure.seed})" if failure.seed is not None else ""
-    lines = [
-        "",
-        f"check: {failure.check}{seed}",
-        f"expected: {truncate(failure.expected, EVIDENCE_LIMIT)}",
-        f"observed: {truncate(failure.observed, EVIDENCE_LIMIT)}",
-    ]
-    lines.extend(f"call: {truncate(call, EVIDENCE_LIMIT)}" for call in failure.call_lines())
-    if failure.transcript:
-        lines.append(f"transcript: {failure.transcript}")
-    if failure.reproduce:
-        lines.append(f"reproduce: {failure.reproduce}")
-    return "\n".join(lines)

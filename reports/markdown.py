@@ -13,6 +13,7 @@ import re
 
 from .document import FailureRecord, ReportDocument, RuleRecord
 from .sanitize import scrub, shorten, truncate
+from .text import notes
 
 BLOCK_LIMIT = 2_000
 CALL_LIMIT = 400  # per call, so that a block shows every step of a shrunk sequence
@@ -73,14 +74,15 @@ def _run_line(document: ReportDocument) -> str:
         server = f"{inline(info.name)} {inline(info.version)}, MCP {inline(info.protocol_version)}"
     return (
         f"**Target** {inline(target.name)} ({reached}), server {server} · "
-        f"**contract** {spec.contract_version}, spec {spec.spec_version} `{spec.digest}` · "
+        f"**contract** {spec.contract} {spec.contract_version}, "
+        f"spec {spec.spec_version} `{spec.digest}` · "
         f"**run** {run.profile} profile, seed {run.seed}, {run.duration_s:.1f} s, "
         f"exit code {document.exit_code}"
     )
 
 
 def _headline(rule: RuleRecord) -> str:
-    return " · ".join([rule.id, rule.verdict.label, rule.level, *rule.notes])
+    return " · ".join([rule.id, rule.verdict.label, rule.level, *notes(rule)])
 
 
 def _rule_line(rule: RuleRecord) -> str:

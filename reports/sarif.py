@@ -74,6 +74,7 @@ def sarif_log(document: ReportDocument) -> dict[str, Any]:
         ],
         "results": results,
         "properties": {
+            "contract": document.spec.contract,
             "summary": scrub(document.conformance.summary),
             "target": scrub(document.target.name),
             "profile": document.run.profile,

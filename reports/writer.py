@@ -54,20 +54,24 @@ def write_reports(
 
 
 def write_reports_as_built(
-    data: Mapping[str, Any], report_dir: Path | str, formats: Iterable[str] = ()
+    document: ReportDocument | Mapping[str, Any],
+    report_dir: Path | str,
+    formats: Iterable[str] = (),
 ) -> tuple[dict[str, Path], InvalidReport | None]:
-    """``write_reports`` for the JSON data of a run that must not be lost: when it breaks the
-    report schema (a bug of the kit), report.json still holds it, as built, and every rendering
-    that can be made of it is written beside it (the others are left out).
+    """``write_reports`` for the document of a run that must not be lost (a ReportDocument or
+    its JSON data): when it breaks the report schema (a bug of the kit), report.json still
+    holds it, as built, and every rendering that can be made of it is written beside it (the
+    others are left out).
 
     Returns the path written per format, and the problem (None when the document is valid).
     Raises OSError when the folder cannot be written, ValueError for an unknown format.
     """
     wanted = _wanted(formats)
     try:
-        return write_reports(data, report_dir, wanted), None
+        return write_reports(document, report_dir, wanted), None
     except InvalidReport as problem:
         invalid = problem
+    data = document.to_dict() if isinstance(document, ReportDocument) else document
     # a value that is no JSON is written as its repr: the document is kept, whatever it holds
     texts = {"json": pretty_json(data, default=repr)}
     for fmt in _rendered(wanted):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,20 @@ class EngramMemory:
     def openapi(self, spec: Spec) -> dict[str, Any]:
         return openapi_document(spec)
 
+    def identity(self, spec: Spec) -> dict[str, str]:
+        identity = spec.contract["identity"]
+        return {
+            "contract_version": identity["contract_version"],
+            "spec_version": identity["spec_version"],
+            "digest": spec_digest(spec),
+        }
+
+    def conformance_class(self, spec: Spec, offered: list[str]) -> tuple[str, str]:
+        if len(offered) == len(spec.tools):
+            return "full", "Full conformance class (all six tools)"
+        names = ", ".join(tool.removeprefix("engram_memory_") for tool in offered)
+        return "partial", f"Partial conformance class ({names})"
+
     def checks(self) -> Checks:
         return registry.checks()
 
@@ -71,3 +86,11 @@ class EngramMemory:
 
 
 CONTRACT = EngramMemory()
+
+
+def spec_digest(spec: Spec) -> str:
+    """A digest of every spec file's bytes, in path order: which spec this run used."""
+    hasher = hashlib.sha256()
+    for relative in sorted(spec.documents.by_path):
+        hasher.update(relative.encode() + b"\0" + (spec.documents.root / relative).read_bytes())
+    return "sha256:" + hasher.hexdigest()

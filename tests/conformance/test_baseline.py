@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.baseline import Baseline, BaselineError, gate_fails
+from engram_conformance.conformance.baseline import Baseline, BaselineError
+from engram_conformance.reports import RuleRecord, Verdict
 
 RULES = {"ENV-001", "ENV-006"}
 
@@ -16,6 +17,24 @@ def baseline(tmp_path: Path, content: object) -> Baseline:
     path = tmp_path / "known.json"
     path.write_text(json.dumps(content), encoding="utf-8")
     return Baseline.load(path, RULES)
+
+
+def gate_fails(verdict: str, level: str, mark: str | None) -> bool:
+    """Whether a rule of this verdict, level and baseline mark fails the gate."""
+    rule = RuleRecord(
+        id="ENV-006",
+        family="ENV",
+        level=level,
+        statement="",
+        source="",
+        verdict=Verdict(verdict),
+        checks=(),
+        reason=None,
+        baseline=mark,
+        flaky=False,
+        failures=(),
+    )
+    return rule.fails_gate
 
 
 def test_listed_unlisted_and_stale(tmp_path: Path) -> None:
@@ -46,3 +65,13 @@ def test_an_undecided_must_rule_fails_the_gate() -> None:
 def test_a_bad_baseline_is_refused(tmp_path: Path, content: object, problem: str) -> None:
     with pytest.raises(BaselineError, match=problem):
         baseline(tmp_path, content)
+
+
+def test_a_baseline_of_another_contract_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text('{"contract": "mem", "known_failures": {"ENV-001": "known"}}')
+    with pytest.raises(BaselineError, match="baseline of the 'mem' contract; this run tests"):
+        Baseline.load(path, {"ENV-001"}, "engram-memory")
+    assert Baseline.load(path, {"ENV-001"}).known_failures == {"ENV-001": "known"}
+    path.write_text('{"contract": "engram-memory", "known_failures": {"ENV-001": "known"}}')
+    assert Baseline.load(path, {"ENV-001"}, "engram-memory").known_failures == {"ENV-001": "known"}

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.baseline import gate_fails
+from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.engram_memory.checks.binding import maintenance_operation
-from engram_conformance.conformance.report import build_document
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.reference_impl.engram_memory.binding import UnknownTool
 from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reports import ReportDocument
 from engram_conformance.spec.engram_memory import load
 
 from ..mutants.test_host_mutants import MadeUpTrustClass
@@ -45,7 +45,7 @@ class ListsNothingWithoutAContext(BindingMutant):
         return [] if self.context(meta) is None else super().listed_tools(meta)
 
 
-def _document(result: RunResult, options: RunOptions) -> dict[str, Any]:
+def _document(result: RunResult, options: RunOptions) -> ReportDocument:
     target = SimpleNamespace(name="reference-in-process", transport="in-process")
     return build_document(
         SPEC,
@@ -83,10 +83,10 @@ def test_a_claimed_tool_that_is_not_listed_never_reads_green(tmp_path: Path, too
     verdict = result.verdicts[rule]
     assert verdict.verdict == "error", verdict
     assert f"tool {tool} absent from tools/list" in (verdict.reason or "")
-    assert gate_fails(verdict.verdict, SPEC.rules[rule].level, None)
     document = _document(result, options)
-    assert document["conformance"]["class"] == "partial"
-    assert document["exit_code"] == 1
+    assert next(record for record in document.rules if record.id == rule).fails_gate
+    assert document.conformance.conformance_class == "partial"
+    assert document.exit_code == 1
 
 
 def test_a_server_listing_none_of_the_six_exits_1(tmp_path: Path) -> None:
@@ -94,11 +94,11 @@ def test_a_server_listing_none_of_the_six_exits_1(tmp_path: Path) -> None:
     options = RunOptions(seed=1)
     result = run_against(tmp_path, binding_mutant=ListsNothingWithoutAContext)
     document = _document(result, options)
-    verdicts = {rule["id"]: rule["verdict"] for rule in document["rules"]}
+    verdicts = {rule.id: rule.verdict for rule in document.rules}
     assert verdicts.pop("HOST-020") == "warn"
     assert set(verdicts.values()) == {"not_applicable"}
-    assert document["conformance"]["class"] == "none"
-    assert document["exit_code"] == 1
+    assert document.conformance.conformance_class == "none"
+    assert document.exit_code == 1
 
 
 @pytest.mark.parametrize(

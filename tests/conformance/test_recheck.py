@@ -7,10 +7,11 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from engram_conformance.conformance.document import build_document, write_transcripts
 from engram_conformance.conformance.engram_memory.checks.model_check import lifecycle_model_holds
-from engram_conformance.conformance.report import build_document, write_transcripts
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.targets.launch import InProcessTarget
+from engram_conformance.reports import ReportDocument, RuleRecord
 from engram_conformance.spec.engram_memory import load
 
 from ..mutants.test_idempotency_mutants import ReplayAnswersNewCandidate
@@ -35,7 +36,7 @@ class ShapelessAtFirst(ServiceProxy):
         return envelope
 
 
-def document(result: RunResult, report_dir: Path, **options: Any) -> dict[str, Any]:
+def document(result: RunResult, report_dir: Path, **options: Any) -> ReportDocument:
     return build_document(
         load(),
         result,
@@ -48,8 +49,8 @@ def document(result: RunResult, report_dir: Path, **options: Any) -> dict[str, A
     )
 
 
-def rule_of(report: dict[str, Any], rule_id: str) -> dict[str, Any]:
-    return next(rule for rule in report["rules"] if rule["id"] == rule_id)
+def rule_of(report: ReportDocument, rule_id: str) -> RuleRecord:
+    return next(rule for rule in report.rules if rule.id == rule_id)
 
 
 def test_a_failure_that_does_not_recur_is_flaky_and_passes_the_gate(tmp_path: Path) -> None:
@@ -58,11 +59,12 @@ def test_a_failure_that_does_not_recur_is_flaky_and_passes_the_gate(tmp_path: Pa
     assert "confirmed" not in result.rechecked.outcomes.values()
     report = document(result, tmp_path / "report", only=("ENV",))
     rule = rule_of(report, "ENV-001")
-    assert rule["verdict"] == "fail" and rule["flaky"] and rule["recheck"] == "flaky"
-    assert rule["failures"][0]["transcript"] != rule["recheck_transcript"]
-    for transcript in (rule["failures"][0]["transcript"], rule["recheck_transcript"]):
+    assert rule.verdict == "fail" and rule.flaky and rule.recheck == "flaky"
+    assert rule.failures[0].transcript != rule.recheck_transcript
+    for transcript in (rule.failures[0].transcript, rule.recheck_transcript):
+        assert transcript is not None
         assert (tmp_path / "report" / transcript).is_file()
-    assert report["exit_code"] == 0
+    assert report.exit_code == 0
 
 
 def test_a_failure_that_recurs_is_confirmed_and_fails_the_gate(tmp_path: Path) -> None:
@@ -71,9 +73,9 @@ def test_a_failure_that_recurs_is_confirmed_and_fails_the_gate(tmp_path: Path) -
     assert result.rechecked.outcomes["IDEM-001"] == "confirmed"
     report = document(result, tmp_path / "report", only=only)
     rule = rule_of(report, "IDEM-001")
-    assert not rule["flaky"] and rule["recheck"] == "confirmed"
-    assert rule["recheck_transcript"] is None
-    assert report["exit_code"] == 1
+    assert not rule.flaky and rule.recheck == "confirmed"
+    assert rule.recheck_transcript is None
+    assert report.exit_code == 1
 
 
 def test_a_machine_failure_is_rechecked_on_its_own_example(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance import run_command
 from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.ledger import Failure, Ledger, Verdict
-from engram_conformance.conformance.report import build_document
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.reports import InvalidReport, load, validate
 from engram_conformance.reports.document import ReportDocument
@@ -64,7 +64,7 @@ def odd_document(spec: Spec) -> dict[str, Any]:
         command="engram-conformance run --stdio odd",
         baseline=None,
         transcript_paths={},
-    )
+    ).to_dict()
 
 
 def test_odd_listed_names_are_kept_and_every_renderer_copes(spec: Spec, tmp_path: Path) -> None:
@@ -149,7 +149,8 @@ def test_the_run_command_keeps_a_run_whose_report_is_invalid(
     spec: Spec, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = _broken(spec)
-    monkeypatch.setattr(run_command, "run_target", lambda *args, **kwargs: data)
+    built = ReportDocument.unchecked(data)  # as the harness would build it, schema broken
+    monkeypatch.setattr(run_command, "run_target", lambda *args, **kwargs: built)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     report_dir = tmp_path / "report"
     result = CliRunner().invoke(

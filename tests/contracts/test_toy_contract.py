@@ -10,11 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from engram_conformance.conformance import contracts
+from engram_conformance.conformance.cli import main
 from engram_conformance.conformance.launching import chosen_contract, run_launched
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.targets.descriptor import stdio_descriptor
 from engram_conformance.conformance.targets.reference import reference_descriptor
+from engram_conformance.reports.document import load as load_report
 
 TOY = Path(__file__).parent / "toy"
 SERVER = TOY / "server.py"
@@ -80,3 +83,14 @@ def test_the_toy_imports_nothing_of_another_contract() -> None:
             for alias in node.names
         ]
         assert not [name for name in imported if "engram_memory" in name], module.name
+
+
+def test_the_cli_reports_the_toy_under_its_name(toy: contracts.Contract, tmp_path: Path) -> None:
+    arguments = ["run", "--stdio", toy_server("--broken"), "--contract", "toy", "--seed", "1"]
+    result = CliRunner().invoke(main, [*arguments, "--report-dir", str(tmp_path)])
+    assert result.exit_code == 1, result.output
+    assert "Full toy conformance: 0 pass, 1 fail" in result.output
+    document = load_report(tmp_path / "report.json")
+    assert document.spec.contract == "toy"
+    assert [(rule.id, rule.verdict) for rule in document.rules] == [("TOY-001", "fail")]
+    assert 'classname="toy.TOY"' in (tmp_path / "junit.xml").read_text(encoding="utf-8")

@@ -46,7 +46,12 @@ NASTY = (
 SMALL: dict[str, Any] = {
     "$schema": "urn:engram-conformance:report:v1",
     "kit": {"name": "engram-conformance", "version": "0.1.0"},
-    "spec": {"contract_version": "1.0.0", "spec_version": "1.0.0", "digest": "sha256:" + "ab" * 32},
+    "spec": {
+        "contract": "engram-memory",
+        "contract_version": "1.0.0",
+        "spec_version": "1.0.0",
+        "digest": "sha256:" + "ab" * 32,
+    },
     "run": {
         "started_at": "2026-11-29T12:00:00.123Z",
         "duration_s": 12.3,
@@ -294,6 +299,7 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
         "$schema": "urn:engram-conformance:report:v1",
         "kit": {"name": "engram-conformance", "version": draw(_text(min_size=1))},
         "spec": {
+            "contract": "engram-memory",
             "contract_version": "1.0.0",
             "spec_version": "1.0.0",
             "digest": "sha256:" + "0" * 64,

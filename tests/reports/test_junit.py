@@ -33,7 +33,7 @@ def test_junit_parses_with_one_testcase_per_rule_and_the_right_outcomes(data: di
     assert len(cases) == len(document.rules) == int(root.get("tests"))
     grouped = [rule for rules in document.by_family().values() for rule in rules]
     for case, rule in zip(cases, grouped, strict=True):
-        assert case.get("classname") == rule.family
+        assert case.get("classname") == f"engram-memory.{rule.family}"
         assert case.get("name").startswith(f"{rule.id} ")
         outcomes = [child.tag for child in case if child.tag != "system-out"]
         expected = _expected_outcome(rule)

@@ -46,6 +46,16 @@ class Toy:
     def openapi(self, spec: ToySpec) -> dict[str, Any]:
         return {"openapi": "3.1.0", "paths": {}}
 
+    def identity(self, spec: ToySpec) -> dict[str, str]:
+        return {
+            "contract_version": "0.1.0",
+            "spec_version": "0.1.0",
+            "digest": "sha256:" + "0" * 64,
+        }
+
+    def conformance_class(self, spec: ToySpec, offered: list[str]) -> tuple[str, str]:
+        return "full", "Full toy conformance"
+
     def checks(self) -> Checks:
         return Checks(dict(checks.SCRIPTED), dict(checks.PER_CALL))
 

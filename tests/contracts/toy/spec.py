@@ -15,6 +15,8 @@ class ToyRule:
     tools: tuple[str, ...]
     testable: bool = True
     untestable_reason: str | None = None
+    source_document: str = "design"
+    source_section: str = "The toy contract"
 
     @property
     def family(self) -> str:

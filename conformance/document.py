@@ -1,0 +1,200 @@
+"""Turn a run's result into the report document (``reports.ReportDocument``, which every
+renderer reads)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from engram_conformance.reports import (
+    CallRecord,
+    ConformanceInfo,
+    FailureRecord,
+    Kit,
+    ReportDocument,
+    RuleRecord,
+    RunInfo,
+    ServerInfo,
+    SpecIdentity,
+    TargetInfo,
+    Verdict,
+    tally,
+)
+from engram_conformance.spec.instants import instant
+
+from . import contracts
+from .baseline import Baseline
+from .contracts import Contract
+from .ledger import Failure
+from .recheck import FLAKY
+from .runner import RunOptions, RunResult
+from .targets.json_text import infinities_named, json_text
+from .targets.launch import Target
+
+KIT_VERSION = version("engram-conformance")
+CALLS_SHOWN = 20  # the last calls of a failure that the report shows
+
+
+def conformance_line(
+    contract: Contract,
+    spec: Any,
+    listed: list[str],
+    claimed: list[str],
+    counts: Mapping[Verdict, int],
+    discovery_failed: str | None = None,
+) -> tuple[str, str]:
+    """The conformance class (``none``, ``partial``, ``full``) and the summary line; the
+    contract words a class by the tools offered (listed and claimed)."""
+    counted = ", ".join(f"{count} {verdict.label}" for verdict, count in counts.items())
+    if discovery_failed is not None:
+        reason = discovery_failed.splitlines()[0][:200]
+        return "none", f"No tools discovered: {reason} ({counted})"
+    if not [tool for tool in spec.tools if tool in listed]:
+        nothing = contract.no_tools[:1].upper() + contract.no_tools[1:]
+        return "none", f"{nothing} ({counted})"
+    offered = [tool for tool in spec.tools if tool in listed and tool in claimed]
+    klass, words = contract.conformance_class(spec, offered)
+    return klass, f"{words}: {counted}"
+
+
+def build_document(
+    spec: Any,
+    result: RunResult,
+    options: RunOptions,
+    target: Target,
+    *,
+    descriptor: str | None,
+    command: str,
+    baseline: Baseline | None,
+    transcript_paths: dict[str, str],
+    reproductions: Mapping[tuple[str, str], str] | None = None,
+) -> ReportDocument:
+    """The report document. A failure is reproduced by its pytest file when one was written
+    (``reproductions``: (rule, check) -> path), else by replaying its check's transcript."""
+    rules = tuple(
+        _rule_record(rule, result, baseline, transcript_paths, reproductions or {})
+        for rule in spec.rules.values()
+        if rule.id in result.verdicts
+    )
+    contract = contracts.contract(result.contract)
+    klass, line = conformance_line(
+        contract,
+        spec,
+        result.tools_listed,
+        result.tools_claimed,
+        tally(rule.verdict for rule in rules),
+        result.discovery_failed,
+    )
+    identity = contract.identity(spec)
+    info = result.server_info
+    return ReportDocument.from_rules(
+        kit=Kit(name="engram-conformance", version=KIT_VERSION),
+        spec=SpecIdentity(
+            contract=contract.name,
+            contract_version=identity["contract_version"],
+            spec_version=identity["spec_version"],
+            digest=identity["digest"],
+        ),
+        run=RunInfo(
+            started_at=instant(result.started_at_ms),
+            duration_s=round(result.duration_s, 3),
+            seed=result.seed,
+            profile=options.profile,
+            budget_s=options.budget_s,
+            only=tuple(options.only),
+            command=command,
+        ),
+        target=TargetInfo(
+            name=target.name,
+            transport=target.transport,
+            descriptor=descriptor,
+            server_info=None if info is None else ServerInfo(**info),
+            stderr_tail=None,
+        ),
+        conformance=ConformanceInfo(
+            conformance_class=klass,
+            tools_claimed=tuple(result.tools_claimed),
+            tools_listed=tuple(result.tools_listed),
+            summary=line,
+        ),
+        rules=rules,
+    )
+
+
+def _rule_record(
+    rule: Any,
+    result: RunResult,
+    baseline: Baseline | None,
+    transcript_paths: dict[str, str],
+    reproductions: Mapping[tuple[str, str], str],
+) -> RuleRecord:
+    verdict = result.verdicts[rule.id]
+    recheck = result.rechecked.outcomes.get(rule.id)
+    evidence = result.ledger.evidence.get(rule.id)
+    return RuleRecord(
+        id=rule.id,
+        family=rule.family,
+        level=rule.level,
+        statement=rule.statement,
+        source=f"{rule.source_document} {rule.source_section}",
+        verdict=verdict.verdict,
+        checks=tuple(sorted(result.checks_of_rule.get(rule.id, []))),
+        reason=verdict.reason,
+        baseline=baseline.mark(rule.id, verdict.verdict) if baseline else None,
+        flaky=recheck == FLAKY,
+        failures=tuple(
+            _failure_record(rule.id, failure, transcript_paths, reproductions)
+            for failure in (evidence.failures if evidence else [])
+        ),
+        recheck=recheck,
+        recheck_transcript=transcript_paths.get(result.rechecked.passed_alone.get(rule.id, "")),
+    )
+
+
+def _failure_record(
+    rule_id: str,
+    failure: Failure,
+    transcript_paths: dict[str, str],
+    reproductions: Mapping[tuple[str, str], str],
+) -> FailureRecord:
+    transcript = transcript_paths.get(failure.during or failure.check)
+    test_file = reproductions.get((rule_id, failure.check))
+    if test_file:
+        again: str | None = f"pytest {test_file}"
+    else:
+        again = f"engram-conformance replay {transcript}" if transcript else None
+    return FailureRecord(
+        check=failure.check,
+        expected=failure.expected,
+        observed=failure.observed,
+        seed=failure.seed,
+        calls=tuple(_call(call) for call in failure.calls[-CALLS_SHOWN:]),
+        transcript=transcript,
+        reproduce=again,
+    )
+
+
+def _call(call: dict[str, Any]) -> CallRecord:
+    """A call as the report shows it: JSON data, an infinite number as "Infinity" or
+    "-Infinity" (the transcript keeps it a number)."""
+    return CallRecord(
+        tool=call.get("tool") or call.get("method"),
+        arguments=infinities_named(call.get("arguments")),
+        answer=infinities_named(call.get("answer")),
+    )
+
+
+def write_transcripts(result: RunResult, report_dir: Path) -> dict[str, str]:
+    """One JSON-lines transcript per check that failed or faulted; check -> relative path.
+    Lines are ``json_text``: arguments with lone surrogates or infinite numbers read back."""
+    folder = report_dir / "transcripts"
+    paths = {}
+    for check, calls in result.transcripts.items():
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{check}.jsonl"
+        lines = [json_text(call, default=str) for call in calls]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        paths[check] = f"transcripts/{check}.jsonl"
+    return paths
