@@ -1,7 +1,8 @@
 """Run the harness against the reference server in this process, optionally through a mutant.
 
-A mutant wraps the reference's ``MemoryService`` (or its ``HostBinding``) and alters one
-behaviour; the reference's own code carries no fault switch. ``run_against`` returns the run's
+A mutant wraps the reference's ``MemoryService`` or its ``HostBinding``, or answers in place of
+its MCP handlers (``wiring_mutant``), and alters one behaviour; the reference's own code carries
+no fault switch. ``run_against`` returns the run's
 result, whose verdicts the tests read.
 """
 
@@ -28,7 +29,7 @@ from engram_conformance.reference_impl.binding import (
 )
 from engram_conformance.reference_impl.context import InvocationContext
 from engram_conformance.reference_impl.policy import HostPolicy
-from engram_conformance.reference_impl.server import build_server
+from engram_conformance.reference_impl.server import Handlers, build_server
 from engram_conformance.reference_impl.service import MemoryService
 from engram_conformance.spec import load
 
@@ -41,6 +42,7 @@ def run_against(
     service_mutant: Wrap | None = None,
     binding_mutant: Wrap | None = None,
     session_mutant: Wrap | None = None,
+    wiring_mutant: type[Handlers] | None = None,
     server_policy: HostPolicy | None = None,
     target_policy: Policy | None = None,
     only: tuple[str, ...] = (),
@@ -62,10 +64,12 @@ def run_against(
         binding = binding_mutant(binding)
     # One server for every client, as over HTTP: its handlers serialize the service's calls
     # (one SQLite connection), also those of a check's extra clients.
-    server = build_server(service, binding)
+    server = build_server(service, binding, handlers=wiring_mutant)
 
     def serve() -> Any:
-        return server if session_mutant is None else build_server(session_mutant(service), binding)
+        if session_mutant is None:
+            return server
+        return build_server(session_mutant(service), binding, handlers=wiring_mutant)
 
     target = InProcessTarget("reference-in-process", serve, state_dir)
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))

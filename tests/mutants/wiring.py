@@ -2,9 +2,8 @@
 
 The wiring (``reference_impl.server``) stands between the protocol and the memory service: it
 asks the host binding to admit a call, then carries the service's envelope in a tool result. A
-wiring mutant is a subclass of its handlers with one step altered; ``plant`` installs it for the
-test (``build_server`` then builds the mutant's handlers), as it passes a service or binding
-mutant to ``run_against``.
+wiring mutant is a subclass of its ``Handlers`` with one step altered, which ``build_server``
+builds in their stead; ``plant`` gives ``run_against`` any kind of mutant.
 """
 
 from __future__ import annotations
@@ -12,23 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engram_conformance.reference_impl import server
 from engram_conformance.reference_impl.binding import HostBinding
+from engram_conformance.reference_impl.server import Handlers
 
 from ..conformance.inprocess import ServiceProxy
 
 
-class WiringMutant(server._Handlers):
+class WiringMutant(Handlers):
     """Base of wiring mutants: the reference's tools/list and tools/call handlers, unless a
     subclass alters one step."""
 
 
 def plant(monkeypatch: pytest.MonkeyPatch, mutant: type) -> dict[str, Any]:
-    """The ``run_against`` arguments that plant ``mutant`` (a wiring mutant is installed here,
-    for the test's duration, and needs none)."""
+    """The ``run_against`` arguments that plant ``mutant``."""
     if issubclass(mutant, WiringMutant):
-        monkeypatch.setattr(server, "_Handlers", mutant)
-        return {}
+        return {"wiring_mutant": mutant}
     if issubclass(mutant, HostBinding):
         return {"binding_mutant": mutant}
     assert issubclass(mutant, ServiceProxy), mutant
