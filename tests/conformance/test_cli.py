@@ -11,7 +11,7 @@ from engram_conformance.conformance.cli import main
 from engram_conformance.conformance.report import write_transcripts
 from engram_conformance.reports.document import load as load_report
 
-from ..mutants.test_envelope_mutants import WrongAuditId
+from ..mutants.catalog.envelope import WrongAuditId
 from .inprocess import run_against
 
 

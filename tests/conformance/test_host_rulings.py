@@ -17,8 +17,9 @@ from engram_conformance.reference_impl.binding import UnknownTool
 from engram_conformance.reference_impl.context import InvocationContext
 from engram_conformance.spec import load
 
-from ..mutants.test_host_mutants import MadeUpTrustClass
-from .inprocess import BindingMutant, run_against
+from ..mutants.base import BindingMutant
+from ..mutants.catalog.host import MadeUpTrustClass
+from .inprocess import run_against
 
 SPEC = load()
 

@@ -23,7 +23,8 @@ from engram_conformance.reference_impl.envelope import failure
 from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec.tool_names import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW
 
-from .inprocess import BindingMutant, ServiceProxy, broken_verdict, checks_only, run_against
+from ..mutants.base import BindingMutant, ServiceProxy
+from .inprocess import broken_verdict, checks_only, run_against
 
 FIXTURE = Path(__file__).with_name("fixtures") / "refusing_server.py"
 EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
