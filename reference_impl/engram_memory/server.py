@@ -42,19 +42,26 @@ class Service(Protocol):
     def call(self, tool: str, arguments: Any, context: InvocationContext) -> dict[str, Any]: ...
 
 
-def build_server(service: Service, binding: HostBinding) -> Server[Any]:
-    """The MCP server answering ``tools/list`` and ``tools/call`` for one memory service."""
-    handlers = _Handlers(service, binding)
+def build_server(
+    service: Service, binding: HostBinding, *, handlers: type[Handlers] | None = None
+) -> Server[Any]:
+    """The MCP server answering ``tools/list`` and ``tools/call`` for one memory service.
+
+    ``handlers``: a subclass of ``Handlers`` to answer them instead, as the kit's wiring mutants
+    do (each alters one step of the reference's)."""
+    answering = (handlers or Handlers)(service, binding)
     return Server(
         SERVER_NAME,
         version=version("engram-conformance"),
         instructions=INSTRUCTIONS,
-        on_list_tools=handlers.list_tools,
-        on_call_tool=handlers.call_tool,
+        on_list_tools=answering.list_tools,
+        on_call_tool=answering.call_tool,
     )
 
 
-class _Handlers:
+class Handlers:
+    """The ``tools/list`` and ``tools/call`` handlers of one server."""
+
     def __init__(self, service: Service, binding: HostBinding) -> None:
         self.service = service
         self.binding = binding

@@ -1,17 +1,17 @@
 """Run the harness against the reference server in this process, optionally through a mutant.
 
-A mutant wraps the reference's ``MemoryService`` (or its ``HostBinding``) and alters one
-behaviour; the reference's own code carries no fault switch. ``run_against`` returns the run's
-result, whose verdicts the tests read.
+A mutant (``tests/mutants/base.py``) wraps the reference's ``MemoryService`` or its
+``HostBinding``, or answers in place of its MCP handlers, and alters one behaviour; the
+reference's own code carries no fault switch. ``run_against`` returns the run's result, whose
+verdicts the tests read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import anyio
 from engram_conformance.conformance.engram_memory.checks.registry import REGISTRY, all_checks
@@ -21,15 +21,9 @@ from engram_conformance.conformance.engram_memory.signed_meta import ContextSign
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
 from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.conformance.targets.launch import InProcessTarget
-from engram_conformance.reference_impl.engram_memory.binding import (
-    ContextUnavailable,
-    HostBinding,
-    ProtocolRefusal,
-    _context,
-)
-from engram_conformance.reference_impl.engram_memory.context import InvocationContext
+from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
-from engram_conformance.reference_impl.engram_memory.server import build_server
+from engram_conformance.reference_impl.engram_memory.server import Handlers, build_server
 from engram_conformance.reference_impl.engram_memory.service import MemoryService
 from engram_conformance.spec.engram_memory import load
 
@@ -42,6 +36,7 @@ def run_against(
     service_mutant: Wrap | None = None,
     binding_mutant: Wrap | None = None,
     session_mutant: Wrap | None = None,
+    wiring_mutant: type[Handlers] | None = None,
     server_policy: HostPolicy | None = None,
     target_policy: Policy | None = None,
     only: tuple[str, ...] = (),
@@ -63,10 +58,12 @@ def run_against(
         binding = binding_mutant(binding)
     # One server for every client, as over HTTP: its handlers serialize the service's calls
     # (one SQLite connection), also those of a check's extra clients.
-    server = build_server(service, binding)
+    server = build_server(service, binding, handlers=wiring_mutant)
 
     def serve() -> Any:
-        return server if session_mutant is None else build_server(session_mutant(service), binding)
+        if session_mutant is None:
+            return server
+        return build_server(session_mutant(service), binding, handlers=wiring_mutant)
 
     target = InProcessTarget("reference-in-process", serve, state_dir)
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
@@ -94,75 +91,3 @@ def checks_only(*names: str) -> Iterator[None]:
 def broken_verdict(rule: str) -> str:
     """The verdict of a broken rule: ``fail`` for a must, ``warn`` for should and profile."""
     return "fail" if load().rules[rule].level == "must" else "warn"
-
-
-def family_verdicts(result: RunResult, family: str) -> dict[str, str]:
-    """Rule id -> verdict, for the rules of ``family``."""
-    return {
-        rule.id: result.verdicts[rule.id].verdict
-        for rule in load().rules.values()
-        if rule.family == family
-    }
-
-
-def assert_caught(
-    verdicts: dict[str, str], broken: tuple[str, ...], undecided: tuple[str, ...] = ()
-) -> None:
-    """The ``broken`` rules get their broken verdict, the ``undecided`` ones (whose checks the
-    mutant stops) ``error``, and every other rule passes or is not applicable."""
-    assert {rule: verdicts[rule] for rule in broken} == {r: broken_verdict(r) for r in broken}
-    assert {rule: verdicts[rule] for rule in undecided} == dict.fromkeys(undecided, "error")
-    others = {rule: v for rule, v in verdicts.items() if rule not in broken + undecided}
-    assert set(others.values()) <= {"pass", "not_applicable"}, others
-
-
-class ServiceProxy:
-    """Base of service mutants: passes every call to the reference unless a subclass alters it."""
-
-    def __init__(self, inner: MemoryService) -> None:
-        self.inner = inner
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
-        return self.alter(tool, arguments, context, self.inner.call(tool, arguments, context))
-
-    def alter(
-        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
-    ) -> dict[str, Any]:
-        return envelope
-
-    def close(self) -> None:
-        self.inner.close()
-
-
-class BindingMutant(HostBinding):
-    """Base of binding mutants: the reference binding (same key, spec and clock) in which a
-    subclass overrides one step."""
-
-    def __init__(self, inner: HostBinding) -> None:
-        vars(self).update(vars(inner))
-
-
-class LetsThrough(BindingMutant):
-    """A binding without one of the reference's checks: it never makes the refusal whose
-    reason contains ``skipped``, and goes on with the context as it was verified."""
-
-    skipped: ClassVar[str]
-
-    def verify(self, token: Any) -> InvocationContext:
-        try:
-            return super().verify(token)
-        except ContextUnavailable as refusal:
-            if self.skipped not in refusal.reason:
-                raise
-            claims = self._verified_claims(token)
-            return _context(claims, int(claims["iat"]), int(claims["exp"]))
-
-    def admit_call(self, tool: str, arguments: Any, meta: Any) -> InvocationContext:
-        try:
-            return super().admit_call(tool, arguments, meta)
-        except ProtocolRefusal as refusal:
-            if self.skipped not in refusal.reason:
-                raise
-            context = self.context(meta)
-            assert context is not None
-            return replace(context, tool=tool)

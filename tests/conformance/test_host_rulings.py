@@ -17,8 +17,9 @@ from engram_conformance.reference_impl.engram_memory.context import InvocationCo
 from engram_conformance.reports import ReportDocument
 from engram_conformance.spec.engram_memory import load
 
-from ..mutants.test_host_mutants import MadeUpTrustClass
-from .inprocess import BindingMutant, run_against
+from ..mutants.base import BindingMutant
+from ..mutants.catalog.host import MadeUpTrustClass
+from .inprocess import run_against
 
 SPEC = load()
 

@@ -14,8 +14,9 @@ from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.reports import ReportDocument, RuleRecord
 from engram_conformance.spec.engram_memory import load
 
-from ..mutants.test_idempotency_mutants import ReplayAnswersNewCandidate
-from .inprocess import ServiceProxy, checks_only, run_against
+from ..mutants.base import ServiceProxy
+from ..mutants.catalog.idempotency import ReplayAnswersNewCandidate
+from .inprocess import checks_only, run_against
 
 
 class ShapelessAtFirst(ServiceProxy):

@@ -30,7 +30,8 @@ from engram_conformance.spec.engram_memory.tool_names import (
     WITHDRAW,
 )
 
-from .inprocess import BindingMutant, ServiceProxy, broken_verdict, checks_only, run_against
+from ..mutants.base import BindingMutant, ServiceProxy
+from .inprocess import broken_verdict, checks_only, run_against
 
 FIXTURE = Path(__file__).with_name("fixtures") / "refusing_server.py"
 EXECUTABLE = Path(sys.executable).with_name("engram-conformance")

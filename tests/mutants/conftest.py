@@ -15,15 +15,7 @@ from typing import Any
 
 import pytest
 
-from .score import (
-    RULE_PARAMETERS,
-    Meta,
-    Record,
-    Recording,
-    first_paragraph,
-    is_mutant_test,
-    rules_named,
-)
+from .score import Meta, Record, Recording, first_paragraph, is_mutant_test
 from .score import read as read_page
 from .score import render as render_page
 
@@ -49,8 +41,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _record_the_mutant(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``--mutation-score``: the test module's ``run_against``, ``run_described``,
-    ``broken_verdict`` and ``assert_caught`` tell this test's record what they see while the
+    """With ``--mutation-score``: the test module's ``plant``, ``run_against``,
+    ``run_described`` and ``assert_caught`` tell this test's record what they see while the
     test runs."""
     records = request.config.stash.get(RECORDS, None)
     if records is None or not isinstance(request.node, pytest.Function):
@@ -61,10 +53,8 @@ def _record_the_mutant(request: pytest.FixtureRequest, monkeypatch: pytest.Monke
     callspec = getattr(item, "callspec", None)
     if callspec is not None:
         record.name = callspec.id.rstrip("-") or record.name
-        for name in RULE_PARAMETERS:
-            record.asserted |= rules_named(callspec.params.get(name))
     recording = Recording(record)
-    for name in ("run_against", "run_described", "broken_verdict", "assert_caught"):
+    for name in ("plant", "run_against", "run_described", "assert_caught"):
         if hasattr(request.module, name):
             wrapped = getattr(recording, name)(getattr(request.module, name))
             monkeypatch.setattr(request.module, name, wrapped)

@@ -1,17 +1,26 @@
 """A run of the harness's CLI against a stdio server that a descriptor starts: for mutants only a
 server reading text (or one the harness stops) can have, which ``run_against`` cannot plant in
-process. The mutation-score recorder wraps ``run_described`` as it wraps ``run_against``.
+process (``stdio_server.py`` plants them). The mutation-score recorder wraps ``run_described`` as
+it wraps ``run_against``.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
 from engram_conformance.conformance.cli import main
 from engram_conformance.reports.document import load as load_report
+
+STDIO_SERVER = Path(__file__).with_name("stdio_server.py")
+
+
+def planted(family: str, mutant: str) -> list[str]:
+    """The command of the reference over stdio with ``catalog/<family>.py``'s ``mutant``."""
+    return [sys.executable, str(STDIO_SERVER), family, mutant, "serve"]
 
 
 def run_described(

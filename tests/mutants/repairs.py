@@ -1,4 +1,4 @@
-"""Building blocks of the SCHEMA and XREF mutants, and how their runs are read.
+"""Building blocks of the SCHEMA and XREF mutants, and the deployment some of them run against.
 
 Most of these mutants are lenient servers: where the reference refuses a call for one rule at one
 place, they "repair" the arguments there (drop a repeat, clamp a number, cut a string) and go on,
@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from engram_conformance.conformance.runner import RunResult
 from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.reference_impl.engram_memory.context import InvocationContext
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
@@ -24,24 +23,11 @@ from engram_conformance.spec.engram_memory import (
 )
 from engram_conformance.spec.engram_memory.tool_names import CAPTURE
 
-from ..conformance.inprocess import ServiceProxy
+from .base import ServiceProxy
 
 FAMILIES = ("SCHEMA", "XREF")
 #: The most places one call is repaired at (each repair fixes one).
 MOST_REPAIRS = 300
-
-
-def broken(result: RunResult) -> set[str]:
-    """The rules of the SCHEMA and XREF families the run found broken (fail or warn)."""
-    return {
-        rule
-        for rule, verdict in result.verdicts.items()
-        if rule.startswith(FAMILIES) and verdict.verdict in ("fail", "warn")
-    }
-
-
-def reporting_checks(result: RunResult, rule: str) -> set[str]:
-    return {failure.check for failure in result.ledger.evidence[rule].failures}
 
 
 def examples(*tools: str) -> set[str]:

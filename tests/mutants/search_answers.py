@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engram_conformance.conformance.runner import RunResult
 from engram_conformance.reference_impl.engram_memory.envelope import failure
 from engram_conformance.spec.engram_memory import digest, load
 from engram_conformance.spec.engram_memory.tool_names import GET, SEARCH
@@ -55,12 +54,3 @@ def each_packet(
 def refused(envelope: dict[str, Any], code: str) -> dict[str, Any]:
     """The error envelope of ``code`` for the same call."""
     return failure(load(), code, envelope["auditId"])
-
-
-def broken(result: RunResult, family: str) -> dict[str, str]:
-    """The rules of ``family`` the run found broken, with their verdicts."""
-    return {
-        rule: verdict.verdict
-        for rule, verdict in result.verdicts.items()
-        if rule.startswith(f"{family}-") and verdict.verdict in ("fail", "warn")
-    }

@@ -1,371 +1,63 @@
-"""Each confirmation-gate check fires on a server that breaks its rule, and on no unrelated gate
-rule; capture and request_admission are also run with a policy that requires their approval."""
+"""Each confirmation-gate check fires on a server that breaks its rule (``catalog/gate.py``), and
+on no unrelated gate rule; capture and request_admission are also run with a policy that
+requires their approval."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import anyio
-import mcp_types as types
 import pytest
+from engram_conformance.conformance.runner import RunResult
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.reference_impl.engram_memory import gate
-from engram_conformance.reference_impl.engram_memory.binding import (
-    ContextUnavailable,
-    ProtocolRefusal,
-)
-from engram_conformance.reference_impl.engram_memory.context import (
-    UNUSABLE_CONFIRMATION,
-    Confirmation,
-    InvocationContext,
-)
-from engram_conformance.reference_impl.engram_memory.envelope import failure
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
-from engram_conformance.reference_impl.engram_memory.server import sent_arguments
-from engram_conformance.spec.engram_memory import Spec, digest, operation_digest, validate_arguments
 
-from ..conformance.inprocess import (
-    BindingMutant,
-    LetsThrough,
-    ServiceProxy,
-    assert_caught,
-    family_verdicts,
-    run_against,
+from ..conformance.inprocess import run_against
+from .base import plant
+from .catalog.gate import (
+    ADMISSION_APPROVAL_UNDECLARED,
+    BOTH,
+    CAPTURE,
+    MUTANTS,
+    MUTANTS_WITH_REQUIRED,
+    admission_approval_undeclared,
 )
-from .wiring import WiringMutant, plant
-
-CAPTURE = "engram_memory_capture"
-ADMIT = "engram_memory_request_admission"
-WITHDRAW = "engram_memory_withdraw"
-FORGET = "engram_memory_forget"
-BOTH = frozenset({CAPTURE, ADMIT})
+from .caught import Caught, assert_caught, family_verdicts
 
 
-def _approval(spec: Spec, tool: str, arguments: Any, now_ms: int) -> Confirmation:
-    """A human approval of exactly this call, given now (what a mutant makes up)."""
-    target = arguments.get(spec.tools[tool].target)
-    digest_ = operation_digest(tool, arguments)
-    return Confirmation("approval-made-up", tool, target, digest_, now_ms, now_ms + 60_000)
-
-
-class ConfirmationNotRequired(LetsThrough):
-    """withdraw and forget without any confirmation reach the service (which answers
-    gate_failed) instead of being refused with -32603."""
-
-    skipped = "carries no confirmation"
-
-
-class TakesConfirmedArgumentAsApproval(WiringMutant):
-    """Takes confirmed: true in the arguments for a human approval: the call runs without that
-    argument, approved, whatever its context carries (a model's word passes for the host's)."""
-
-    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
-        arguments = sent_arguments(ctx, params)
-        if not (isinstance(arguments, dict) and arguments.get("confirmed") is True):
-            return await super().call_tool(ctx, params)
-        kept = {name: value for name, value in arguments.items() if name != "confirmed"}
-        try:
-            context = self.binding.context(params.meta)
-        except ProtocolRefusal:
-            return await super().call_tool(ctx, params)
-        if context is None or context.tool != params.name:
-            return await super().call_tool(ctx, params)
-        approved = replace(
-            context, confirmation=_approval(self.spec, params.name, kept, self.binding._clock())
-        )
-        envelope = await anyio.to_thread.run_sync(
-            self._envelope, params.name, kept, approved, limiter=self.calls
-        )
-        text = types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))
-        return types.CallToolResult(
-            content=[text], structured_content=envelope, is_error=not envelope["ok"]
-        )
-
-
-def _lenient_ms(text: Any) -> int:
-    """Epoch milliseconds of any ISO 8601 time ``datetime.fromisoformat`` reads."""
-    return int(datetime.fromisoformat(text).timestamp() * 1000)
-
-
-class LenientConfirmationTimes(BindingMutant):
-    """Reads the confirmation's times with ``datetime.fromisoformat``: forms that are not the
-    Instant form (no milliseconds, an offset, a date alone) make an approval that can hold."""
-
-    def verify(self, token: Any) -> InvocationContext:
-        context = super().verify(token)
-        if context.confirmation != UNUSABLE_CONFIRMATION:
-            return context
-        claim = self._verified_claims(token).get("confirmation")
-        try:
-            lenient = Confirmation(
-                claim["ref"],
-                claim["capability"],
-                claim["target"],
-                claim["operation_digest"],
-                _lenient_ms(claim["approved_at"]),
-                _lenient_ms(claim["expires_at"]),
-            )
-        except (KeyError, TypeError, ValueError):
-            return context
-        return replace(context, confirmation=lenient)
-
-
-class MalformedConfirmationRefused(BindingMutant):
-    """Refuses a context whose confirmation is malformed with -32603, not gate_failed."""
-
-    def verify(self, token: Any) -> InvocationContext:
-        context = super().verify(token)
-        if context.confirmation == UNUSABLE_CONFIRMATION:
-            raise ContextUnavailable("malformed confirmation")
-        return context
-
-
-class RewritesApproval(ServiceProxy):
-    """Base: the service gates a call on ``rewrite(confirmation)``, not on what the host sent."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
-        if context.confirmation is not None:
-            rewritten = self.rewrite(context.confirmation, tool, arguments, self.inner.clock())
-            context = replace(context, confirmation=rewritten)
-        return super().call(tool, arguments, context)
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        raise NotImplementedError
-
-
-class DigestOfArgumentsAlone(RewritesApproval):
-    """Expects the operation digest of the arguments alone, not of {tool, arguments}."""
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        matches = confirmation.operation_digest == digest(arguments)
-        bound = operation_digest(tool, arguments) if matches else "sha256:" + "0" * 64
-        return replace(confirmation, operation_digest=bound)
-
-
-class CapabilityNotCompared(RewritesApproval):
-    """Never compares the approval's capability with the called tool."""
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        return replace(confirmation, capability=tool)
-
-
-class TargetNotCompared(RewritesApproval):
-    """Never compares the approval's target with the call's."""
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        return replace(confirmation, target=arguments.get(self.inner.spec.tools[tool].target))
-
-
-class FullTtlAssumed(RewritesApproval):
-    """Takes every approval to live 300 s from approved_at, whatever its expires_at."""
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        return replace(confirmation, expires_at_ms=confirmation.approved_at_ms + 300_000)
-
-
-class ExecutionWindowIgnored(RewritesApproval):
-    """Runs an unexpired approval however long ago it was given (no 30 s window)."""
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        late = now_ms > confirmation.approved_at_ms + 30_000
-        return replace(confirmation, approved_at_ms=now_ms) if late else confirmation
-
-
-class FutureApprovalAccepted(RewritesApproval):
-    """Takes an approval from the future as given now (no 5 s skew bound)."""
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        return replace(confirmation, approved_at_ms=min(confirmation.approved_at_ms, now_ms))
-
-
-class NoSkewOnApprovedAt(RewritesApproval):
-    """Refuses an approval whose approved_at lies ahead of its clock at all (no 5 s of skew)."""
-
-    def rewrite(
-        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
-    ) -> Confirmation:
-        ahead = confirmation.approved_at_ms > now_ms
-        return replace(confirmation, expires_at_ms=now_ms) if ahead else confirmation
-
-
-class ReplaysBeforeTheGate(ServiceProxy):
-    """Answers a repeated withdraw or forget from a cache, before checking its confirmation."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__(inner)
-        self.answers: dict[str, dict[str, Any]] = {}
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
-        key = json.dumps([tool, arguments], sort_keys=True)
-        if key in self.answers:
-            first = self.answers[key]
-            value = {**first["output"]["value"], "replayed": True}
-            return {
-                **first,
-                "auditId": context.audit_id,
-                "output": {**first["output"], "value": value},
-            }
-        answer = super().call(tool, arguments, context)
-        if answer["ok"] and tool in (WITHDRAW, FORGET):
-            self.answers[key] = answer
-        return answer
-
-
-class GateBeforeSchema(ServiceProxy):
-    """Checks the confirmation before the arguments."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
-        spec, now_ms = self.inner.spec, self.inner.clock()
-        if gate.needs_confirmation(spec, tool, self.inner.policy.confirmation_required) and (
-            context.confirmation is None
-            or not gate.holds(spec, tool, arguments, context.confirmation, now_ms)
-        ):
-            return failure(spec, "gate_failed", context.audit_id)
-        return super().call(tool, arguments, context)
-
-
-class GateBeforeDigests(ServiceProxy):
-    """Checks the confirmation before the digest forms (after the schema)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
-        spec, now_ms = self.inner.spec, self.inner.clock()
-        verdict = validate_arguments(tool, arguments, clock=None, spec=spec)
-        if (
-            verdict.code == "INVALID_DIGEST"
-            and gate.needs_confirmation(spec, tool, self.inner.policy.confirmation_required)
-            and (
-                context.confirmation is None
-                or not gate.holds(spec, tool, arguments, context.confirmation, now_ms)
-            )
-        ):
-            return failure(spec, "gate_failed", context.audit_id)
-        return super().call(tool, arguments, context)
-
-
-class WritesBeforeGateFailed(ServiceProxy):
-    """Performs the call, then answers gate_failed when the approval did not hold."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
-        answer = super().call(tool, arguments, context)
-        if not answer["ok"] and answer["error"]["code"] == "gate_failed":
-            made_up = _approval(self.inner.spec, tool, arguments, self.inner.clock())
-            self.inner.call(tool, arguments, replace(context, confirmation=made_up))
-        return answer
-
-
-class GatesOnlyApprovalsSent(ServiceProxy):
-    """Checks an approval of capture or request_admission when one is sent, but lets a call
-    without any through."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
-        if tool in BOTH and context.confirmation is None:
-            made_up = _approval(self.inner.spec, tool, arguments, self.inner.clock())
-            context = replace(context, confirmation=made_up)
-        return super().call(tool, arguments, context)
-
-
-#: (mutant, the rules it breaks, rules whose checks it stops from deciding: error)
-MUTANTS: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
-    (ConfirmationNotRequired, ("GATE-001", "GATE-010"), ()),
-    (
-        DigestOfArgumentsAlone,
-        ("GATE-002", "GATE-006", "GATE-012"),
-        ("GATE-001", "GATE-003", "GATE-004", "GATE-005", "GATE-009", "GATE-010", "GATE-011"),
-    ),
-    (CapabilityNotCompared, ("GATE-003",), ()),
-    (TargetNotCompared, ("GATE-003",), ()),
-    (FullTtlAssumed, ("GATE-004",), ()),
-    (ExecutionWindowIgnored, ("GATE-005", "GATE-010", "GATE-011"), ("GATE-012",)),
-    (FutureApprovalAccepted, ("GATE-006",), ()),
-    (NoSkewOnApprovedAt, ("GATE-006",), ()),
-    (LenientConfirmationTimes, ("GATE-006",), ()),
-    (MalformedConfirmationRefused, ("GATE-006",), ()),
-    (TakesConfirmedArgumentAsApproval, ("GATE-009",), ()),
-    (ReplaysBeforeTheGate, ("GATE-010",), ()),
-    (GateBeforeSchema, ("GATE-011",), ()),
-    (WritesBeforeGateFailed, ("GATE-012",), ()),
-]
-#: The same, with a policy (server's and descriptor's) requiring approval of capture and admission.
-MUTANTS_WITH_REQUIRED: list[tuple[type, tuple[str, ...], tuple[str, ...]]] = [
-    (GatesOnlyApprovalsSent, ("GATE-007",), ()),
-    (TargetNotCompared, ("GATE-003", "GATE-013"), ()),
-    (WritesBeforeGateFailed, ("GATE-007", "GATE-012"), ()),
-    (GateBeforeDigests, ("GATE-011",), ()),
-]
-
-
-def _run(
-    tmp_path: Path,
-    planted: dict[str, Any],
-    required: frozenset[str],
-    declared: frozenset[str] | None = None,
-) -> dict[str, str]:
-    """The gate verdicts of a run with the mutant ``planted`` (``wiring.plant``); the server
-    requires approval of the tools ``required``, the descriptor declares it for ``declared``
-    (default: the same)."""
-    result = run_against(
+def _run(tmp_path: Path, required: frozenset[str], **planted: Any) -> RunResult:
+    """A run of the gate rules with the mutant ``planted``; the server requires approval of the
+    tools ``required``, and its descriptor says so."""
+    return run_against(
         tmp_path,
         only=("GATE",),
         server_policy=HostPolicy(confirmation_required=required),
-        target_policy=Policy(confirmation_required=required if declared is None else declared),
+        target_policy=Policy(confirmation_required=required),
         **planted,
     )
-    return family_verdicts(result, "GATE")
 
 
-@pytest.mark.parametrize(
-    ("mutant", "broken", "undecided"), MUTANTS, ids=[mutant.__name__ for mutant, *_ in MUTANTS]
-)
+@pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_gate_mutant_is_caught(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    mutant: type,
-    broken: tuple[str, ...],
-    undecided: tuple[str, ...],
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: type, caught: Caught
 ) -> None:
-    assert_caught(_run(tmp_path, plant(monkeypatch, mutant), frozenset()), broken, undecided)
+    assert_caught(_run(tmp_path, frozenset(), **plant(mutant, monkeypatch, tmp_path)), caught)
 
 
 @pytest.mark.parametrize(
-    ("mutant", "broken", "undecided"),
-    MUTANTS_WITH_REQUIRED,
-    ids=[mutant.__name__ for mutant, *_ in MUTANTS_WITH_REQUIRED],
+    ("mutant", "caught"), MUTANTS_WITH_REQUIRED, ids=[m.__name__ for m, _ in MUTANTS_WITH_REQUIRED]
 )
 def test_gate_mutant_is_caught_when_capture_and_admission_need_approval(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    mutant: type,
-    broken: tuple[str, ...],
-    undecided: tuple[str, ...],
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: type, caught: Caught
 ) -> None:
-    assert_caught(_run(tmp_path, plant(monkeypatch, mutant), BOTH), broken, undecided)
+    assert_caught(_run(tmp_path, BOTH, **plant(mutant, monkeypatch, tmp_path)), caught)
 
 
-def test_gate_mutant_is_caught_when_admission_needs_approval_undeclared(tmp_path: Path) -> None:
-    """A server that requires approval of request_admission while its descriptor says none is
-    needed (so the harness admits without one: the checks that need a record cannot decide)."""
-    verdicts = _run(tmp_path, {}, frozenset({ADMIT}), declared=frozenset())
-    undecided = ("GATE-001", "GATE-002", "GATE-003", "GATE-004", "GATE-005", "GATE-006")
-    later = ("GATE-009", "GATE-010", "GATE-011", "GATE-012")
-    assert_caught(verdicts, ("GATE-008",), (*undecided, *later))
+def test_gate_mutant_is_caught_when_admission_needs_approval_undeclared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planted = plant(admission_approval_undeclared, monkeypatch, tmp_path)
+    assert_caught(run_against(tmp_path, only=("GATE",), **planted), ADMISSION_APPROVAL_UNDECLARED)
 
 
 @pytest.mark.parametrize(
@@ -380,7 +72,7 @@ def test_gate_mutant_is_caught_when_admission_needs_approval_undeclared(tmp_path
 def test_reference_passes_every_gate_rule(
     tmp_path: Path, required: frozenset[str], unreachable: set[str]
 ) -> None:
-    verdicts = _run(tmp_path, {}, required)
+    verdicts = family_verdicts(_run(tmp_path, required), "GATE")
     assert {rule: v for rule, v in verdicts.items() if v != "pass"} == dict.fromkeys(
         unreachable, "not_applicable"
     )

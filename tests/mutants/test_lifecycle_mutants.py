@@ -1,394 +1,40 @@
-"""Each lifecycle check fires on a server that breaks its rule, and the reference passes them all.
-
-A mutant run covers the whole LIFE family, so the tests also pin down which other lifecycle
-rules a bug drags down with it (none, unless the bug really breaks them too).
-"""
+"""Each lifecycle check fires on a server that breaks its rule (``catalog/lifecycle.py``), and the
+reference passes them all."""
 
 from __future__ import annotations
 
-import copy
-import unicodedata
 from pathlib import Path
-from typing import Any
 
 import pytest
-from engram_conformance.conformance.engram_memory.checks.context import (
-    ADMIT,
-    CAPTURE,
-    FORGET,
-    GET,
-    SEARCH,
-    WITHDRAW,
-)
 from engram_conformance.conformance.targets.descriptor import Policy
-from engram_conformance.reference_impl.engram_memory.envelope import success
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
-from engram_conformance.spec.engram_memory import wall_clock_ms
 
-from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
-from .lifecycle_support import (
-    SOME_DIGEST,
-    IgnoresExpiry,
-    all_pass,
-    edited,
-    forged_receipt,
-    refusal,
-    reported,
-    status,
-    verdicts,
-)
-
-
-class CaptureWithoutTransactionReceipt(ServiceProxy):
-    """capture answers without its transaction_receipt_digest (LIFE-001)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool != CAPTURE:
-            return envelope
-        return edited(envelope, lambda value: value.pop("transaction_receipt_digest"))
-
-
-class IndexedAtCapture(ServiceProxy):
-    """Capture also files an admitted copy of the text at once: pending text is searchable
-    (LIFE-002), and so is the text of a candidate later withdrawn (LIFE-012, LIFE-013)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        envelope = self.inner.call(tool, arguments, context)
-        if tool == CAPTURE and envelope["ok"]:
-            key = arguments["idempotency_key"]
-            copied = self.inner.call(tool, {**arguments, "idempotency_key": key + "-c"}, context)
-            admission = {
-                "candidate_id": copied["output"]["value"]["candidate_id"],
-                "idempotency_key": key + "-a",
-            }
-            self.inner.call(ADMIT, admission, context)
-        return envelope
-
-
-class NoDecisionReceipt(ServiceProxy):
-    """The admission outcome lacks its decision_receipt_digest (LIFE-003)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool != ADMIT:
-            return envelope
-        return edited(envelope, lambda value: value["outcome"].pop("decision_receipt_digest"))
-
-
-class AcceptedWithoutRecordId(ServiceProxy):
-    """An accepted outcome carries no record_id (LIFE-004)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool != ADMIT:
-            return envelope
-        return edited(envelope, lambda value: value["outcome"].pop("record_id", None))
-
-
-class RejectionAsError(ServiceProxy):
-    """A rejected candidate is answered as an UNAUTHORIZED error envelope (LIFE-005)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool == ADMIT and status(envelope) == "rejected":
-            return refusal("UNAUTHORIZED", context)
-        return envelope
-
-
-class QueuesEverything(ServiceProxy):
-    """Admission leaves every candidate to a human: clean captures are never accepted (LIFE-006),
-    nor are those outside their valid time (LIFE-019)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        if tool != ADMIT:
-            return self.inner.call(tool, arguments, context)
-        outcome = {
-            "status": "pending_adjudication",
-            "candidate_id": arguments["candidate_id"],
-            "cursor": "0",
-            "decision_receipt_digest": SOME_DIGEST,
-            "transaction_receipt_digest": SOME_DIGEST,
-        }
-        return success({"outcome": outcome, "replayed": False}, context.audit_id)
-
-
-class RecordWithoutPrimaryEvent(ServiceProxy):
-    """Returned records leave out the payload's primary_event (LIFE-007)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        def drop(value: dict) -> None:
-            for packet in value["records"] if tool == SEARCH else [value]:
-                packet["record"].pop("primary_event", None)
-
-        return edited(envelope, drop) if tool in (GET, SEARCH) else envelope
-
-
-class NoTombstoneGuard(ServiceProxy):
-    """The admission policy never looks for a tombstoned payload (LIFE-008)."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__(inner)
-        inner.store.tombstoned_payload = lambda scope, payload_digest: False
-
-
-class GuardAcrossScopes(ServiceProxy):
-    """The tombstone guard looks for the payload in every scope, not the caller's (LIFE-010)."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__(inner)
-        connection = inner.store.connection
-
-        def anywhere(scope: Any, payload_digest: str) -> bool:
-            row = connection.execute(
-                "SELECT 1 FROM records WHERE payload_digest = ? AND state = 'tombstoned'",
-                (payload_digest,),
-            ).fetchone()
-            return row is not None
-
-        inner.store.tombstoned_payload = anywhere
-
-
-class AdjudicationIsFinal(ServiceProxy):
-    """A candidate held for adjudication can never be decided again (LIFE-011)."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__(inner)
-        self.held: set[str] = set()
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        if tool == ADMIT and arguments["candidate_id"] in self.held:
-            return refusal("ILLEGAL_TRANSITION", context)
-        envelope = self.inner.call(tool, arguments, context)
-        if tool == ADMIT and status(envelope) == "pending_adjudication":
-            self.held.add(arguments["candidate_id"])
-        return envelope
-
-
-class WithdrawDoesNothing(ServiceProxy):
-    """withdraw answers a receipt but leaves the candidate pending, so it can still be admitted
-    (LIFE-013) and withdrawn again (LIFE-012)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        if tool == WITHDRAW:
-            return forged_receipt(context, "withdraw", "pending", "withdrawn")
-        return self.inner.call(tool, arguments, context)
-
-
-class AdmitsWithdrawnCandidates(ServiceProxy):
-    """withdraw only flags the candidate, and admission never looks at the flag: a withdrawn
-    candidate is admitted and becomes a record (LIFE-012, LIFE-013)."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__(inner)
-        self.captured: dict[str, Any] = {}
-        self.withdrawn: set[str] = set()
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        envelope = self.inner.call(tool, arguments, context)
-        if tool == CAPTURE and envelope["ok"]:
-            self.captured[envelope["output"]["value"]["candidate_id"]] = arguments
-        if tool == WITHDRAW and envelope["ok"]:
-            self.withdrawn.add(arguments["candidate_id"])
-        if tool == ADMIT and arguments["candidate_id"] in self.withdrawn and not envelope["ok"]:
-            return self.admitted_anyway(arguments, context)
-        return envelope
-
-    def admitted_anyway(self, arguments: Any, context: Any) -> dict:
-        """The flagged candidate's content admitted (as a copy the reference can still read)."""
-        key, candidate_id = arguments["idempotency_key"], arguments["candidate_id"]
-        captured = {**self.captured[candidate_id], "idempotency_key": key + "-copy"}
-        copy_id = self.inner.call(CAPTURE, captured, context)["output"]["value"]["candidate_id"]
-        admitted = self.inner.call(ADMIT, {**arguments, "candidate_id": copy_id}, context)
-        return edited(admitted, lambda value: value["outcome"].update(candidate_id=candidate_id))
-
-
-class WithdrawsEndedCandidates(ServiceProxy):
-    """withdraw of an accepted, rejected or withdrawn candidate answers success (LIFE-012)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool == WITHDRAW and envelope.get("error", {}).get("code") == "ILLEGAL_TRANSITION":
-            return forged_receipt(context, "withdraw", "pending", "withdrawn")
-        return envelope
-
-
-class WithdrawReceiptWithoutCursor(ServiceProxy):
-    """The withdraw receipt lacks its cursor (LIFE-013)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool != WITHDRAW:
-            return envelope
-        return edited(envelope, lambda value: value["receipt"].pop("cursor"))
-
-
-class ForgetCalledForget(ServiceProxy):
-    """The forget receipt names its operation "forget", not "tombstone" (LIFE-014)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool != FORGET:
-            return envelope
-        return edited(envelope, lambda value: value["receipt"].update(operation="forget"))
-
-
-class ForgetsTwice(ServiceProxy):
-    """forget of a tombstoned record answers success instead of ALREADY_TERMINAL (LIFE-016)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool == FORGET and envelope.get("error", {}).get("code") == "ALREADY_TERMINAL":
-            return forged_receipt(context, "tombstone", "accepted_current", "tombstoned")
-        return envelope
-
-
-class StaleReadCache(ServiceProxy):
-    """get serves a cached answer that forget does not invalidate (LIFE-017)."""
-
-    def __init__(self, inner: Any) -> None:
-        super().__init__(inner)
-        self.cache: dict[tuple[Any, str], dict] = {}
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool != GET:
-            return envelope
-        key = (context.scope, arguments["record_id"])
-        if envelope["ok"]:
-            self.cache[key] = envelope
-        elif key in self.cache:
-            return {**self.cache[key], "auditId": context.audit_id}
-        return envelope
-
-
-class ValidTimeInSeconds(ServiceProxy):
-    """The server keeps valid time in seconds: a record from the future is current, and one
-    current now has ended (LIFE-019)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        if tool == CAPTURE:
-            arguments = copy.deepcopy(arguments)
-            valid_time = arguments["payload"]["valid_time"]
-            for bound in ("t", "t_end"):
-                if bound in valid_time:
-                    valid_time[bound] //= 1000
-        return self.inner.call(tool, arguments, context)
-
-
-class EndedMeansHistorical(ServiceProxy):
-    """forget reports a record whose t_end has passed as historical (LIFE-020)."""
-
-    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict) -> dict:
-        if tool != FORGET:
-            return envelope
-        stored = self.inner.store.record(context.scope, arguments["record_id"])
-        if stored is None or stored.valid_t_end is None or stored.valid_t_end >= wall_clock_ms():
-            return envelope
-        return edited(envelope, lambda value: value["receipt"].update(from_state="historical"))
-
-
-class NormalizesFreeText(ServiceProxy):
-    """Component texts are stored in NFC: free text is not kept as sent (LIFE-007)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        if tool == CAPTURE and isinstance(arguments, dict):
-            arguments = copy.deepcopy(arguments)
-            for component in arguments["payload"]["components"]:
-                component["text"] = unicodedata.normalize("NFC", component["text"])
-        return self.inner.call(tool, arguments, context)
-
-
-class IgnoresConsent(ServiceProxy):
-    """Capture drops the reconciliation request instead of asking for the host's consent
-    (LIFE-021)."""
-
-    def call(self, tool: str, arguments: Any, context: Any) -> dict:
-        if tool == CAPTURE:
-            arguments = copy.deepcopy(arguments)
-            arguments["payload"].pop("reconciliation", None)
-        return self.inner.call(tool, arguments, context)
+from ..conformance.inprocess import run_against
+from .base import ServiceProxy
+from .catalog.lifecycle import MUTANTS, NEVER_EXPIRING, IgnoresExpiry
+from .caught import Caught, all_pass, assert_caught, family_verdicts
 
 
 @pytest.mark.parametrize(
-    ("mutant", "broken"),
-    [
-        (CaptureWithoutTransactionReceipt, {"LIFE-001": "capture_commits_a_pending_candidate"}),
-        (
-            IndexedAtCapture,
-            {
-                "LIFE-002": "pending_candidate_is_neither_searchable_nor_readable",
-                "LIFE-012": "ended_candidates_refuse_transitions",
-                "LIFE-013": "withdrawn_candidate_never_becomes_a_record",
-            },
-        ),
-        (
-            NoDecisionReceipt,
-            {"LIFE-003": "admission_answers_an_outcome_with_receipts"},
-        ),
-        (
-            AcceptedWithoutRecordId,
-            {
-                "LIFE-004": (
-                    "accepted_candidate_becomes_a_readable_record",
-                    "success_value_matches_the_output_schema",
-                )
-            },
-        ),
-        (RejectionAsError, {"LIFE-005": "rejection_is_a_success_result"}),
-        (
-            QueuesEverything,
-            {
-                "LIFE-006": "admission_answers_an_outcome_with_receipts",
-                "LIFE-019": "valid_time_decides_currency",
-            },
-        ),
-        (RecordWithoutPrimaryEvent, {"LIFE-007": "accepted_candidate_becomes_a_readable_record"}),
-        (NormalizesFreeText, {"LIFE-007": "accepted_candidate_becomes_a_readable_record"}),
-        (NoTombstoneGuard, {"LIFE-008": "forgotten_content_is_held_for_adjudication"}),
-        (GuardAcrossScopes, {"LIFE-010": "tombstone_guard_is_bound_to_the_scope"}),
-        (AdjudicationIsFinal, {"LIFE-011": "adjudication_leaves_the_candidate_pending"}),
-        (
-            WithdrawDoesNothing,
-            {
-                "LIFE-012": "ended_candidates_refuse_transitions",
-                "LIFE-013": "withdrawn_candidate_never_becomes_a_record",
-            },
-        ),
-        (
-            AdmitsWithdrawnCandidates,
-            {
-                "LIFE-012": "ended_candidates_refuse_transitions",
-                "LIFE-013": "withdrawn_candidate_never_becomes_a_record",
-            },
-        ),
-        (WithdrawsEndedCandidates, {"LIFE-012": "ended_candidates_refuse_transitions"}),
-        (WithdrawReceiptWithoutCursor, {"LIFE-013": "withdraw_answers_its_receipt"}),
-        (ForgetCalledForget, {"LIFE-014": "forget_answers_its_receipt"}),
-        (ForgetsTwice, {"LIFE-016": "forget_of_a_tombstoned_record_is_already_terminal"}),
-        (StaleReadCache, {"LIFE-017": "forgotten_record_never_returns"}),
-        (ValidTimeInSeconds, {"LIFE-019": "valid_time_decides_currency"}),
-        (EndedMeansHistorical, {"LIFE-020": "valid_time_leaves_the_state_unchanged"}),
-        (IgnoresConsent, {"LIFE-021": "reconciliation_needs_host_consent"}),
-    ],
+    ("mutant", "caught"),
+    MUTANTS,
     ids=lambda value: value.__name__ if isinstance(value, type) else "",
 )
 def test_lifecycle_mutant_is_caught(
-    tmp_path: Path, mutant: type[ServiceProxy], broken: dict[str, str | tuple[str, ...]]
+    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught
 ) -> None:
-    """The mutant breaks exactly these LIFE rules, each reported by the checks named (the
-    per-call output check reports a field the output schema requires)."""
-    result = run_against(tmp_path, service_mutant=mutant, only=("LIFE",))
-    named = {rule: {c} if isinstance(c, str) else set(c) for rule, c in broken.items()}
-    assert reported(result, "LIFE") == named
-    for rule in broken:
-        assert result.verdicts[rule].verdict == broken_verdict(rule)
+    assert_caught(run_against(tmp_path, service_mutant=mutant, only=("LIFE",)), caught)
 
 
 def test_records_that_never_expire_are_caught(tmp_path: Path) -> None:
-    result = run_against(
-        tmp_path, service_mutant=IgnoresExpiry, only=("LIFE-015", "LIFE-018"), profile="full"
-    )
-    check = "retention_expiry_moves_records_to_expired"
-    assert reported(result, "LIFE") == {"LIFE-015": {check}, "LIFE-018": {check}}
-    for rule in ("LIFE-015", "LIFE-018"):
-        assert result.verdicts[rule].verdict == broken_verdict(rule)
+    only = ("LIFE-015", "LIFE-018")
+    result = run_against(tmp_path, service_mutant=IgnoresExpiry, only=only, profile="full")
+    assert_caught(result, NEVER_EXPIRING)
 
 
 def test_the_reference_passes_every_lifecycle_rule(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=("LIFE",), profile="full")
-    assert verdicts(result, "LIFE") == all_pass("LIFE")
+    assert family_verdicts(result, "LIFE") == all_pass("LIFE")
 
 
 def test_consented_reconciliation_is_committed(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ that what it reports is not crowded out by the scripted checks of the same rules
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +22,12 @@ from engram_conformance.spec.engram_memory import load
 from engram_conformance.spec.engram_memory.tool_names import ADMIT, GET, WITHDRAW
 from engram_conformance.strategies.engram_memory.machines import RULES
 
-from ..conformance.inprocess import ServiceProxy, broken_verdict, run_against
-from ..mutants.lifecycle_support import SOME_DIGEST
-from ..mutants.proxies import ContextProxy, in_scope, value
-from ..mutants.test_idempotency_mutants import (
-    KeyedPerTool,
-    ReplayAnswersNewCandidate,
-    racy,
-    serving,
-)
-from ..mutants.test_lifecycle_mutants import StaleReadCache
-from ..mutants.test_paging_mutants import CursorRepeatsTheLastRecord, RanksRestartOnEachPage
+from ..conformance.inprocess import broken_verdict, run_against
+from ..mutants.answers import SOME_DIGEST, value
+from ..mutants.base import ContextProxy, ServiceProxy, in_scope, plant
+from ..mutants.catalog.idempotency import KeyedPerTool, ReplayAnswersNewCandidate, racy_captures
+from ..mutants.catalog.lifecycle import StaleReadCache
+from ..mutants.catalog.paging import CursorRepeatsTheLastRecord, RanksRestartOnEachPage
 
 CHECK = lifecycle_model_holds.__name__
 #: The longest shrunk example accepted as a minimal reproduction.
@@ -100,31 +94,29 @@ def machine_failures(result: RunResult) -> dict[str, list[Any]]:
     }
 
 
-#: Planted bug -> (how ``run_against`` plants it, the rule it breaks).
+#: Planted bug -> (the mutant that plants it, the rule it breaks).
 PLANTED = {
-    "replay-answers-a-new-candidate": (serving(ReplayAnswersNewCandidate), "IDEM-001"),
-    "conflict-undetected-across-tools": (serving(KeyedPerTool), "IDEM-007"),
-    "foreign-get-leaks": (serving(ForeignGetLeaks), "SCOPE-001"),
-    "withdrawn-candidate-admitted": (serving(AdmitsWithdrawn), "LIFE-012"),
-    "tombstoned-record-returned": (serving(StaleReadCache), "LIFE-017"),
-    "racy-captures": (racy, "IDEM-013"),
+    "replay-answers-a-new-candidate": (ReplayAnswersNewCandidate, "IDEM-001"),
+    "conflict-undetected-across-tools": (KeyedPerTool, "IDEM-007"),
+    "foreign-get-leaks": (ForeignGetLeaks, "SCOPE-001"),
+    "withdrawn-candidate-admitted": (AdmitsWithdrawn, "LIFE-012"),
+    "tombstoned-record-returned": (StaleReadCache, "LIFE-017"),
+    "racy-captures": (racy_captures, "IDEM-013"),
     # at one record a page the cursor points back before the first record: an error
-    "cursor-points-back-a-record": (serving(CursorRepeatsTheLastRecord), "PAGE-001"),
-    "ranks-restart-on-each-page": (serving(RanksRestartOnEachPage), "PAGE-003"),
+    "cursor-points-back-a-record": (CursorRepeatsTheLastRecord, "PAGE-001"),
+    "ranks-restart-on-each-page": (RanksRestartOnEachPage, "PAGE-003"),
 }
 
 
-@pytest.mark.parametrize(("planted", "rule"), PLANTED.values(), ids=PLANTED.keys())
+@pytest.mark.parametrize(("mutant", "rule"), PLANTED.values(), ids=PLANTED.keys())
 def test_the_machine_finds_a_planted_bug(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    planted: Callable[[], dict[str, Any]],
-    rule: str,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: Any, rule: str
 ) -> None:
     # shrinking ends by patience (a count), not by the clock: the result does not depend on
     # how fast this machine runs the steps
     monkeypatch.setattr(model_check, "MACHINE_SECONDS", SHRINK_SECONDS)
-    result = run_against(tmp_path, only=(rule,), profile="full", **planted())
+    planted = plant(mutant, monkeypatch, tmp_path)
+    result = run_against(tmp_path, only=(rule,), profile="full", **planted)
     found = machine_failures(result)
     assert rule in found, found.keys()
     failure = found[rule][0]

@@ -1,0 +1,98 @@
+"""What a mutant breaks, and the one assertion that a run of the harness caught it.
+
+Each catalogue entry declares what its mutant breaks (``Caught``). ``assert_caught`` holds when
+every rule it breaks got its broken verdict (``fail`` for a must, ``warn`` for should and
+profile), every rule it leaves undecided got ``error``, and every other rule the run selected
+passed or was not applicable; where the entry says so, also when the failures of a broken rule
+were reported by exactly the checks it names, or are all about the text it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engram_conformance.conformance.runner import RunResult
+from engram_conformance.reports.document import RuleRecord
+from engram_conformance.spec.engram_memory import load
+
+from ..conformance.inprocess import broken_verdict
+
+#: The verdicts of a rule a mutant does not break.
+SOUND = ("pass", "not_applicable")
+
+
+@dataclass(frozen=True)
+class Caught:
+    """The rules a mutant breaks, those whose checks it stops from deciding (``undecided``),
+    and what the failures of some broken rules are: reported by exactly these checks
+    (``reported_by``), or each expecting something that contains this text (``about``)."""
+
+    broken: tuple[str, ...]
+    undecided: tuple[str, ...] = ()
+    reported_by: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    about: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        assert set(self.reported_by) | set(self.about) <= set(self.broken), self
+
+    @classmethod
+    def reported(
+        cls, by: Mapping[str, str | Iterable[str]], undecided: tuple[str, ...] = ()
+    ) -> Caught:
+        """The rules of ``by`` broken, each reported by exactly the check (or checks) named."""
+        checks = {rule: frozenset({c} if isinstance(c, str) else c) for rule, c in by.items()}
+        return cls(tuple(by), undecided, reported_by=checks)
+
+    def verdicts(self) -> dict[str, str]:
+        """The verdict of each rule the mutant breaks or leaves undecided."""
+        broken = {rule: broken_verdict(rule) for rule in self.broken}
+        return broken | dict.fromkeys(self.undecided, "error")
+
+
+def _findings(run: RunResult | Mapping[str, RuleRecord]) -> dict[str, tuple[str, Sequence[Any]]]:
+    """Each rule a run selected -> its verdict and its failures, from an in-process run's
+    result or from the rules of a report (``run_described``)."""
+    if isinstance(run, RunResult):
+        evidence = run.ledger.evidence
+        return {
+            rule: (verdict.verdict, evidence[rule].failures if rule in evidence else ())
+            for rule, verdict in run.verdicts.items()
+        }
+    return {rule: (str(record.verdict), record.failures) for rule, record in run.items()}
+
+
+def assert_caught(run: RunResult | Mapping[str, RuleRecord], caught: Caught) -> None:
+    """The run read as ``caught`` declares, and every other rule it selected is sound."""
+    found = _findings(run)
+    declared = caught.verdicts()
+    read = {rule: v for rule, (v, _) in found.items() if rule in declared or v not in SOUND}
+    failures = {rule: found[rule][1] if rule in found else () for rule in caught.broken}
+    reported = {rule: {f.check for f in failures[rule]} for rule in caught.reported_by}
+    about = {
+        rule: text
+        for rule, text in caught.about.items()
+        if all(text in failure.expected for failure in failures[rule])
+    }
+    expected = (declared, caught.reported_by, caught.about)
+    assert (read, reported, about) == expected, f"the run read {(read, reported, about)}"
+
+
+def family_verdicts(result: RunResult, family: str) -> dict[str, str]:
+    """Rule id -> verdict, for the rules of ``family``."""
+    return {
+        rule.id: result.verdicts[rule.id].verdict
+        for rule in load().rules.values()
+        if rule.family == family
+    }
+
+
+def all_pass(family: str) -> dict[str, str]:
+    """What a conforming server gets: pass, and not_applicable for the untestable rules."""
+    rules = load().rules.values()
+    return {
+        rule.id: "pass" if rule.testable else "not_applicable"
+        for rule in rules
+        if rule.family == family
+    }
