@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -40,7 +39,6 @@ class CheckExecutor:
         *,
         seed: int,
         after_stop: list[AfterStop] | None,
-        example_db: Path | None = None,
     ) -> None:
         self.contract = contract
         self.spec = spec
