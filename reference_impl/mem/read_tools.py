@@ -23,10 +23,12 @@ JUDGE_MOST = 20
 
 
 def fts_query(query: str) -> str:
-    """The FTS5 expression of a query: every whitespace-separated term quoted as one string
-    (inner quotes doubled), so no text is an operator or a syntax error (``AND``, ``NEAR``,
-    ``*``, ``^``, ``:``, parentheses, a lone quote); the terms must all match."""
-    return " ".join('"' + term.replace('"', '""') + '"' for term in query.split())
+    """The FTS5 expression of a query: every term (split at whitespace and NUL, which ends an
+    FTS5 string) quoted as one string, inner quotes doubled, so that no text is an operator or
+    a syntax error (``AND``, ``NEAR``, ``*``, ``^``, ``:``, parentheses, a lone quote); the
+    terms must all match. No term (a query of NUL characters) matches nothing: ``""``."""
+    terms = query.replace("\x00", " ").split() or [""]
+    return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 def mem_search(call: Call) -> str:
@@ -37,13 +39,8 @@ def mem_search(call: Call) -> str:
     memory_type = arguments.text("type")
     scope = arguments.text("scope")
     limit = arguments.count("limit", default=SEARCH_LIMIT, most=SEARCH_MOST)
-    found = call.store.search(
-        fts_query(query),
-        call.project(),
-        memory_type,
-        scope_of(scope) if scope is not None else None,
-        limit,
-    )
+    scope = scope_of(scope) if scope is not None else None
+    found = call.store.search(fts_query(query), call.project(), memory_type, scope, limit)
     if not found:
         return f"No memories found for: {quoted(query)}"
     lines = [f"Found {len(found)} memories:", ""]
