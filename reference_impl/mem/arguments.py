@@ -31,8 +31,8 @@ class Arguments:
     def __init__(self, sent: Any) -> None:
         if sent is None:
             sent = {}
-        if not isinstance(sent, dict):
-            raise ToolError("arguments must be a JSON object")
+        if not isinstance(sent, dict):  # an object with a repeated name reads as a number
+            raise ToolError("arguments must be a JSON object, each name once")
         self.sent = sent
 
     def text(self, name: str, *, required: bool = False, bounded: bool = True) -> str | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .call import Call
 from .memories import scope_of
+from .session_tools import SUMMARY_TYPE
 from .store import PROJECT
 from .text import one_line, snippet
 
@@ -29,7 +30,7 @@ def mem_context(call: Call) -> str:
     scope = scope_of(given_scope) if given_scope is not None else None
     limit = arguments.count("limit", default=CONTEXT_LIMIT, most=CONTEXT_LIMIT)
     store = call.store
-    summary = store.latest_summary(project) if scope in (None, PROJECT) else None
+    summary = store.latest_of_type(project, SUMMARY_TYPE) if scope in (None, PROJECT) else None
     sessions = store.recent_sessions(project, SESSIONS)
     prompts = store.recent_prompts(project, PROMPTS)
     besides = summary.id if summary else None

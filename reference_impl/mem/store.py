@@ -329,12 +329,12 @@ class Store:
             (project, scope, besides, limit),
         )
 
-    def latest_summary(self, project: str) -> Observation | None:
-        """The project's newest live session summary."""
+    def latest_of_type(self, project: str, memory_type: str) -> Observation | None:
+        """The project's most recently updated live memory of a type."""
         return self._first(
-            "SELECT * FROM observations WHERE project = ? AND type = 'session_summary' "
+            "SELECT * FROM observations WHERE project = ? AND type = ? "
             "AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC",
-            (project,),
+            (project, memory_type),
         )
 
     def neighbours(
