@@ -22,6 +22,7 @@ import click
 from mcp.server.lowlevel import Server
 
 from .engram_memory import serving as engram_memory_serving
+from .mem import serving as mem_serving
 from .stdio import claim_standard_streams, stdio_streams
 from .streamable_http import ENDPOINT, HttpLimits, bind, serve_http
 
@@ -32,7 +33,7 @@ EXIT_INTERRUPTED = 130
 logger = logging.getLogger("engram_conformance.reference_impl")
 #: contract -> how its server is built: ``OPTIONS`` (click options), ``OPTION_NAMES``,
 #: ``build(state_dir, **options) -> (server, close)`` and the ``UNUSABLE`` error it raises
-SERVING: dict[str, Any] = {"engram-memory": engram_memory_serving}
+SERVING: dict[str, Any] = {"engram-memory": engram_memory_serving, "mem": mem_serving}
 DEFAULT_CONTRACT = "engram-memory"
 
 

@@ -25,7 +25,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_types import JSONRPCMessage, jsonrpc_message_adapter
+from mcp.server.context import ServerRequestContext
+from mcp_types import CallToolRequestParams, JSONRPCMessage, jsonrpc_message_adapter
 from pydantic import ValidationError
 
 #: The ASGI scope key under which the HTTP transport passes a call's arguments to the handler.
@@ -162,3 +163,15 @@ def _scalar_strings(value: Any) -> Any:
     if isinstance(value, list):
         return [_scalar_strings(item) for item in value]
     return value
+
+
+def sent_arguments(ctx: ServerRequestContext[Any], params: CallToolRequestParams) -> Any:
+    """A ``tools/call`` handler's arguments as the client sent them: set aside by our
+    transports, or the SDK's own reading on a transport that does not (in-process)."""
+    carrier = ctx.request
+    if isinstance(carrier, SentArguments):  # stdio
+        return carrier.value
+    sent = getattr(carrier, "scope", {}).get(SCOPE_KEY)  # streamable HTTP
+    if isinstance(sent, SentArguments):
+        return sent.value
+    return params.arguments

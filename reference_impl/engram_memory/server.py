@@ -22,7 +22,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
-from .. import wire
+from ..wire import sent_arguments
 from .binding import HostBinding, ProtocolRefusal
 from .context import InvocationContext
 from .envelope import failure
@@ -114,18 +114,6 @@ class Handlers:
     def _protocol_error(self, method: str, refusal: ProtocolRefusal) -> MCPError:
         logger.debug("%s refused (%d): %s", method, refusal.code, refusal.reason)
         return MCPError(refusal.code, self.spec.protocol_errors[refusal.code].message)
-
-
-def sent_arguments(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
-    """The call's arguments as the client sent them: set aside by our transports (see ``wire``),
-    or the SDK's own reading on a transport that does not (in-process)."""
-    carrier = ctx.request
-    if isinstance(carrier, wire.SentArguments):  # stdio
-        return carrier.value
-    sent = getattr(carrier, "scope", {}).get(wire.SCOPE_KEY)  # streamable HTTP
-    if isinstance(sent, wire.SentArguments):
-        return sent.value
-    return params.arguments
 
 
 def published_tool(spec: Spec, name: str) -> types.Tool:

@@ -1,0 +1,166 @@
+"""How memories are written: the save pipeline (topic-key upsert, hash dedupe, insert), passive
+captures, updates and deletes, each one transaction of the store.
+
+A save, after its title and content are redacted and its content capped (``Draft.of``):
+
+1. with a topic key that a live memory of the same project and scope holds, it revises that
+   memory (``revision_count`` + 1, ``updated_at`` and ``last_seen_at`` now), unless it repeats
+   it (below), which is a duplicate instead: the seed's dedupe names no topic key, so a repeated
+   save is absorbed whether or not it carries one;
+2. else, when a live memory with the same content (hash of the lowercased, whitespace-collapsed
+   text), title, type, project **and scope** was created within the dedupe window, it is a
+   duplicate of it (``duplicate_count`` + 1, ``last_seen_at`` now; nothing else changes);
+3. else it is a new memory.
+
+Scope counts in dedupe (the seed names content, title, type and project; upstream adds scope)
+because a memory must be found in the scope it was saved in: a personal save absorbed into a
+project memory would never show in another project's context, and a project save absorbed into
+a personal one would leave ``scope=project`` searches without it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from . import topic_keys
+from .store import PERSONAL, PROJECT, Observation, Store
+from .text import capped, content_hash, redact
+
+INSERTED, REVISED, DUPLICATE = "inserted", "revised", "duplicate"
+#: what a topic-key revision replaces; the memory keeps its id, session, project and scope
+_TOPIC_REVISED = ("type", "title", "content", "tool_name", "topic_key", "normalized_hash")
+
+
+def scope_of(given: str | None) -> str:
+    """``personal`` when so named (any case, trimmed); anything else is ``project``, as
+    upstream reads it."""
+    return PERSONAL if given is not None and given.strip().lower() == PERSONAL else PROJECT
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A memory about to be saved, as it will be stored."""
+
+    session_id: str
+    project: str
+    title: str
+    content: str
+    type: str
+    scope: str = PROJECT
+    topic_key: str | None = None
+    tool_name: str | None = None
+
+    @classmethod
+    def of(cls, *, title: str, content: str, **fields: Any) -> Draft:
+        """A draft of the caller's text: title and content redacted, content capped."""
+        return cls(title=redact(title), content=capped(redact(content)), **fields)
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "project": self.project,
+            "title": self.title,
+            "content": self.content,
+            "type": self.type,
+            "scope": self.scope,
+            "topic_key": self.topic_key,
+            "tool_name": self.tool_name,
+            "normalized_hash": content_hash(self.content),
+        }
+
+
+@dataclass(frozen=True)
+class Saved:
+    id: int
+    #: ``INSERTED``, ``REVISED`` or ``DUPLICATE``
+    outcome: str
+
+
+class Memories:
+    """The writes of one store. ``dedupe_window``: how long after a memory's creation a repeat
+    is absorbed into it (``None``: never)."""
+
+    def __init__(self, store: Store, dedupe_window: timedelta | None) -> None:
+        self.store = store
+        self.dedupe_window = dedupe_window
+
+    def save(self, draft: Draft) -> Saved:
+        values = draft.values()
+        with self.store.transaction():
+            self.store.ensure_session(draft.session_id, draft.project)
+            topic = (
+                self.store.topic_match(draft.topic_key, draft.project, draft.scope)
+                if draft.topic_key
+                else None
+            )
+            if topic is not None and not self._repeats(topic, values):
+                revised = {column: values[column] for column in _TOPIC_REVISED}
+                self.store.revise(topic.id, revised, seen=True)
+                return Saved(topic.id, REVISED)
+            repeated = topic or self._recent_duplicate(values)
+            if repeated is not None:
+                self.store.seen_again(repeated.id)
+                return Saved(repeated.id, DUPLICATE)
+            return Saved(self.store.insert_observation(values), INSERTED)
+
+    def capture(self, draft: Draft) -> Saved:
+        """A passive learning: a duplicate of any live memory of its project with the same
+        content (whatever its type, title or scope, and however old, as upstream), else new."""
+        values = draft.values()
+        with self.store.transaction():
+            self.store.ensure_session(draft.session_id, draft.project)
+            known = self.store.same_content(values["normalized_hash"], draft.project)
+            if known is not None:
+                self.store.seen_again(known.id)
+                return Saved(known.id, DUPLICATE)
+            return Saved(self.store.insert_observation(values), INSERTED)
+
+    def update(self, observation_id: int, given: dict[str, str | None]) -> Observation | None:
+        """Change the given fields of a live memory (``None`` for a topic key clears it): one
+        more revision, ``updated_at`` now. ``None`` when there is no such live memory."""
+        changes: dict[str, Any] = dict(given)
+        if "title" in changes:
+            changes["title"] = redact(changes["title"] or "")
+        if "content" in changes:
+            changes["content"] = capped(redact(changes["content"] or ""))
+            changes["normalized_hash"] = content_hash(changes["content"])
+        if "scope" in changes:
+            changes["scope"] = scope_of(changes["scope"])
+        if "topic_key" in changes:
+            changes["topic_key"] = topic_keys.normalized(changes["topic_key"] or "")
+        with self.store.transaction():
+            if self.store.observation(observation_id) is None:
+                return None
+            self.store.revise(observation_id, changes, seen=False)
+            return self.store.observation(observation_id)
+
+    def delete(self, observation_id: int, *, hard: bool) -> bool:
+        """Soft-delete (hide) or hard-delete (remove) a memory; a soft-deleted one can still be
+        removed, and soft-deleting it again changes nothing. False: no such memory."""
+        with self.store.transaction():
+            if self.store.observation(observation_id, deleted=True) is None:
+                return False
+            if hard:
+                self.store.hard_delete(observation_id)
+            else:
+                self.store.soft_delete(observation_id)
+            return True
+
+    def _repeats(self, memory: Observation, values: dict[str, Any]) -> bool:
+        same = (memory.normalized_hash, memory.title, memory.type) == (
+            values["normalized_hash"],
+            values["title"],
+            values["type"],
+        )
+        return same and self._within_window(memory)
+
+    def _within_window(self, memory: Observation) -> bool:
+        window = self.dedupe_window
+        return window is not None and memory.created_at >= self.store.since(window)
+
+    def _recent_duplicate(self, values: dict[str, Any]) -> Observation | None:
+        if self.dedupe_window is None:
+            return None
+        return self.store.duplicate_of(values, self.store.since(self.dedupe_window))

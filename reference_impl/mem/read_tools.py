@@ -1,0 +1,169 @@
+"""The tools that read memories: mem_search, mem_get_observation, mem_timeline, mem_stats,
+mem_suggest_topic_key, mem_judge and mem_current_project (mem_context has its own module).
+
+Listings put each memory's title and content on one line (whitespace collapsed), so that a
+line-based reader never takes a memory's text for the next item.
+"""
+
+from __future__ import annotations
+
+import json
+
+from . import topic_keys
+from .arguments import ToolError
+from .call import Call
+from .judge import judge
+from .memories import scope_of
+from .store import Observation
+from .text import one_line, quoted, snippet
+
+SEARCH_LIMIT, SEARCH_MOST = 10, 20
+TIMELINE_AROUND, TIMELINE_MOST = 5, 50
+JUDGE_MOST = 20
+
+
+def fts_query(query: str) -> str:
+    """The FTS5 expression of a query: every term (split at whitespace and NUL, which ends an
+    FTS5 string) quoted as one string, inner quotes doubled, so that no text is an operator or
+    a syntax error (``AND``, ``NEAR``, ``*``, ``^``, ``:``, parentheses, a lone quote); the
+    terms must all match. No term (a query of NUL characters) matches nothing: ``""``."""
+    terms = query.replace("\x00", " ").split() or [""]
+    return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def mem_search(call: Call) -> str:
+    """Memories matching every term, best first. Without ``project``, the current project's;
+    personal memories match from every project (they apply to any project, seed 003)."""
+    arguments = call.arguments
+    query = arguments.text("query", required=True)
+    memory_type = arguments.text("type")
+    scope = arguments.text("scope")
+    limit = arguments.count("limit", default=SEARCH_LIMIT, most=SEARCH_MOST)
+    scope = scope_of(scope) if scope is not None else None
+    found = call.store.search(fts_query(query), call.project(), memory_type, scope, limit)
+    if not found:
+        return f"No memories found for: {quoted(query)}"
+    lines = [f"Found {len(found)} memories:", ""]
+    for rank, memory in enumerate(found, 1):
+        lines += [
+            f"[{rank}] #{memory.id} ({memory.type}) — {one_line(memory.title)}",
+            f"    {snippet(memory.content, 300)}",
+            f"    {memory.created_at} | project: {memory.project} | scope: {memory.scope}",
+            "",
+        ]
+    return "\n".join(lines).rstrip("\n")
+
+
+def mem_get_observation(call: Call) -> str:
+    """One memory in full. Beyond v1.7.0's lines, ``Updated:`` and ``Last seen:`` (what a
+    revision and a duplicate change)."""
+    memory = call.live(call.arguments.identifier("id"))
+    lines = [
+        f"#{memory.id} [{memory.type}] {one_line(memory.title)}",
+        memory.content,
+        f"Session: {memory.session_id}",
+        f"Project: {memory.project}",
+        f"Scope: {memory.scope}",
+    ]
+    if memory.topic_key:
+        lines.append(f"Topic: {memory.topic_key}")
+    if memory.tool_name:
+        lines.append(f"Tool: {memory.tool_name}")
+    lines += [
+        f"Duplicates: {memory.duplicate_count}",
+        f"Revisions: {memory.revision_count}",
+        f"Created: {memory.created_at}",
+        f"Updated: {memory.updated_at}",
+        f"Last seen: {memory.last_seen_at}",
+    ]
+    return "\n".join(lines)
+
+
+def mem_timeline(call: Call) -> str:
+    """A memory among its session's neighbours (``before``/``after``: 5 by default, 50 at
+    most), oldest first."""
+    arguments = call.arguments
+    focus = call.live(arguments.identifier("observation_id"))
+    before = arguments.count("before", default=TIMELINE_AROUND, most=TIMELINE_MOST)
+    after = arguments.count("after", default=TIMELINE_AROUND, most=TIMELINE_MOST)
+    earlier, later = call.store.neighbours(focus, before, after)
+    lines = []
+    session = call.store.session(focus.session_id)
+    if session is not None:
+        summary = f" — {snippet(session.summary, 100)}" if session.summary else ""
+        lines += [
+            f"Session: {session.project} ({session.started_at}){summary}",
+            f"Total observations in session: {session.observations}",
+            "",
+        ]
+    if earlier:
+        lines += ["─── Before ───", *map(_neighbour, earlier), ""]
+    lines += [
+        f">>> #{focus.id} [{focus.type}] {one_line(focus.title)} <<<",
+        f"    {snippet(focus.content, 500)}",
+        f"    {focus.created_at}",
+    ]
+    if later:
+        lines += ["", "─── After ───", *map(_neighbour, later)]
+    return "\n".join(lines)
+
+
+def _neighbour(memory: Observation) -> str:
+    told = snippet(memory.content, 150)
+    return f"  #{memory.id} [{memory.type}] {one_line(memory.title)} — {told}"
+
+
+def mem_stats(call: Call) -> str:
+    sessions, observations, prompts = call.store.totals()
+    projects = ", ".join(call.store.projects()) or "none yet"
+    return "\n".join(
+        [
+            "Memory System Stats:",
+            f"- Sessions: {sessions}",
+            f"- Observations: {observations}",
+            f"- Prompts: {prompts}",
+            f"- Projects: {projects}",
+        ]
+    )
+
+
+def mem_suggest_topic_key(call: Call) -> str:
+    arguments = call.arguments
+    title = arguments.text("title") or ""
+    content = arguments.text("content", bounded=False) or ""
+    if not title and not content:
+        raise ToolError("provide title or content to suggest a topic_key")
+    key = topic_keys.suggest(arguments.text("type") or "", title, content)
+    return f"Suggested topic_key: {key}"
+
+
+def mem_judge(call: Call) -> str:
+    """How each pair of the given memories relates (``judge``): one line per pair, then the
+    outdated ones."""
+    ids = call.arguments.identifiers("ids")
+    if len(ids) < 2:
+        raise ToolError("ids: give at least two different memory ids")
+    if len(ids) > JUDGE_MOST:
+        raise ToolError(f"ids: at most {JUDGE_MOST} memories at once")
+    verdicts = judge([call.live(observation_id) for observation_id in ids])
+    outdated = sorted({verdict.outdated for verdict in verdicts if verdict.outdated})
+    lines = [f"Judged {len(ids)} memories ({len(verdicts)} pairs):"]
+    lines += [
+        f"#{verdict.first} #{verdict.second}: {verdict.relation} — {verdict.reason}"
+        for verdict in verdicts
+    ]
+    lines.append("Outdated: " + (", ".join(f"#{number}" for number in outdated) or "none"))
+    return "\n".join(lines)
+
+
+def mem_current_project(call: Call) -> str:
+    """The current project as upstream v1.20 answers it: a JSON object in text."""
+    current = call.current
+    answer = {
+        "project": current.name,
+        "project_source": current.source,
+        "project_path": current.path,
+        "cwd": current.cwd,
+        "available_projects": call.store.known_projects(),
+    }
+    return json.dumps(answer, ensure_ascii=False)

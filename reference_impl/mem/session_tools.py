@@ -1,0 +1,55 @@
+"""The session tools: mem_session_start, mem_session_summary and mem_session_end."""
+
+from __future__ import annotations
+
+import secrets
+
+from .arguments import ToolError
+from .call import Call
+from .memories import Draft
+from .text import capped, quoted, redact
+
+SUMMARY_TYPE = "session_summary"
+
+
+def mem_session_start(call: Call) -> str:
+    """Start (or fill in the blanks of) a session. Upstream's schema requires ``id``; the seed
+    says the session's id is generated: without one, it is ``session-<16 hex digits>``, and
+    the answer names it either way."""
+    arguments = call.arguments
+    session_id = arguments.text("id") or f"session-{secrets.token_hex(8)}"
+    project = call.project()
+    with call.store.transaction():
+        call.store.ensure_session(session_id, project, arguments.text("directory") or "")
+    return f"Session {quoted(session_id)} started for project {quoted(project)}"
+
+
+def mem_session_summary(call: Call) -> str:
+    """Save the end-of-session summary (Goal, Discoveries, Accomplished, Files) as a memory of
+    type ``session_summary``: what ``mem_context`` of the project shows first from then on."""
+    content = call.arguments.text("content", required=True, bounded=False)
+    project = call.project()
+    draft = Draft.of(
+        title=f"Session summary: {project}",
+        content=content,
+        type=SUMMARY_TYPE,
+        project=project,
+        session_id=call.session_id(project),
+    )
+    call.memories.save(draft)
+    return f"Session summary saved for project {quoted(project)}"
+
+
+def mem_session_end(call: Call) -> str:
+    """Mark a session completed (again: its end time and summary are replaced). The summary
+    is redacted and capped like every stored text. An unknown session is an error (upstream answers
+    success and changes nothing)."""
+    arguments = call.arguments
+    session_id = arguments.text("id", required=True)
+    summary = arguments.text("summary", bounded=False)
+    with call.store.transaction():
+        if call.store.session(session_id) is None:
+            raise ToolError(f"Session {quoted(session_id)} not found")
+        stored = capped(redact(summary)) if summary is not None else None
+        call.store.end_session(session_id, stored)
+    return f"Session {quoted(session_id)} completed"

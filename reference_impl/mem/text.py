@@ -1,0 +1,74 @@
+"""Text rules every mem tool shares: privacy redaction, the content cap, snippets, slugs, the
+content hash, and how answers quote a value."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+
+#: The most characters of content a memory keeps; beyond, it is cut and ``TRUNCATED`` appended.
+#: Upstream v1.7.0 cut at 2000 bytes, v1.20 at 50 000: the seed's What/Why/Where/Learned memories
+#: and session summaries with their file lists outgrow 2000, so this follows v1.20, in
+#: characters (a cut in bytes can split a UTF-8 sequence).
+CONTENT_CAP = 50_000
+TRUNCATED = "... [truncated]"
+REDACTED = "[REDACTED]"
+_OPEN = re.compile("<private>", re.IGNORECASE)
+_CLOSE = re.compile("</private>", re.IGNORECASE)
+_WHITESPACE = re.compile(r"\s+")
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def redact(text: str) -> str:
+    """``text`` with each ``<private>…</private>`` (any case, across lines, shortest match)
+    replaced by ``[REDACTED]``, then trimmed; an opening tag never closed stays as it is.
+
+    A scan rather than a regular expression: a non-greedy pattern over text with many openings
+    and no closing tag takes quadratic time, and contents are not bounded before redaction (the
+    cap applies after, so that a secret that straddles it is never half kept)."""
+    pieces: list[str] = []
+    position = 0
+    while opening := _OPEN.search(text, position):
+        closing = _CLOSE.search(text, opening.end())
+        if closing is None:
+            break  # no later opening can close either
+        pieces += [text[position : opening.start()], REDACTED]
+        position = closing.end()
+    pieces.append(text[position:])
+    return "".join(pieces).strip()
+
+
+def capped(content: str) -> str:
+    """Content as stored: at most ``CONTENT_CAP`` characters of it, marked when cut."""
+    return content if len(content) <= CONTENT_CAP else content[:CONTENT_CAP] + TRUNCATED
+
+
+def one_line(text: str) -> str:
+    """Whitespace runs (newlines included) collapsed to one space: one listing line per item."""
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def snippet(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text`` on one line, ``...`` appended when cut."""
+    line = one_line(text)
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+def content_hash(content: str) -> str:
+    """The dedupe hash: SHA-256 of the content lowercased with whitespace runs collapsed."""
+    return hashlib.sha256(one_line(content.lower()).encode("utf-8")).hexdigest()
+
+
+def slug(text: str, limit: int = 100) -> str:
+    """Lowercase ASCII words joined by ``-``: accents folded (``migración`` → ``migracion``),
+    every other run of characters outside ``a-z0-9`` a separator, cut to ``limit``."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    ascii_text = "".join(char for char in folded if not unicodedata.combining(char))
+    return "-".join(_NOT_SLUG.sub(" ", ascii_text).split())[:limit].strip("-")
+
+
+def quoted(value: str) -> str:
+    """A value double-quoted in an answer, as upstream's Go ``%q`` does (JSON string escapes)."""
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,114 @@
+"""The tools that write memories: mem_save, mem_update, mem_delete, mem_save_prompt and
+mem_capture_passive. Each answers upstream v1.7.0's text, or raises ``ToolError``."""
+
+from __future__ import annotations
+
+from . import passive, topic_keys
+from .arguments import ToolError
+from .call import Call, not_found
+from .memories import DUPLICATE, Draft, scope_of
+from .text import capped, quoted, redact, snippet
+
+DEFAULT_TYPE = "manual"
+PASSIVE_TYPE = "passive"
+PASSIVE_SOURCE = "mcp-passive"
+_PROMPT_ECHO_CHARS = 80
+_UPDATABLE = ("title", "content", "type", "project", "scope", "topic_key")
+#: fields an update may not blank (a memory keeps a title, a content, a type and a project)
+_NOT_BLANK = ("title", "content", "type", "project")
+
+
+def mem_save(call: Call) -> str:
+    """Save a memory. Beyond v1.7.0's text, a last line ``ID: <id>`` names the memory (the
+    new one, or the one the save revised or repeated); clients must not depend on it."""
+    arguments = call.arguments
+    title = arguments.text("title", required=True)
+    content = arguments.text("content", required=True, bounded=False)
+    memory_type = arguments.text("type") or DEFAULT_TYPE
+    given_key = arguments.text("topic_key")
+    project = call.project()
+    draft = Draft.of(
+        title=title,
+        content=content,
+        type=memory_type,
+        project=project,
+        scope=scope_of(arguments.text("scope")),
+        session_id=call.session_id(project),
+        topic_key=topic_keys.normalized(given_key) if given_key else None,
+    )
+    saved = call.memories.save(draft)
+    lines = [f"Memory saved: {quoted(draft.title)} ({draft.type})"]
+    if draft.topic_key is None:
+        suggestion = topic_keys.suggest(draft.type, draft.title, draft.content)
+        lines.append(f"Suggested topic_key: {suggestion}")
+    lines.append(f"ID: {saved.id}")
+    return "\n".join(lines)
+
+
+def mem_update(call: Call) -> str:
+    arguments = call.arguments
+    observation_id = arguments.identifier("id")
+    given: dict[str, str | None] = {}
+    for name in _UPDATABLE:
+        if arguments.sent.get(name) is None:
+            continue
+        value = arguments.text(name, bounded=name != "content")
+        if value is None and name in _NOT_BLANK:
+            raise ToolError(f"{name} must not be empty")
+        given[name] = value
+    if not given:
+        raise ToolError("provide at least one field to update")
+    updated = call.memories.update(observation_id, given)
+    if updated is None:
+        raise not_found(observation_id)
+    title = quoted(updated.title)
+    return f"Memory updated: #{updated.id} {title} ({updated.type}, scope={updated.scope})"
+
+
+def mem_delete(call: Call) -> str:
+    """Soft delete by default; ``hard_delete`` (upstream's name) or ``hard`` (the seed's) true
+    deletes for good."""
+    arguments = call.arguments
+    observation_id = arguments.identifier("id")
+    hard = any([arguments.flag("hard_delete"), arguments.flag("hard")])  # both type-checked
+    if not call.memories.delete(observation_id, hard=hard):
+        raise not_found(observation_id)
+    done = "permanently deleted" if hard else "soft-deleted"
+    return f"Memory #{observation_id} {done}"
+
+
+def mem_save_prompt(call: Call) -> str:
+    content = call.arguments.text("content", required=True, bounded=False)
+    project = call.project()
+    session_id = call.session_id(project)
+    stored = capped(redact(content))
+    with call.store.transaction():
+        call.store.ensure_session(session_id, project)
+        call.store.insert_prompt(session_id, stored, project)
+    return f"Prompt saved: {quoted(snippet(stored, _PROMPT_ECHO_CHARS))}"
+
+
+def mem_capture_passive(call: Call) -> str:
+    """Save the learnings of free text (``passive``); each is its own memory, of type
+    ``passive`` in project scope, its source in ``tool_name``."""
+    arguments = call.arguments
+    content = arguments.text("content", required=True, bounded=False)
+    project = call.project()
+    session_id = call.session_id(project)
+    source = arguments.text("source") or PASSIVE_SOURCE
+    found = passive.learnings(redact(content))
+    saved = duplicates = 0
+    for learning in found:
+        draft = Draft.of(
+            title=passive.title_of(learning),
+            content=learning,
+            type=PASSIVE_TYPE,
+            project=project,
+            session_id=session_id,
+            tool_name=source,
+        )
+        if call.memories.capture(draft).outcome == DUPLICATE:
+            duplicates += 1
+        else:
+            saved += 1
+    return f"Passive capture complete: extracted={len(found)} saved={saved} duplicates={duplicates}"

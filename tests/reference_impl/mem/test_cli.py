@@ -1,0 +1,66 @@
+"""``engram-reference serve --contract mem``: its options, and the other contract's refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..test_cli import Run
+
+MEM = ("serve", "--contract", "mem")
+
+
+def test_a_first_contract_option_is_refused_for_mem(refused: Run, tmp_path: Path) -> None:
+    line = refused(*MEM, "--state-dir", tmp_path / "s", "--host-public-key", __file__)
+    assert line == (
+        "engram-reference: --host-public-key: not an option of the mem contract's server"
+    )
+
+
+def test_a_mem_option_is_refused_for_the_first_contract(
+    refused: Run,
+    tmp_path: Path,
+    host_key_file: Path,
+) -> None:
+    line = refused(
+        "serve",
+        "--state-dir",
+        tmp_path / "s",
+        "--host-public-key",
+        host_key_file,
+        "--dedupe-window-s",
+        "1",
+    )
+    assert "--dedupe-window-s: not an option of the engram-memory contract's server" in line
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (("--dedupe-window-s", "-1"), "--dedupe-window-s"),
+        (("--dedupe-window-s", "nan"), "--dedupe-window-s"),
+        (("--dedupe-window-s", "soon"), "--dedupe-window-s"),
+        (("--project", "   "), "--project"),
+    ],
+)
+def test_bad_mem_options(
+    refused: Run,
+    tmp_path: Path,
+    options: tuple[str, ...],
+    said: str,
+) -> None:
+    assert said in refused(*MEM, "--state-dir", tmp_path / "s", *options)
+
+
+def test_a_state_folder_that_cannot_be_created(refused: Run, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert "state" in refused(*MEM, "--state-dir", blocker / "state")
+
+
+def test_the_database_is_private(refused: Run, tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    shared.chmod(0o755)
+    assert "can be used by others" in refused(*MEM, "--state-dir", shared)

@@ -1,0 +1,72 @@
+"""Hash dedupe: the same content, title, type, project and scope within the window is absorbed
+(``duplicate_count`` + 1, ``last_seen_at`` updated); the window is a serve option."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from .servers import fresh, mem_stdio, observation, save
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_repeat_in_the_window_is_a_duplicate(mem: Client) -> None:
+    project = fresh()
+    arguments = {"title": "Stripe retry", "type": "bugfix", "project": project}
+    first = await save(mem, content="What: 3 s minimum delay", **arguments)
+    before = await observation(mem, first)
+    again = await save(mem, content="what:   3 S MINIMUM delay", **arguments)
+    after = await observation(mem, first)
+    assert again == first
+    assert after["Duplicates"] == "2"
+    assert after["Last seen"] > before["Last seen"]
+    assert after["Revisions"] == "1"
+    assert after["What"] == "3 s minimum delay"  # the content stays the first save's
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"content": "What: another text"},
+        {"title": "Stripe retry, again"},
+        {"type": "decision"},
+        {"scope": "personal"},
+    ],
+)
+async def test_what_makes_a_save_another_memory(mem: Client, change: dict[str, str]) -> None:
+    """Content, title, type, project (the seed's four) and scope (upstream's fifth: a memory
+    must be found in the scope it was saved in)."""
+    arguments = {
+        "title": "Stripe retry",
+        "type": "bugfix",
+        "content": "What: x",
+        "project": fresh(),
+    }
+    first = await save(mem, **arguments)
+    assert await save(mem, **{**arguments, **change}) != first
+
+
+async def test_another_project_is_another_memory(mem: Client) -> None:
+    arguments = {"title": "T", "content": "C"}
+    assert await save(mem, project=fresh(), **arguments) != await save(
+        mem, project=fresh(), **arguments
+    )
+
+
+async def test_a_window_of_zero_never_dedupes(tmp_path: Path) -> None:
+    async with mem_stdio(tmp_path, "--dedupe-window-s", "0") as client:
+        arguments = {"title": "T", "content": "C", "project": "p"}
+        assert await save(client, **arguments) != await save(client, **arguments)
+
+
+async def test_after_the_window_a_repeat_is_new(tmp_path: Path) -> None:
+    async with mem_stdio(tmp_path, "--dedupe-window-s", "0.3") as client:
+        arguments = {"title": "T", "content": "C", "project": "p"}
+        first = await save(client, **arguments)
+        assert await save(client, **arguments) == first
+        time.sleep(0.4)
+        assert await save(client, **arguments) != first

@@ -1,0 +1,109 @@
+"""mem_capture_passive: learnings under a "Key Learnings" heading, as upstream, and from free
+text without one (the seed's error log)."""
+
+from __future__ import annotations
+
+import pytest
+from engram_conformance.reference_impl.mem.passive import learnings
+from mcp import Client
+
+from .servers import failed, fresh, ok
+
+pytestmark = pytest.mark.anyio
+
+SEED_EXAMPLE = """ERROR: Connection pool exhausted after 100 concurrent requests.
+           Pool size: 10. Queue timeout: 500ms."""
+
+
+def counts(answer: str) -> tuple[int, int, int]:
+    prefix = "Passive capture complete: "
+    assert answer.startswith(prefix), answer
+    values = dict(item.split("=") for item in answer.removeprefix(prefix).split())
+    return int(values["extracted"]), int(values["saved"]), int(values["duplicates"])
+
+
+async def test_the_seeds_error_log_yields_a_learning(mem: Client) -> None:
+    project = fresh()
+    answer = await ok(
+        mem,
+        "mem_capture_passive",
+        content=SEED_EXAMPLE,
+        session_id="session-abc123",
+        project=project,
+    )
+    assert counts(answer) == (1, 1, 0)
+    found = await ok(mem, "mem_search", query="pool exhausted", project=project, type="passive")
+    assert "Found 1 memories" in found and "Queue timeout: 500ms" in found
+    context = await ok(mem, "mem_context", project=project)
+    assert (
+        "[passive] **ERROR: Connection pool exhausted after 100 concurrent reques...**" in context
+    )
+
+
+async def test_items_under_a_key_learnings_heading(mem: Client) -> None:
+    project = fresh()
+    text = (
+        "Some output\n\n## Key Learnings:\n"
+        "1. Always check the provider's rate limits first\n"
+        "2. short\n"
+        "3. **Bold** marks and `code` are removed from items\n"
+        "## Next\n"
+        "- not a learning of the section above"
+    )
+    answer = await ok(mem, "mem_capture_passive", content=text, project=project, source="tests")
+    assert counts(answer) == (2, 2, 0)
+    found = await ok(mem, "mem_search", query="removed", project=project)
+    assert "Bold marks and code are removed from items" in found
+
+
+async def test_a_repeated_capture_is_duplicates(mem: Client) -> None:
+    project = fresh()
+    text = "## Aprendizajes\n- Revisar los límites del proveedor antes del retry"
+    assert counts(await ok(mem, "mem_capture_passive", content=text, project=project)) == (1, 1, 0)
+    assert counts(await ok(mem, "mem_capture_passive", content=text, project=project)) == (1, 0, 1)
+
+
+async def test_text_of_no_substance_yields_none(mem: Client) -> None:
+    answer = await ok(mem, "mem_capture_passive", content="ok", project=fresh())
+    assert counts(answer) == (0, 0, 0)
+
+
+async def test_content_is_required(mem: Client) -> None:
+    assert await failed(mem, "mem_capture_passive", content="  ") == "content is required"
+
+
+def test_the_last_heading_with_items_wins() -> None:
+    text = (
+        "## Learnings\n- the first section's only learning\n\n"
+        "### Key Learnings\n- the second section's learning here\n\n"
+        "## Aprendizajes Clave\n- tiny"
+    )
+    assert learnings(text) == ["the second section's learning here"]
+
+
+def test_numbered_items_are_preferred_to_bullets() -> None:
+    text = "## Key Learning\n- a bullet that is long enough\n1) a numbered item long enough"
+    assert learnings(text) == ["a numbered item long enough"]
+
+
+def test_free_text_keeps_the_paragraphs_that_report_a_failure() -> None:
+    text = (
+        "Running 120 tests on three workers\n\n"
+        "FAILED test_login: AssertionError expected 200 got 500\n\n"
+        "All other tests passed in four seconds\n\n"
+        "Warning: the fixture database was not cleaned"
+    )
+    assert learnings(text) == [
+        "FAILED test_login: AssertionError expected 200 got 500",
+        "Warning: the fixture database was not cleaned",
+    ]
+
+
+def test_free_text_without_a_failure_keeps_its_first_paragraph() -> None:
+    text = "Deployed version 4.2 to staging today\r\n\r\nThe dashboard looks fine"
+    assert learnings(text) == ["Deployed version 4.2 to staging today"]
+
+
+def test_at_most_five_paragraphs() -> None:
+    text = "\n\n".join(f"error number {n} occurred in the worker" for n in range(9))
+    assert len(learnings(text)) == 5

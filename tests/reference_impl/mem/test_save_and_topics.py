@@ -1,0 +1,190 @@
+"""mem_save, topic keys (suggestion and upsert) and mem_update, over stdio."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from .servers import failed, fresh, observation, ok, save
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_seeds_worked_example_of_a_suggestion(mem: Client) -> None:
+    answer = await ok(
+        mem, "mem_suggest_topic_key", type="architecture", title="Auth middleware design"
+    )
+    assert answer == "Suggested topic_key: architecture/auth-middleware-design"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "key"),
+    [
+        ({"type": "bugfix", "title": "Stripe retry 429"}, "bug/stripe-retry-429"),
+        ({"type": "decision", "title": "Event sourcing"}, "decision/event-sourcing"),
+        ({"type": "pattern", "title": "Repository layer"}, "pattern/repository-layer"),
+        ({"type": "config", "title": "Stripe YAML"}, "config/stripe-yaml"),
+        ({"type": "discovery", "title": "Pool exhaustion"}, "discovery/pool-exhaustion"),
+        ({"type": "learning", "title": "Prefer async"}, "learning/prefer-async"),
+        ({"title": "Fix nil panic in auth"}, "bug/fix-nil-panic-in-auth"),
+        ({"type": "decision", "title": "decision"}, "decision/general"),
+        ({"type": "bugfix", "title": "bug-auth-panic"}, "bug/auth-panic"),
+        ({"type": "manual", "title": "!!!", "content": "..."}, "topic/general"),
+        (
+            {"type": "architecture", "title": "Migración a tokens"},
+            "architecture/migracion-a-tokens",
+        ),
+    ],
+)
+async def test_suggested_families(mem: Client, arguments: dict[str, str], key: str) -> None:
+    assert await ok(mem, "mem_suggest_topic_key", **arguments) == f"Suggested topic_key: {key}"
+
+
+async def test_a_suggestion_needs_a_title_or_a_content(mem: Client) -> None:
+    assert "title or content" in await failed(mem, "mem_suggest_topic_key", type="bugfix")
+
+
+async def test_a_save_answers_v1_text_with_a_suggestion_and_the_id(mem: Client) -> None:
+    answer = await ok(
+        mem,
+        "mem_save",
+        title="Auth architecture",
+        type="architecture",
+        content="What: JWT",
+        project=fresh(),
+    )
+    first, suggestion, identity = answer.splitlines()
+    assert first == 'Memory saved: "Auth architecture" (architecture)'
+    assert suggestion == "Suggested topic_key: architecture/auth-architecture"
+    assert identity.startswith("ID: ")
+
+
+async def test_a_save_with_a_topic_key_suggests_none(mem: Client) -> None:
+    answer = await ok(
+        mem, "mem_save", title="T", content="C", topic_key="decision/x", project=fresh()
+    )
+    assert "Suggested topic_key" not in answer
+
+
+async def test_defaults_type_manual_scope_project_and_a_project_session(mem: Client) -> None:
+    project = fresh()
+    fields = await observation(mem, await save(mem, title="T", content="C", project=project))
+    assert fields["heading"].startswith("#") and "[manual] T" in fields["heading"]
+    assert fields["Scope"] == "project"
+    assert fields["Project"] == project
+    assert fields["Session"] == f"manual-save-{project}"
+    assert fields["Duplicates"] == fields["Revisions"] == "1"
+
+
+async def test_without_a_topic_key_every_save_is_new(mem: Client) -> None:
+    project = fresh()
+    first = await save(mem, title="Bug one", type="bugfix", content="What: a", project=project)
+    second = await save(mem, title="Bug two", type="bugfix", content="What: b", project=project)
+    assert first != second
+
+
+async def test_the_same_topic_key_revises_the_memory(mem: Client) -> None:
+    """Seed 003's three steps: the second save of the key updates the first."""
+    project = fresh()
+    key = "architecture/auth-middleware-design"
+    first = await save(
+        mem,
+        title="Auth middleware: JWT validation strategy",
+        type="architecture",
+        content="What: Usamos JWT con RS256",
+        topic_key=key,
+        project=project,
+    )
+    before = await observation(mem, first)
+    second = await save(
+        mem,
+        title="Auth middleware: migración a session tokens",
+        type="architecture",
+        content="What: Migramos de JWT RS256 a session tokens HTTP-only",
+        topic_key=key,
+        project=project,
+    )
+    after = await observation(mem, first)
+    assert second == first
+    assert after["Revisions"] == "2"
+    assert after["Updated"] > before["Updated"]
+    assert after["Created"] == before["Created"]
+    assert after["Topic"] == key
+    assert "migración a session tokens" in after["heading"]
+    found = await ok(mem, "mem_search", query="RS256", project=project)
+    assert found.startswith("Found 1 memories:")
+
+
+async def test_topic_keys_are_normalised(mem: Client) -> None:
+    project = fresh()
+    first = await save(mem, title="A", content="one", topic_key="Auth  Model", project=project)
+    second = await save(mem, title="A", content="two", topic_key="  auth model", project=project)
+    assert first == second
+    assert (await observation(mem, first))["Topic"] == "auth-model"
+
+
+async def test_a_topic_key_is_per_project_and_per_scope(mem: Client) -> None:
+    key = "decision/db"
+    one, other = fresh(), fresh()
+    first = await save(mem, title="DB", content="sqlite", topic_key=key, project=one)
+    in_other = await save(mem, title="DB", content="postgres", topic_key=key, project=other)
+    personal = await save(
+        mem, title="DB", content="duckdb", topic_key=key, project=one, scope="personal"
+    )
+    assert len({first, in_other, personal}) == 3
+
+
+async def test_repeating_a_topic_save_is_a_duplicate_not_a_revision(mem: Client) -> None:
+    project = fresh()
+    arguments = {"title": "K", "content": "same", "topic_key": "pattern/k", "project": project}
+    first = await save(mem, **arguments)
+    assert await save(mem, **arguments) == first
+    fields = await observation(mem, first)
+    assert (fields["Revisions"], fields["Duplicates"]) == ("1", "2")
+
+
+async def test_update_changes_the_given_fields(mem: Client) -> None:
+    project = fresh()
+    memory = await save(mem, title="Old", type="bugfix", content="old text", project=project)
+    before = await observation(mem, memory)
+    answer = await ok(
+        mem, "mem_update", id=memory, title="Nuevo título", content="Contenido actualizado"
+    )
+    assert answer == f'Memory updated: #{memory} "Nuevo título" (bugfix, scope=project)'
+    after = await observation(mem, memory)
+    assert after["heading"] == f"#{memory} [bugfix] Nuevo título"
+    assert after["Revisions"] == "2"
+    assert after["Updated"] > before["Updated"]
+    assert "Contenido actualizado" in await ok(
+        mem, "mem_search", query="actualizado", project=project
+    )
+    assert (await ok(mem, "mem_search", query="old", project=project)).startswith("No memories")
+
+
+async def test_update_of_scope_and_topic_key(mem: Client) -> None:
+    memory = await save(mem, title="T", content="C", topic_key="x/y", project=fresh())
+    answer = await ok(mem, "mem_update", id=memory, scope="PERSONAL", topic_key="")
+    assert answer.endswith("scope=personal)")
+    assert "Topic" not in await observation(mem, memory)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, "id is required"),
+        ({"id": 1}, "provide at least one field to update"),
+        ({"id": 9_000_000_000, "title": "x"}, "Observation #9000000000 not found"),
+        ({"id": 1, "title": "   "}, "title must not be empty"),
+        ({"id": 1, "project": ""}, "project must not be empty"),
+    ],
+)
+async def test_update_errors(mem: Client, arguments: dict[str, object], message: str) -> None:
+    await save(mem, title="T", content="C", project=fresh())  # so that id 1 exists
+    assert await failed(mem, "mem_update", **arguments) == message
+
+
+@pytest.mark.parametrize("missing", ["title", "content"])
+async def test_a_save_needs_a_title_and_a_content(mem: Client, missing: str) -> None:
+    arguments = {"title": "T", "content": "C", "project": fresh()}
+    arguments[missing] = " "
+    assert await failed(mem, "mem_save", **arguments) == f"{missing} is required"

@@ -1,0 +1,104 @@
+"""The session cycle: start (the caller's id, or a generated one), summary (what mem_context
+shows first), end; prompts and the timeline of a session."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from mcp import Client
+
+from .servers import failed, fresh, ok, save
+
+pytestmark = pytest.mark.anyio
+
+SUMMARY = """Goal: migrate auth to session tokens
+Discoveries: JWT refresh raced with logout
+Accomplished: middleware rewritten
+Files: src/auth/middleware.ts"""
+
+
+async def test_start_with_the_callers_id(mem: Client) -> None:
+    session, project = fresh("s"), fresh()
+    answer = await ok(mem, "mem_session_start", id=session, project=project, directory="/src")
+    assert answer == f'Session "{session}" started for project "{project}"'
+
+
+async def test_start_without_an_id_generates_one(mem: Client) -> None:
+    project = fresh()
+    first = await ok(mem, "mem_session_start", project=project)
+    second = await ok(mem, "mem_session_start", project=project)
+    pattern = rf'^Session "(session-[0-9a-f]{{16}})" started for project "{project}"$'
+    ids = [re.fullmatch(pattern, answer) for answer in (first, second)]
+    assert all(ids) and ids[0].group(1) != ids[1].group(1)  # type: ignore[union-attr]
+
+
+async def test_the_summary_is_what_context_shows_first(mem: Client) -> None:
+    project, session = fresh(), fresh("s")
+    await ok(mem, "mem_session_start", id=session, project=project)
+    await save(mem, title="Earlier work", content="What: middleware", project=project)
+    answer = await ok(mem, "mem_session_summary", content=SUMMARY, project=project)
+    assert answer == f'Session summary saved for project "{project}"'
+    await save(mem, title="Later work", content="What: after the summary", project=project)
+    context = await ok(mem, "mem_context", project=project)
+    assert context.startswith("## Memory from Previous Sessions")
+    summary_at = context.index("Goal: migrate auth to session tokens")
+    assert summary_at < context.index("Later work") and summary_at < context.index("Earlier work")
+    assert "Files: src/auth/middleware.ts" in context  # whole, not cut
+    found = await ok(
+        mem, "mem_search", query="Discoveries", project=project, type="session_summary"
+    )
+    assert f"Session summary: {project}" in found
+
+
+async def test_the_latest_summary_comes_first(mem: Client) -> None:
+    project = fresh()
+    await ok(mem, "mem_session_summary", content="Goal: the first", project=project)
+    await ok(mem, "mem_session_summary", content="Goal: the second", project=project)
+    context = await ok(mem, "mem_context", project=project)
+    assert context.index("Goal: the second") < context.index("Goal: the first")
+
+
+async def test_end(mem: Client) -> None:
+    project, session = fresh(), fresh("s")
+    await ok(mem, "mem_session_start", id=session, project=project)
+    memory = await save(mem, title="Work", content="done", project=project, session_id=session)
+    answer = await ok(mem, "mem_session_end", id=session, summary="Rewrote the middleware")
+    assert answer == f'Session "{session}" completed'
+    context = await ok(mem, "mem_context", project=project)
+    assert (
+        f"- **{project}** (" in context and ": Rewrote the middleware [1 observations]" in context
+    )
+    assert "Rewrote the middleware" in await ok(mem, "mem_timeline", observation_id=memory)
+
+
+async def test_ending_an_unknown_session_fails(mem: Client) -> None:
+    session = fresh("s")
+    assert await failed(mem, "mem_session_end", id=session) == f'Session "{session}" not found'
+    assert await failed(mem, "mem_session_end") == "id is required"
+
+
+async def test_prompts_show_in_context(mem: Client) -> None:
+    project = fresh()
+    long_prompt = "Please make the retry logic respect Stripe's rate limits " * 3
+    answer = await ok(mem, "mem_save_prompt", content=long_prompt, project=project)
+    assert answer == f'Prompt saved: "{long_prompt[:80]}..."'
+    context = await ok(mem, "mem_context", project=project)
+    assert "### Recent User Prompts" in context and "respect Stripe's rate limits" in context
+
+
+async def test_the_timeline_of_a_session(mem: Client) -> None:
+    project, session = fresh(), fresh("s")
+    ids = [
+        await save(mem, title=f"Step {n}", content=f"c{n}", project=project, session_id=session)
+        for n in range(5)
+    ]
+    await save(mem, title="Elsewhere", content="other session", project=project)
+    timeline = await ok(mem, "mem_timeline", observation_id=ids[2], before=1, after=5)
+    assert f"Session: {project} (" in timeline
+    assert "Total observations in session: 5" in timeline
+    assert f">>> #{ids[2]} [manual] Step 2 <<<" in timeline
+    before, after = timeline.split(">>>")
+    assert f"#{ids[1]} " in before and f"#{ids[0]} " not in before
+    assert f"#{ids[3]} " in after and f"#{ids[4]} " in after and "Elsewhere" not in after
+    assert "─── Before ───" in before and "─── After ───" in after
