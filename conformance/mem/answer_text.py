@@ -192,9 +192,7 @@ def json_object(tool: str, raw: str) -> Fields | None:
         raise Unreadable(
             tool, raw, f"the text begins like JSON but does not parse: {error}"
         ) from None
-    if not isinstance(value, dict):
-        raise Unreadable(tool, raw, "the text begins like a JSON object but is not one")
-    return Fields(tool, raw, value)
+    return Fields(tool, raw, value)  # a text that begins with "{" and parses is an object
 
 
 def unpack(tool: str, raw: str) -> Unpacked:

@@ -27,7 +27,7 @@ from .curation import (
     read_comparison,
     read_current_project,
     read_diagnosis,
-    read_judgement,
+    read_judge,
     read_merge,
     read_pin,
     read_project_list,
@@ -40,6 +40,7 @@ from .facts import (
     Deleted,
     Diagnosis,
     Fact,
+    JudgedMemories,
     Judgement,
     Merged,
     Observation,
@@ -118,7 +119,7 @@ mem_save_prompt = ToolReader[PromptSaved]("mem_save_prompt", read_prompt)
 mem_capture_passive = ToolReader[PassiveCapture]("mem_capture_passive", read_passive_capture)
 mem_stats = ToolReader[Stats]("mem_stats", read_stats)
 mem_current_project = ToolReader[CurrentProject]("mem_current_project", read_current_project)
-mem_judge = ToolReader[Judgement]("mem_judge", read_judgement)
+mem_judge = ToolReader[Judgement | JudgedMemories]("mem_judge", read_judge)
 mem_compare = ToolReader[Compared]("mem_compare", read_comparison)
 mem_pin = ToolReader[Pinned]("mem_pin", read_pin)
 mem_unpin = ToolReader[Pinned]("mem_unpin", read_pin)

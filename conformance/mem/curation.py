@@ -16,9 +16,11 @@ from .facts import (
     CurrentProject,
     Diagnosis,
     DiagnosticCheck,
+    JudgedMemories,
     Judgement,
     ListedProject,
     Merged,
+    PairVerdict,
     Pinned,
     ProjectList,
     Reviewed,
@@ -26,6 +28,9 @@ from .facts import (
     ReviewList,
 )
 
+JUDGED = re.compile(r"Judged (\d+) memories \((\d+) pairs\):")
+PAIR_VERDICT = re.compile(r"#(\d+) #(\d+): (\S+) — (.*)")
+OUTDATED = re.compile(r"Outdated: (.*)")
 REVIEW_NONE = "No memories need review."
 REVIEW_FOUND = re.compile(r"Found (\d+) memories needing review:")
 MARKED = re.compile(r"Memory marked reviewed: #(\d+) ")
@@ -48,7 +53,12 @@ def read_current_project(unpacked: Unpacked) -> CurrentProject:
     )
 
 
-def read_judgement(unpacked: Unpacked) -> Judgement:
+def read_judge(unpacked: Unpacked) -> Judgement | JudgedMemories:
+    """Upstream's JSON ``{"relation": {…}}``, or the seed's verdicts on pairs (the reference's
+    ``Judged N memories (M pairs):``, a ``#a #b: <relation> — <reason>`` line per pair, then
+    ``Outdated: #x, #y`` or ``Outdated: none``)."""
+    if unpacked.fields is None:
+        return read_pair_verdicts(unpacked)
     relation = unpacked.json().object("relation")
     return Judgement(
         relation_id=relation.integer("id"),
@@ -61,6 +71,36 @@ def read_judgement(unpacked: Unpacked) -> Judgement:
         evidence=relation.optional_string("evidence"),
         confidence=relation.optional_number("confidence"),
         session_id=relation.optional_string("session_id"),
+        envelope=unpacked.envelope,
+    )
+
+
+def read_pair_verdicts(unpacked: Unpacked) -> JudgedMemories:
+    first, *others = unpacked.human_text().split("\n")
+    judged = JUDGED.fullmatch(first)
+    if judged is None:
+        raise unpacked.unreadable(f"{first!r} is neither JSON nor 'Judged N memories (M pairs):'")
+    pairs = int(judged[2])
+    verdicts = []
+    for line in others[:pairs]:
+        verdict = PAIR_VERDICT.fullmatch(line)
+        if verdict is None:
+            raise unpacked.unreadable(f"{line!r} is not '#<id> #<id>: <relation> — <reason>'")
+        first_id, second_id, relation, reason = verdict.groups()
+        verdicts.append(
+            PairVerdict(
+                first=int(first_id), second=int(second_id), relation=relation, reason=reason
+            )
+        )
+    outdated = OUTDATED.fullmatch(others[pairs]) if len(others) > pairs else None
+    if len(verdicts) < pairs or outdated is None:
+        raise unpacked.unreadable(f"not {pairs} verdicts then an 'Outdated: …' line")
+    listed = [] if outdated[1] == "none" else outdated[1].split(", ")
+    if not all(item.startswith("#") for item in listed):
+        raise unpacked.unreadable(f"{others[pairs]!r} does not list '#<id>'s")
+    return JudgedMemories(
+        verdicts=tuple(verdicts),
+        outdated=tuple(whole_number(unpacked, item[1:], "outdated id") for item in listed),
         envelope=unpacked.envelope,
     )
 

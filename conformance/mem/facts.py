@@ -87,7 +87,8 @@ class Saved(Fact):
 
 @dataclass(frozen=True, kw_only=True)
 class Observation(Fact):
-    """``mem_get_observation``: one memory with its counters."""
+    """``mem_get_observation``: one memory with its counters. ``updated_at`` and
+    ``last_seen_at`` are the reference's extra lines (upstream does not show them)."""
 
     id: int
     type: str
@@ -101,6 +102,8 @@ class Observation(Fact):
     project: str | None = None
     topic_key: str | None = None
     tool_name: str | None = None
+    updated_at: str | None = None
+    last_seen_at: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,6 +204,16 @@ class ContextObservation:
 
 
 @dataclass(frozen=True, kw_only=True)
+class LatestSummary:
+    """The reference's ``### Latest Session Summary``: the last summary of the project in full
+    (seed 003: what ``mem_context`` brings back next time)."""
+
+    title: str
+    updated_at: str
+    content: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ContextTotals:
     """The ``Memory stats:`` footer: store-wide counts, whatever the project asked for."""
 
@@ -215,6 +228,7 @@ class Context(Fact):
     when the footer is absent (a context cut by a byte budget)."""
 
     empty: bool = False
+    latest_summary: LatestSummary | None = None
     sessions: tuple[ContextSession, ...] = ()
     prompts: tuple[ContextPrompt, ...] = ()
     pinned: tuple[ContextObservation, ...] = ()
@@ -223,7 +237,8 @@ class Context(Fact):
 
     @property
     def summaries(self) -> tuple[ContextObservation, ...]:
-        """The session summaries (``mem_session_summary`` saves them as observations)."""
+        """The session summaries listed among the observations (``mem_session_summary`` saves
+        them as observations of type ``session_summary``)."""
         return tuple(o for o in self.observations if o.type == "session_summary")
 
 
@@ -328,8 +343,8 @@ class CurrentProject(Fact):
 
 @dataclass(frozen=True, kw_only=True)
 class Judgement(Fact):
-    """``mem_judge``: the relation row the verdict wrote (``source_id``/``target_id`` are the
-    memories' sync ids)."""
+    """Upstream's ``mem_judge`` (v1.1x): the relation row the verdict wrote on a pending
+    conflict (``source_id``/``target_id`` are the memories' sync ids)."""
 
     relation_id: int
     sync_id: str
@@ -341,6 +356,25 @@ class Judgement(Fact):
     evidence: str | None = None
     confidence: float | None = None
     session_id: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class PairVerdict:
+    """How two memories relate, in the seed's ``mem_judge`` (the reference's)."""
+
+    first: int
+    second: int
+    relation: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgedMemories(Fact):
+    """``mem_judge`` as seed 003 describes it (the reference's): given memory ids, how each pair
+    relates and which memories are outdated. Upstream's ``mem_judge`` answers a ``Judgement``."""
+
+    verdicts: tuple[PairVerdict, ...] = ()
+    outdated: tuple[int, ...] = ()
 
 
 # upstream's other tools (v1.1x and later) -----------------------------------------------------

@@ -21,6 +21,7 @@ from .facts import (
     ContextSession,
     ContextTotals,
     Hit,
+    LatestSummary,
     SearchResult,
     Timeline,
     TimelineEntry,
@@ -45,7 +46,6 @@ CONTESTED = re.compile(r"    conflict: contested by #(?P<sync_id>\S+) \(pending\
 EMPTY_CONTEXT = "No previous session memories found."
 CONTEXT_HEADING = "## Memory from Previous Sessions"
 TOTALS = re.compile(r"Memory stats: (\d+) sessions, (\d+) observations across projects: (.*)")
-#: Each context section's heading, how its items begin, and what a whole item looks like.
 SESSION_ITEM = re.compile(
     r"- \*\*(?P<project>.*?)\*\* \((?P<started>[^()\n]*)\)(?:: (?P<summary>.*))?"
     r" \[(?P<count>\d+) observations\]",
@@ -57,12 +57,15 @@ PROMPT_ITEM = re.compile(
 OBSERVATION_ITEM = re.compile(
     r"- \[(?P<type>[^\]\n]*)\] \*\*(?P<title>.*?)\*\*: ?(?P<content>.*)", re.DOTALL
 )
+#: Each listing section of a context: its heading, how its items begin, what a whole item is.
 SECTIONS = {
     "### Recent Sessions": (re.compile(r"- \*\*"), SESSION_ITEM),
     "### Recent User Prompts": (re.compile(r"- \d{4}-\d\d-\d\d"), PROMPT_ITEM),
     "### Pinned": (re.compile(r"- \["), OBSERVATION_ITEM),
     "### Recent Observations": (re.compile(r"- \["), OBSERVATION_ITEM),
 }
+LATEST_SUMMARY = "### Latest Session Summary"
+SUMMARY_HEADING = re.compile(r"\*\*(?P<title>.*)\*\* \((?P<updated>[^()\n]*)\)")
 
 TIMELINE_SESSION = re.compile(
     r"Session: (?P<project>.*?) \((?P<started>[^()\n]*)\)(?: — (?P<summary>.*))?", re.DOTALL
@@ -180,8 +183,14 @@ def read_context(unpacked: Unpacked) -> Context:
                 projects=() if projects == "none" else tuple(projects.split(", ")),
             )
             break
-    sections = context_sections(unpacked, lines[1:end])
+    blocks = context_blocks(lines[1:end])
+
+    def items(heading: str) -> list[re.Match[str]]:
+        begins, whole = SECTIONS[heading]
+        return section_items(unpacked, heading, blocks.get(heading, []), begins, whole)
+
     return Context(
+        latest_summary=latest_summary(unpacked, blocks.get(LATEST_SUMMARY)),
         sessions=tuple(
             ContextSession(
                 project=item["project"],
@@ -189,23 +198,22 @@ def read_context(unpacked: Unpacked) -> Context:
                 observation_count=int(item["count"]),
                 summary=item["summary"],
             )
-            for item in sections.get("### Recent Sessions", [])
+            for item in items("### Recent Sessions")
         ),
         prompts=tuple(
             ContextPrompt(created_at=item["created"], content=item["content"])
-            for item in sections.get("### Recent User Prompts", [])
+            for item in items("### Recent User Prompts")
         ),
-        pinned=observation_items(sections.get("### Pinned", [])),
-        observations=observation_items(sections.get("### Recent Observations", [])),
+        pinned=observation_items(items("### Pinned")),
+        observations=observation_items(items("### Recent Observations")),
         totals=totals,
         envelope=unpacked.envelope,
     )
 
 
-def context_sections(unpacked: Unpacked, lines: list[str]) -> dict[str, list[re.Match[str]]]:
-    """Each known section's items. A section begins at a ``###`` line after a blank line; an
-    item at a line its section's items begin with, and the lines up to the next are its own.
-    Sections of other names (a later version's) are let pass."""
+def context_blocks(lines: list[str]) -> dict[str, list[str]]:
+    """The lines of each section, by heading. A section begins at a ``###`` line after a blank
+    line; sections of names no reader knows (a later version's) are kept and let pass."""
     blocks: dict[str, list[str]] = {}
     current: list[str] | None = None
     for index, line in enumerate(lines):
@@ -213,11 +221,21 @@ def context_sections(unpacked: Unpacked, lines: list[str]) -> dict[str, list[re.
             current = blocks.setdefault(line, [])
         elif current is not None:
             current.append(line)
-    items: dict[str, list[re.Match[str]]] = {}
-    for heading, (begins, whole) in SECTIONS.items():
-        if heading in blocks:
-            items[heading] = section_items(unpacked, heading, blocks[heading], begins, whole)
-    return items
+    return blocks
+
+
+def latest_summary(unpacked: Unpacked, lines: list[str] | None) -> LatestSummary | None:
+    """The reference's summary section: a ``**<title>** (<updated>)`` line, then the content."""
+    if lines is None:
+        return None
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    heading = SUMMARY_HEADING.fullmatch(lines[0]) if lines else None
+    if heading is None:
+        raise unpacked.unreadable(f"{LATEST_SUMMARY} has no '**<title>** (<updated>)' line")
+    return LatestSummary(
+        title=heading["title"], updated_at=heading["updated"], content="\n".join(lines[1:])
+    )
 
 
 def section_items(

@@ -38,8 +38,9 @@ OBSERVATION_TRAILER = (
     ("Project", False),
     ("Session", True),
 )
-#: A metadata-like line after ``Created:``, which a later version may add.
-LATER_METADATA = re.compile(r"[A-Z][A-Za-z_ ]*: ")
+#: A metadata line after ``Created:``: the reference's ``Updated:`` and ``Last seen:``, or what
+#: a later version may add.
+LATER_METADATA = re.compile(r"(?P<name>[A-Z][A-Za-z_ ]*): (?P<value>.*)")
 T = TypeVar("T")
 
 
@@ -115,9 +116,12 @@ def read_observation(unpacked: Unpacked) -> Observation:
     if header is None:
         raise unpacked.unreadable(f"the first line {lines[0]!r} is not '#<id> [<type>] <title>'")
     index = len(lines) - 1
+    later: dict[str, str] = {}
     while index > 0 and not lines[index].startswith("Created: "):
-        if not LATER_METADATA.match(lines[index]):
+        named = LATER_METADATA.fullmatch(lines[index])
+        if named is None:
             break
+        later[named["name"]] = named["value"]
         index -= 1
     values: dict[str, str] = {}
     for key, required in OBSERVATION_TRAILER:
@@ -139,6 +143,8 @@ def read_observation(unpacked: Unpacked) -> Observation:
         project=values.get("Project"),
         topic_key=values.get("Topic"),
         tool_name=values.get("Tool"),
+        updated_at=later.get("Updated"),
+        last_seen_at=later.get("Last seen"),
         envelope=unpacked.envelope,
     )
 
