@@ -5,11 +5,11 @@ Run by hand, not by the tests (they stay pure)::
     python tests/conformance/mem/capture_upstream_answers.py /path/to/engram \
         tests/conformance/mem/answers/v1.20.0
 
-It starts ``engram mcp`` twice over stdio with a fresh data folder: first from an empty folder
-named ``memread-proj`` (so the detected project is that name), then, on the same data, from a
-folder holding two git repositories (an ambiguous project). Every call's answer lands in
-``<out>/<tool>.json`` as ``{label: {"arguments", "is_error", "text"}}``; a JSON-RPC error answer
-is kept as ``"jsonrpc_error"`` instead.
+It starts ``engram mcp`` three times over stdio on one fresh data folder: from an empty folder
+named ``memread-proj`` (so the detected project is that name; sessions started with another
+``directory`` bring in the projects ``fresh-a`` and ``fresh-b``), from a folder holding two git
+repositories (an ambiguous project), and with ``--project Forced-Proj``. Every call's answer
+lands in ``<out>/<tool>.json`` as ``{label: {"arguments", "is_error", "text"}}``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import Any
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.shared.exceptions import MCPError
 
 SAME_CONTENT = "What: JWT validation in middleware. Why: one place. Where: src/auth."
 LEARNINGS = (
@@ -56,13 +55,9 @@ class Recorder:
     async def __call__(self, label: str, tool: str, **arguments: Any) -> dict[str, Any]:
         arguments = {key.rstrip("_"): value for key, value in arguments.items()}
         shown = {key: abridged(value) for key, value in arguments.items()}
-        try:
-            result = await self.session.call_tool(tool, arguments)
-        except MCPError as error:
-            kept = {"arguments": shown, "jsonrpc_error": [error.code, error.message]}
-        else:
-            texts = [block.text for block in result.content if block.type == "text"]
-            kept = {"arguments": shown, "is_error": bool(result.is_error), "text": texts[0]}
+        result = await self.session.call_tool(tool, arguments)
+        texts = [block.text for block in result.content if block.type == "text"]
+        kept = {"arguments": shown, "is_error": bool(result.is_error), "text": texts[0]}
         self.answers.setdefault(tool, {})[label] = kept
         return kept
 
@@ -72,14 +67,14 @@ class Recorder:
         return json.loads(answer["text"]).get(key)
 
 
-def parameters(binary: str, data: Path, cwd: Path) -> StdioServerParameters:
+def parameters(binary: str, data: Path, cwd: Path, *flags: str) -> StdioServerParameters:
     env = {"ENGRAM_DATA_DIR": str(data), "HOME": str(data), "PATH": os.environ["PATH"]}
     return StdioServerParameters(
-        command=binary, args=["mcp"], env={**env, "ENGRAM_TIMEZONE": "UTC"}, cwd=str(cwd)
+        command=binary, args=["mcp", *flags], env={**env, "ENGRAM_TIMEZONE": "UTC"}, cwd=str(cwd)
     )
 
 
-async def detected_project(call: Recorder) -> None:
+async def detected_project(call: Recorder, root: Path) -> None:
     await call("context_empty", "mem_context")
     await call("stats_empty", "mem_stats")
     await call("search_empty_store", "mem_search", query="anything")
@@ -245,6 +240,44 @@ async def detected_project(call: Recorder) -> None:
     await call("no_id", "mem_delete")
     await call("merged", "mem_merge_projects", from_="x", to="y")
     await call("missing_arguments", "mem_merge_projects")
+    await fresh_projects(call, root)
+
+
+async def fresh_projects(call: Recorder, root: Path) -> None:
+    """New projects on a running server: a session started in another folder (which need not
+    exist) names its project, which writes may then use."""
+    await call("directory_project", "mem_session_start", id="s-a", directory=str(root / "fresh-a"))
+    await call("missing_directory", "mem_session_start", id="s-b", directory="/nowhere/fresh-b")
+    await call("session_project", "mem_save", title="A one", content="alpha one", session_id="s-a")
+    await call("known_project", "mem_save", title="A two", content="alpha two", project="fresh-a")
+    await call(
+        "similar_project",
+        "mem_save",
+        title="B one",
+        content="beta",
+        session_id="s-b",
+        project="fresh-b",
+    )
+    await call(
+        "session_project_mismatch",
+        "mem_save",
+        title="A3",
+        content="a3",
+        session_id="s-a",
+        project="fresh-b",
+    )
+    await call(
+        "personal_elsewhere",
+        "mem_save",
+        title="Personal B",
+        content="personal pref",
+        scope="personal",
+        session_id="s-b",
+    )
+    await call("other_project", "mem_search", query="alpha", project="fresh-a")
+    await call("other_project", "mem_context", project="fresh-a")
+    await call("other_project_personal", "mem_context", project="fresh-a", scope="personal")
+    await call("personal_everywhere", "mem_context", scope="personal")
 
 
 async def ambiguous_project(call: Recorder) -> None:
@@ -259,6 +292,12 @@ async def ambiguous_project(call: Recorder) -> None:
     await call("ambiguous", "mem_capture_passive", content=LEARNINGS)
 
 
+async def process_override(call: Recorder) -> None:
+    await call("process_override", "mem_current_project")
+    await call("process_override", "mem_save", title="Forced", content="forced project")
+    await call("process_override_other", "mem_save", title="F2", content="f2", project="other")
+
+
 async def capture(binary: str, out: Path) -> None:
     answers: dict[str, dict[str, Any]] = defaultdict(dict)
     with tempfile.TemporaryDirectory() as scratch:
@@ -268,8 +307,13 @@ async def capture(binary: str, out: Path) -> None:
             folder.mkdir(parents=True)
         for repo in ("repo-a", "repo-b"):
             subprocess.run(["git", "init", "-q", str(parent / repo)], check=True)
-        for cwd, scenario in ((plain, detected_project), (parent, ambiguous_project)):
-            params = parameters(binary, data, cwd)
+        runs = (
+            ((plain,), lambda call: detected_project(call, root)),
+            ((parent,), ambiguous_project),
+            ((plain, "--project", "Forced-Proj"), process_override),
+        )
+        for (cwd, *flags), scenario in runs:
+            params = parameters(binary, data, cwd, *flags)
             async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
                 await scenario(Recorder(session, answers))

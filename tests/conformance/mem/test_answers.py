@@ -142,6 +142,19 @@ def test_the_explicit_project_sources_show_in_the_envelope() -> None:
     assert read("v1.20.0", "mem_save", "known_session").envelope.source == "session"
 
 
+def test_new_projects_come_through_sessions_and_warnings_are_kept() -> None:
+    started = read("v1.20.0", "mem_session_start", "missing_directory")
+    assert (started.project, started.envelope.path) == ("fresh-b", "/nowhere/fresh-b")
+    assert read("v1.20.0", "mem_save", "session_project").envelope.source == "session"
+    (note,) = read("v1.20.0", "mem_save", "similar_project").notes
+    assert note.startswith('⚠️ Project "fresh-b" has no memories. Similar project found')
+    forced = read("v1.20.0", "mem_save", "process_override").envelope
+    assert (forced.project, forced.source) == ("forced-proj", "process_override")
+    assert forced.warning == '⚠️ Project name normalized: "Forced-Proj" → "forced-proj"'
+    mismatch = read("v1.20.0", "mem_save", "session_project_mismatch")
+    assert mismatch.error_code == "session_project_mismatch"
+
+
 def test_the_reference_save_names_its_id_on_a_line_of_its_own() -> None:
     saved = read("reference", "mem_save", "saved_with_id")
     assert (saved.id, saved.suggested_topic_key) == (42, "architecture/auth-middleware-design")
@@ -336,6 +349,14 @@ def test_a_real_context_with_pinned_and_an_untitled_memory() -> None:
     assert ended.summaries[0].content.startswith("## Goal\nFix retries")
     personal = read("v1.20.0", "mem_context", "personal_scope")
     assert [o.title for o in personal.observations] == ["Prefer async await"]
+
+
+def test_another_projects_personal_memory_shows_only_in_a_context_without_project() -> None:
+    for label in ("other_project", "other_project_personal"):
+        titles = [o.title for o in read("v1.20.0", "mem_context", label).observations]
+        assert "Personal B" not in titles
+    everywhere = read("v1.20.0", "mem_context", "personal_everywhere")
+    assert "Personal B" in [o.title for o in everywhere.observations]
 
 
 def test_the_reference_context_has_the_latest_summary_in_full() -> None:
