@@ -130,6 +130,12 @@ def test_a_save_with_conflict_candidates_lists_them_typed() -> None:
     assert saved.notes == ()  # the CONFLICT REVIEW PENDING line is understood, not a note
 
 
+def test_a_pending_review_line_in_plain_text_says_judgment_is_required() -> None:
+    text = 'Memory saved: "T" (manual)\nCONFLICT REVIEW PENDING — 1 candidate(s); use mem_judge.'
+    saved = answers.read("mem_save", Answer(text))
+    assert pick(saved, "judgment_required candidates notes") == (True, (), ())
+
+
 def test_a_cut_content_is_a_truncation_fact() -> None:
     saved = read("v1.20.0", "mem_save", "truncated")
     assert saved.truncation == Truncation(original=50010, kept=50000)
