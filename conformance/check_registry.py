@@ -4,7 +4,7 @@ decorators into the dictionaries a contract's plug-in keeps (``registrars``).
 A check's id is its function name, unique within its contract. A scripted check needs the
 ``tools`` it names (absent ones make its rules not applicable or not testable) and runs in the
 ``quick`` profile unless it says ``full``. A per-call check judges every answer of the run, one
-``check_context.PerCallContext`` each: both kinds take one context.
+``per_call_context.PerCallContext`` each: both kinds take one context.
 """
 
 from __future__ import annotations
