@@ -3,7 +3,8 @@ decorators into the dictionaries a contract's plug-in keeps (``registrars``).
 
 A check's id is its function name, unique within its contract. A scripted check needs the
 ``tools`` it names (absent ones make its rules not applicable or not testable) and runs in the
-``quick`` profile unless it says ``full``. A per-call check judges every answer of the run.
+``quick`` profile unless it says ``full``. A per-call check judges every answer of the run, one
+``per_call_context.PerCallContext`` each: both kinds take one context.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .per_call_context import PerCallContext
+
+#: ``function(ctx)``: a scripted check, given its contract's context (a ``BaseContext``)
 CheckFunction = Callable[[Any], Awaitable[None]]
-#: ``function(spec, observation, expect, memory)``: called for every answer of the run
-PerCallFunction = Callable[[Any, Any, Callable[..., bool], dict[str, Any]], None]
+#: ``function(ctx)``: called for every answer of the run, with the call it judges
+PerCallFunction = Callable[[PerCallContext], None]
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
@@ -81,7 +85,8 @@ def registrars(
         *, rules: tuple[str, ...], provoked_by: tuple[str, ...] = (provoker,)
     ) -> Decorator:
         """A run that selects only some of its rules also runs the ``provoked_by`` checks, so
-        that it has answers to judge; ``memory`` is a dict it keeps across one run's calls."""
+        that it has answers to judge; its context's ``memory`` is a dict it keeps across one run's
+        calls."""
 
         def register(function: PerCallFunction) -> PerCallFunction:
             name = _new_name(function, rules, scripted, per_call)

@@ -4,7 +4,6 @@ its answers. The run and its re-checks both run checks through a ``CheckExecutor
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -13,8 +12,10 @@ from .check_context import AfterStop, CheckFailed
 from .check_registry import Check
 from .contracts import Contract
 from .exceptions import ServerFault
-from .ledger import Failure, Ledger, Reproduction
-from .session import Session
+from .ledger import Ledger, Reproduction
+from .observation import Observation
+from .per_call_context import PerCallContext
+from .session import Observer, Session
 from .targets.descriptor import Policy
 from .targets.launch import Target, describe
 
@@ -49,7 +50,7 @@ class CheckExecutor:
         self.seed = seed
         self.after_stop = after_stop
         self.checks = contract.checks()
-        self.memories: dict[str, dict[str, Any]] = {name: {} for name in self.checks.per_call}
+        self.memories: dict[str, dict[Any, Any]] = {name: {} for name in self.checks.per_call}
         #: the check whose calls are being made (per-call failures are recorded during it)
         self.current: str | None = None
 
@@ -106,28 +107,23 @@ class CheckExecutor:
                 ledger.errored(rule, check.id, f"harness error in {check.id}: {describe(error)}")
         return None
 
-    def observer(self, ledger: Ledger, *, fresh: bool = False) -> Callable[[Any], None]:
+    def observer(self, ledger: Ledger, *, fresh: bool = False) -> Observer:
         """Runs every per-call check on an observation, into ``ledger``; ``fresh`` gives them
         an empty memory (a re-check judges its calls alone)."""
         memories = {name: {} for name in self.checks.per_call} if fresh else self.memories
 
-        def observe(observation: Any) -> None:
+        def observe(observation: Observation) -> None:
             for check in self.checks.per_call.values():
-
-                def expect(
-                    rule: str, ok: bool, *, expected: str, observed: Any, _id: str = check.id
-                ) -> bool:
-                    if ok:
-                        ledger.passed(rule, _id)
-                    else:
-                        shown = observed if isinstance(observed, str) else repr(observed)[:2000]
-                        calls = (observation.to_json(),)
-                        failure = Failure(_id, expected, shown, calls, during=self.current)
-                        ledger.failed(rule, failure)
-                    return ok
-
+                context = PerCallContext(
+                    check=check.id,
+                    spec=self.spec,
+                    observed=observation,
+                    memory=memories[check.id],
+                    ledger=ledger,
+                    during=self.current,
+                )
                 try:
-                    check.function(self.spec, observation, expect, memories[check.id])
+                    check.function(context)
                 except Exception as error:  # a broken check is reported, never crashes the run
                     why = f"harness error in {check.id}: {describe(error)}"
                     for rule in check.rules:

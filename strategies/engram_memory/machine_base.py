@@ -23,13 +23,9 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine
 
-from .machine_driver import (
-    AT_ONCE,
+from .answers import (
     RECEIPT_TOOLS,
     Answer,
-    Approval,
-    Delivery,
-    Driver,
     comparable,
     effect,
     field,
@@ -39,8 +35,8 @@ from .machine_driver import (
     repeats_receipt,
     says_first,
     says_replay,
-    violation_of,
 )
+from .machine_driver import AT_ONCE, Approval, Delivery, Driver, violation_of
 from .model import CandidateState, KeyUse, MemoryModel, RecordState, ScopeModel
 
 OWNER = "owner"

@@ -1,5 +1,5 @@
-"""What the lifecycle state machine needs of whoever sends its calls (a ``Driver``), and what it
-reads of their answers.
+"""What the lifecycle state machine needs of whoever sends its calls (a ``Driver``), and how it
+asks them to be sent; what it reads of their answers is ``answers``.
 
 The machine is synchronous and knows nothing of transports: the driver binds each call to an
 actor's scope, attaches the confirmation asked for, and delivers it as asked (answered, its
@@ -8,11 +8,10 @@ answer lost and the call retried, or sent several times at once).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from functools import cache
 from typing import Any, ClassVar, Literal, Protocol
 
-from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, FORGET, WITHDRAW
+from .answers import Answer
 
 Approval = Literal["valid", "absent", "expired", "other_target", "other_operation"]
 #: Confirmations that do not hold: none, an expired one, or one for another target or operation.
@@ -22,26 +21,6 @@ UNHELD: tuple[Approval, ...] = ("absent", "expired", "other_target", "other_oper
 Delivery = Literal["answered", "answer lost", "sent at once"]
 DELIVERIES: tuple[Delivery, ...] = ("answered", "answer lost", "sent at once")
 AT_ONCE = 3
-#: What a replay of withdraw or forget repeats of the first receipt, as the seed has it
-#: (IDEM-004): the transition.
-RECEIPT_FIELDS = ("operation", "from_state", "to_state")
-#: What identifies the first receipt, which this kit also has a replay repeat (IDEM-015).
-RECEIPT_IDENTITY = ("event_id", "event_digest")
-#: The tools whose answers carry a receipt.
-RECEIPT_TOOLS = (WITHDRAW, FORGET)
-
-
-class Answer(Protocol):
-    """What the machine reads of an answer (the harness's ``Observation`` is one)."""
-
-    @property
-    def ok(self) -> bool: ...
-    @property
-    def value(self) -> dict[str, Any]: ...
-    @property
-    def code(self) -> str | int | None: ...
-    @property
-    def envelope(self) -> dict[str, Any] | None: ...
 
 
 class Driver(Protocol):
@@ -96,69 +75,3 @@ def violation_of(rule: str) -> type[Violation]:
     """One exception class per rule, so that Hypothesis shrinks each broken rule as a bug of
     its own."""
     return type(f"Violation_{rule.replace('-', '_')}", (Violation,), {"rule": rule})
-
-
-def field(value: Any, name: str) -> dict[str, Any]:
-    """The object ``value[name]``, or an empty one."""
-    item = value.get(name) if isinstance(value, dict) else None
-    return item if isinstance(item, dict) else {}
-
-
-def effect(tool: str, answer: Answer) -> Any:
-    """What the seed has a replay of ``answer`` answer again: capture's candidate_id,
-    request_admission's (status, candidate_id, record_id), withdraw's and forget's
-    (operation, from_state, to_state). Not the receipt's identity: see ``receipt_identity``."""
-    value = answer.value
-    if tool == CAPTURE:
-        return value.get("candidate_id")
-    if tool == ADMIT:
-        outcome = field(value, "outcome")
-        return tuple(outcome.get(name) for name in ("status", "candidate_id", "record_id"))
-    return tuple(field(value, "receipt").get(name) for name in RECEIPT_FIELDS)
-
-
-def receipt_identity(answer: Answer) -> tuple[Any, ...]:
-    """The (event_id, event_digest) of ``answer``'s receipt."""
-    receipt = field(answer.value, "receipt")
-    return tuple(receipt.get(name) for name in RECEIPT_IDENTITY)
-
-
-def repeats_receipt(tool: str, answer: Answer, first: Answer) -> bool:
-    """Whether ``answer`` repeats the identity of ``first``'s receipt (IDEM-015); true for a
-    tool whose answers carry no receipt."""
-    return tool not in RECEIPT_TOOLS or receipt_identity(answer) == receipt_identity(first)
-
-
-def says_replay(tool: str, answer: Answer) -> bool:
-    """A success that says it is a replay: duplicate_exact, or replayed true."""
-    if tool == CAPTURE:
-        return answer.ok and answer.value.get("status") == "duplicate_exact"
-    return answer.ok and answer.value.get("replayed") is True
-
-
-def says_first(tool: str, answer: Answer) -> bool:
-    """A success that says it is a first result: committed_pending, or replayed false."""
-    if tool == CAPTURE:
-        return answer.ok and answer.value.get("status") == "committed_pending"
-    return answer.ok and answer.value.get("replayed") is False
-
-
-def is_replay_of(tool: str, answer: Answer, first: Answer) -> bool:
-    """A replay that answers the effect of ``first`` (``effect``: the receipt's identity is
-    not compared)."""
-    return says_replay(tool, answer) and effect(tool, answer) == effect(tool, first)
-
-
-def comparable(answer: Answer) -> Any:
-    """The answer with its auditId left out (the one field allowed to differ)."""
-    if answer.envelope is None:
-        return ("not an envelope", answer.code)
-    return {name: value for name, value in answer.envelope.items() if name != "auditId"}
-
-
-def record_ids(answer: Answer) -> list[Any]:
-    """The record ids of a search answer's packets, in order (one that cannot be a set member,
-    such as a list, as its repr)."""
-    packets = answer.value.get("records")
-    ids = [field(p, "record").get("record_id") for p in packets or []]
-    return [i if isinstance(i, Hashable) else repr(i) for i in ids]

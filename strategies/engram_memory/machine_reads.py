@@ -10,8 +10,8 @@ from engram_conformance.spec.engram_memory.tool_names import ADMIT, FORGET, WITH
 from hypothesis import strategies as st
 from hypothesis.stateful import invariant, precondition, rule
 
+from .answers import field, record_ids
 from .machine_base import FOREIGN_ACTORS, OWNER, UNKNOWN_RECORD, MachineBase, records
-from .machine_driver import field, record_ids
 from .model import RecordState
 
 #: Page sizes the paging rule reads with (small, so that pages follow one another).

@@ -12,6 +12,7 @@ from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, FOR
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, multiple, precondition, rule
 
+from .answers import Answer, field
 from .machine_base import (
     CONFLICT_RULE,
     LIFECYCLE_REFUSALS,
@@ -23,7 +24,7 @@ from .machine_base import (
     candidates,
     records,
 )
-from .machine_driver import DELIVERIES, UNHELD, Answer, Approval, Delivery, field
+from .machine_driver import DELIVERIES, UNHELD, Approval, Delivery
 from .model import CandidateState, KeyUse, RecordState
 
 #: The seed's outcome statuses of request_admission (duplicate_exact's meaning unverified).

@@ -1,11 +1,11 @@
 """The lifecycle state machine: Hypothesis drives any server through a ``Driver``
-(``strategies.machine_driver``) and compares every answer with the model of
-``strategies.model``.
+(``machine_driver``), reads its answers with ``answers`` and compares every one with the model
+of ``model``.
 
 Every step is one rule: capture, request_admission, withdraw and forget (answered, with the
 answer lost, or sent several times at once), reuses of earlier idempotency keys (replays and
 conflicts), the confirmation gate, search, get and paging, and the same calls from another
-tenant and another workspace on the owner's ids (``machine_mutations``, ``machine_reads``).
+tenant and another workspace on the owner's ids (``machine_writes``, ``machine_reads``).
 After every step that may have written (all but the reads, which check what they read), the
 owner's scope must reveal exactly the model's current records.
 """

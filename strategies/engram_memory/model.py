@@ -66,7 +66,7 @@ class Record:
 @dataclass(frozen=True)
 class Reservation:
     """The first call made with an idempotency identity, and its answer (an ``Answer`` of
-    ``machine_driver``: what a replay must answer again is read from it)."""
+    ``answers``: what a replay must answer again is read from it)."""
 
     tool: str
     arguments: dict[str, Any]

@@ -8,7 +8,9 @@ import pytest
 from engram_conformance.conformance.engram_memory.checks.errors import (
     error_message_never_echoes_input,
 )
+from engram_conformance.conformance.ledger import Ledger
 from engram_conformance.conformance.observation import Observation
+from engram_conformance.conformance.per_call_context import PerCallContext
 from engram_conformance.spec.engram_memory import load
 
 MESSAGE = "The arguments do not match the closed input schema (lexical_and_semantic)."
@@ -24,14 +26,14 @@ def judged(arguments: Any, message: str = MESSAGE) -> list[bool]:
     observed = Observation(
         0, "tools/call", "engram_memory_search", arguments, None, None, "result", envelope
     )
-    verdicts: list[bool] = []
-
-    def expect(rule: str, ok: bool, **_: Any) -> bool:
-        verdicts.append(ok)
-        return ok
-
-    error_message_never_echoes_input(load(), observed, expect, {})
-    return verdicts
+    ledger = Ledger()
+    check = "error_message_never_echoes_input"
+    ctx = PerCallContext(
+        check=check, spec=load(), observed=observed, memory={}, ledger=ledger, during=None
+    )
+    error_message_never_echoes_input(ctx)
+    evidence = ledger.evidence["ENV-007"]
+    return [True] * evidence.passed + [False] * len(evidence.failures)
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from engram_conformance.spec.engram_memory.tool_names import (
     SEARCH,
     WITHDRAW,
 )
-from engram_conformance.strategies.engram_memory.machine_driver import (
+from engram_conformance.strategies.engram_memory.answers import (
     effect,
     is_replay_of,
     receipt_identity,

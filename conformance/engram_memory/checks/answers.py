@@ -5,7 +5,6 @@ and error checks share them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from engram_conformance.spec.engram_memory import (
@@ -16,9 +15,9 @@ from engram_conformance.spec.engram_memory import (
 )
 
 from ...observation import Observation
+from ...per_call_context import PerCallContext
 from .context import CheckContext
 
-Expect = Callable[..., bool]
 DEFAULT_MAX_PACKET_BYTES = 65_536
 LEXICAL = {"minimum_channels": "lexical", "network": "forbid"}
 #: Argument strings shorter than this are too common to count as an echo of the input.
@@ -72,13 +71,13 @@ async def read(ctx: CheckContext, record_id: str, **arguments: Any) -> Observati
 
 
 # schemas ---------------------------------------------------------------------------------------
-def expect_breaches(
-    spec: Spec, schema_id: str, value: Any, expect: Expect, memory: dict[str, Any], *, what: str
-) -> None:
+def expect_breaches(ctx: PerCallContext, schema_id: str, value: Any, *, what: str) -> None:
     """One expectation per rule that the constraints of ``schema_id`` enforce: none of its
-    constraints broken by ``value``. ``memory`` keeps each schema's rules for the run."""
-    rules = memory.setdefault(("rules", schema_id), schema_rules(spec, schema_id))
+    constraints broken by ``value``. The per-call check's memory keeps each schema's rules for
+    the run."""
+    spec: Spec = ctx.spec
+    rules = ctx.memory.setdefault(("rules", schema_id), schema_rules(spec, schema_id))
     breaches = output_breaches(spec, schema_id, value)
     for rule in rules:
         broken = [str(breach) for breach in breaches if breach.rule == rule]
-        expect(rule, not broken, expected=f"{what} ({rule})", observed=broken[:5])
+        ctx.expect(rule, not broken, expected=f"{what} ({rule})", observed=broken[:5])

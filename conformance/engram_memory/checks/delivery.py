@@ -9,13 +9,13 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from engram_conformance.strategies.engram_memory.machine_base import TARGET_FIELD, UNKNOWN_RECORD
-from engram_conformance.strategies.engram_memory.machine_driver import (
+from engram_conformance.strategies.engram_memory.answers import (
     field,
     is_replay_of,
     says_first,
     says_replay,
 )
+from engram_conformance.strategies.engram_memory.machine_base import TARGET_FIELD, UNKNOWN_RECORD
 
 from ...observation import Observation
 from ...session import at_once

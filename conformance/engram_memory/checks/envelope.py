@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engram_conformance.spec.engram_memory import Spec
-
-from ...observation import Observation
+from ...per_call_context import PerCallContext
 from ...targets.json_text import sdk_writes
-from .answers import Expect, expect_breaches
+from .answers import expect_breaches
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
 from .registry import check, per_call
 
@@ -18,23 +16,22 @@ ENVELOPE = "urn:engram-conformance:schema:envelope"
 
 
 @per_call(rules=("ENV-010",))
-def answers_are_results_or_the_two_protocol_errors(
-    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
-) -> None:
+def answers_are_results_or_the_two_protocol_errors(ctx: PerCallContext) -> None:
     """Arguments no JSON writer but a byte-exact one can send (an unpaired surrogate, a number
     beyond any float) are left to SCHEMA-032: the seed says nothing of such text."""
+    observed = ctx.observed
     if observed.method != "tools/call" or observed.outcome == "fault":
         return
     if not sdk_writes(observed.arguments):
         return
-    expect(
+    ctx.expect(
         "ENV-010",
         observed.outcome == "result" or observed.error_code in PROTOCOL_CODES,
         expected="a tool result, or JSON-RPC error -32602 or -32603",
         observed=f"JSON-RPC error {observed.error_code}: {observed.error_message}",
     )
     if observed.outcome == "protocol_error":
-        expect(
+        ctx.expect(
             "ENV-010",
             not _carries_an_envelope(observed.error_data),
             expected="a protocol error that carries no envelope (a memory outcome is a result)",
@@ -53,16 +50,15 @@ def _carries_an_envelope(data: Any) -> bool:
 
 
 @per_call(rules=("ERR-006",))
-def protocol_errors_carry_their_constant_messages(
-    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
-) -> None:
+def protocol_errors_carry_their_constant_messages(ctx: PerCallContext) -> None:
+    observed, spec = ctx.observed, ctx.spec
     if (
         observed.method == "tools/call"
         and observed.outcome == "protocol_error"
         and observed.error_code in spec.protocol_errors
     ):
         wanted = spec.protocol_errors[observed.error_code].message
-        expect(
+        ctx.expect(
             "ERR-006",
             observed.error_message == wanted,
             expected=f"{observed.error_code} with message {wanted!r}",
@@ -71,15 +67,14 @@ def protocol_errors_carry_their_constant_messages(
 
 
 @per_call(rules=("ENV-001", "ENV-002", "ENV-003", "ENV-004", "ENV-005", "ENV-006", "ERR-001"))
-def envelope_has_the_contract_shape(
-    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
-) -> None:
+def envelope_has_the_contract_shape(ctx: PerCallContext) -> None:
     """The envelope against its schema, each breach charged to the rule of the constraint that
     failed (the seed's fields and constants, or this kit's closedness and auditId type)."""
+    observed = ctx.observed
     if observed.outcome != "result" or observed.method != "tools/call":
         return
     envelope = observed.structured
-    expect(
+    ctx.expect(
         "ENV-004",
         isinstance(envelope, dict) and _text_copy(observed.text) == envelope,
         expected="structuredContent, and a text content whose JSON equals it",
@@ -90,21 +85,19 @@ def envelope_has_the_contract_shape(
     ok = envelope.get("ok")
     branch = "Success" if ok is True else "Failure"
     expect_breaches(
-        spec,
+        ctx,
         f"{ENVELOPE}#/$defs/{branch}",
         envelope,
-        expect,
-        memory,
         what=f"the {branch.lower()} envelope of the contract text, section 2",
     )
-    expect(
+    ctx.expect(
         "ENV-005",
         observed.is_error is (ok is not True),
         expected=f"isError {ok is not True} for ok {ok}",
         observed=f"isError {observed.is_error}",
     )
     bound = (observed.claims or {}).get("audit_id")
-    expect(
+    ctx.expect(
         "ENV-006",
         envelope.get("auditId") == bound,
         expected=f"auditId {bound!r} (the bound audit_id)",

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from engram_conformance.spec.engram_memory import Spec, load, schema_rules
 
 from ...observation import Observation
+from ...per_call_context import PerCallContext
 from .answers import ECHO_MIN_LENGTH, expect_breaches
 from .calls import SIGNED_META
 from .context import ADMIT, GET, SEARCH, CheckContext
 from .registry import check, per_call
-
-Expect = Callable[..., bool]
 
 
 def _output_rules() -> tuple[str, ...]:
@@ -39,17 +38,15 @@ def _error(observed: Observation) -> dict[str, Any] | None:
 
 
 @per_call(rules=("ERR-002", "ERR-003", "ERR-005"))
-def error_matches_the_catalogue(
-    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
-) -> None:
+def error_matches_the_catalogue(ctx: PerCallContext) -> None:
     """The code, retriable and tool of an error against the catalogue (the types of its fields
     are the envelope schema's, ERR-001)."""
-    error = _error(observed)
+    error = _error(ctx.observed)
     if error is None:
         return
     code, retriable = error.get("code"), error.get("retriable")
-    entry = spec.errors.get(code) if isinstance(code, str) else None
-    expect(
+    entry = ctx.spec.errors.get(code) if isinstance(code, str) else None
+    ctx.expect(
         "ERR-002",
         entry is not None,
         expected="a code of the contract's error table",
@@ -57,42 +54,41 @@ def error_matches_the_catalogue(
     )
     if entry is None:
         return
-    expect(
+    ctx.expect(
         "ERR-003",
         retriable is entry.retriable,
         expected=f"retriable {entry.retriable} for {code}",
         observed=f"retriable {retriable!r}",
     )
-    expect(
+    ctx.expect(
         "ERR-005",
-        observed.tool in entry.tools,
+        ctx.observed.tool in entry.tools,
         expected=f"{code} only from {', '.join(entry.tools)}",
-        observed=f"from {observed.tool}",
+        observed=f"from {ctx.observed.tool}",
     )
 
 
 @per_call(rules=("ERR-004", "ERR-007"))
-def error_message_is_constant(
-    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
-) -> None:
+def error_message_is_constant(ctx: PerCallContext) -> None:
     """The seed's constant messages (ERR-004): a tool answers a code with one message for calls
     that send the same fields, whatever their values. DESIGN's ruling (ERR-007): one message per
     code, whatever the tool or the fields (a message may name the field it refuses)."""
+    observed = ctx.observed
     error = _error(observed)
     if error is None or not isinstance(error.get("code"), str):
         return
     code, message = error["code"], error.get("message")
     fields = tuple(sorted(set(_places(observed.arguments))))
-    first = memory.setdefault(("fields", observed.tool, code, fields), message)
-    expect(
+    first = ctx.memory.setdefault(("fields", observed.tool, code, fields), message)
+    ctx.expect(
         "ERR-004",
         message == first,
         expected=f"the message {observed.tool} first answered {code} with, for calls sending "
         f"the same fields: {first!r}",
         observed=repr(message),
     )
-    first_of_code = memory.setdefault(("code", code), message)
-    expect(
+    first_of_code = ctx.memory.setdefault(("code", code), message)
+    ctx.expect(
         "ERR-007",
         message == first_of_code,
         expected=f"the message first seen for {code}: {first_of_code!r}",
@@ -101,27 +97,26 @@ def error_message_is_constant(
 
 
 @per_call(rules=("ENV-007",))
-def error_message_never_echoes_input(
-    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
-) -> None:
+def error_message_never_echoes_input(ctx: PerCallContext) -> None:
     """No argument value sent appears in the message. What a constant message may well hold
     is no echo: values too short to tell apart from any word, plain words (letters only, such
     as a generated "arguments"), and the contract's own vocabulary (the enumerated values of
     the tool's arguments, such as "lexical_and_semantic")."""
+    observed = ctx.observed
     error = _error(observed)
     if error is None or not isinstance(error.get("message"), str):
         return
-    if observed.tool not in memory:
-        memory[observed.tool] = _vocabulary(spec, observed.tool)
+    if observed.tool not in ctx.memory:
+        ctx.memory[observed.tool] = _vocabulary(ctx.spec, observed.tool)
     echoed = [
         s
         for s in _strings(observed.arguments)
         if len(s) >= ECHO_MIN_LENGTH
         and not s.isalpha()
-        and s not in memory[observed.tool]
+        and s not in ctx.memory[observed.tool]
         and s in error["message"]
     ]
-    expect(
+    ctx.expect(
         "ENV-007",
         not echoed,
         expected="a constant message naming nothing that was sent",
@@ -151,22 +146,19 @@ def _vocabulary(spec: Spec, tool: str) -> frozenset[str]:
 
 
 @per_call(rules=_output_rules())
-def success_value_matches_the_output_schema(
-    spec: Spec, observed: Observation, expect: Expect, memory: dict[str, Any]
-) -> None:
+def success_value_matches_the_output_schema(ctx: PerCallContext) -> None:
     """A success's output value against its tool's output schema, each breach charged to the
     rule of the constraint that failed: the fields and values the seed gives are ``must``
     rules, the types and forms this kit decides ``profile`` ones."""
+    observed, spec = ctx.observed, ctx.spec
     if not observed.ok or observed.tool not in spec.tools:
         return
     output = observed.envelope.get("output") if observed.envelope else None
     value = output.get("value") if isinstance(output, dict) else None
     expect_breaches(
-        spec,
+        ctx,
         spec.tools[observed.tool].output_schema,
         value,
-        expect,
-        memory,
         what=f"an output value of {observed.tool} per spec/engram_memory/schemas",
     )
 

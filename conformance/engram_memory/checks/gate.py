@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engram_conformance.spec.engram_memory import instant, operation_digest, wall_clock_ms
-from engram_conformance.strategies.engram_memory.machine_driver import is_replay_of
+from engram_conformance.strategies.engram_memory.answers import is_replay_of
 
 from ..host import ABSENT
 from .calls import (

@@ -18,8 +18,7 @@ from typing import Any
 
 import anyio
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
-from engram_conformance.strategies.engram_memory.machine_base import RECEIPT_RULE, REPLAY_RULE
-from engram_conformance.strategies.engram_memory.machine_driver import (
+from engram_conformance.strategies.engram_memory.answers import (
     effect,
     field,
     is_replay_of,
@@ -27,6 +26,7 @@ from engram_conformance.strategies.engram_memory.machine_driver import (
     repeats_receipt,
     says_first,
 )
+from engram_conformance.strategies.engram_memory.machine_base import RECEIPT_RULE, REPLAY_RULE
 
 from ...observation import Observation
 from .context import ADMIT, CAPTURE, FORGET, GET, WITHDRAW, CheckContext

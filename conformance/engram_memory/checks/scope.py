@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from engram_conformance.strategies.engram_memory.machine_driver import effect
+from engram_conformance.strategies.engram_memory.answers import effect
 
 from ...observation import Observation
 from ..host import Identity
