@@ -18,17 +18,15 @@ from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as
 from .baseline import Baseline, BaselineError
 from .contracts import UnknownContract
 from .exceptions import Interrupted, StartupFailed
-from .execution import run_target
+from .execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
 from .exit_codes import EXIT_UNUSABLE
 from .launching import chosen_contract
 from .progress import progress_display
-from .reproduction import target_arguments
 from .runner import RunOptions
 from .target_options import chosen_descriptor, target_options
 from .targets.descriptor import DescriptorError
 
 SHOWN = 20  # rules listed on the terminal; the reports hold all
-EXAMPLE_DB = "hypothesis"  # the example database's folder in the report folder, by default
 SEEDS = click.IntRange(0, 2**32 - 1)  # the range a random seed is drawn from
 
 
@@ -101,7 +99,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
 @click.option(
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("engram-conformance-report"),
+    default=DEFAULT_REPORT_DIR,
     show_default=True,
 )
 @click.option(
@@ -176,7 +174,6 @@ def run_command(
                 descriptor,
                 options,
                 report_dir,
-                reached_by=target_arguments(target, reference, stdio, url, plugin.name),
                 command=shlex.join(["engram-conformance", *sys.argv[1:]]),
                 baseline=known,
                 progress=progress,

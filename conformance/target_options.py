@@ -10,13 +10,8 @@ from typing import Any
 import click
 
 from . import contracts
-from .targets.descriptor import (
-    TargetDescriptor,
-    load_descriptor,
-    stdio_descriptor,
-    url_descriptor,
-)
-from .targets.reference import reference_descriptor
+from .targets import choice
+from .targets.descriptor import TargetDescriptor
 
 
 def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,16 +43,10 @@ def chosen_descriptor(
     url: str | None,
     contract: str | None = None,
 ) -> TargetDescriptor:
-    """The descriptor the options name; DescriptorError for a bad file, a blank or unparsable
-    ``--stdio`` command line, or a ``--url`` that is no http(s) URL."""
-    # given is given, even empty: `--stdio ""` is a blank command line, not a missing option
-    chosen = [x for x in (target, stdio, url) if x is not None] + ([True] if reference else [])
-    if len(chosen) != 1:
-        raise click.UsageError("give exactly one of --target, --reference, --stdio, --url")
-    if target is not None:
-        return load_descriptor(target)
-    if reference:
-        return reference_descriptor(contract or contracts.DEFAULT)
-    if stdio is not None:
-        return stdio_descriptor(stdio)
-    return url_descriptor(str(url))
+    """The descriptor the options name (``targets.choice.chosen_descriptor``); a usage error
+    unless exactly one of them is given."""
+    try:
+        return choice.chosen_descriptor(target, reference, stdio, url, contract)
+    except choice.NotOneTarget:
+        message = "give exactly one of --target, --reference, --stdio, --url"
+        raise click.UsageError(message) from None
