@@ -13,7 +13,7 @@ from pathlib import Path
 import hypothesis
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.reproduction import ReproductionUnusable, reproduce
 
 PLANTED = Path(__file__).parent / "fixtures" / "planted_bug_server.py"
