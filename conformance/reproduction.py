@@ -51,9 +51,9 @@ def reproduce(
         descriptor = named_descriptor(target)
     except NotOneTarget:
         raise ReproductionUnusable(
-            f"the target {dict(target)!r} is named by no one of {', '.join(KINDS)}: the file is "
-            "of an older engram-conformance, which named the options of engram-conformance "
-            "run; run it again to write the reproduction anew"
+            f"the reproduction names its target as {dict(target)!r}, not by one of "
+            f"{', '.join(KINDS)}: an older engram-conformance wrote it (naming the options of "
+            "engram-conformance run); run engram-conformance run again to write it anew"
         ) from None
     if hypothesis_version != hypothesis.__version__:
         raise ReproductionUnusable(
