@@ -37,7 +37,7 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)
 
 
-def chosen_descriptor(
+def target_descriptor(
     target: Path | None,
     reference: bool,
     stdio: str | None,

@@ -16,7 +16,7 @@ from ..session import Session
 from ..targets.descriptor import DescriptorError
 from ..transcripts import Replayed, read_transcript
 from . import EXIT_FAILED, EXIT_OK, main, subcommand, unusable
-from .options import chosen_descriptor, target_options
+from .options import target_descriptor, target_options
 
 
 @main.command("replay")
@@ -33,7 +33,7 @@ def replay_command(
 ) -> int:
     """Re-send TRANSCRIPT's calls to a server; exit 0 if every answer matches, 1 if not."""
     try:
-        descriptor = chosen_descriptor(target, reference, stdio, url, contract)
+        descriptor = target_descriptor(target, reference, stdio, url, contract)
     except DescriptorError as error:
         return unusable(error)
     try:

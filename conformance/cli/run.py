@@ -23,7 +23,7 @@ from ..launching import chosen_contract
 from ..runner import RunOptions
 from ..targets.descriptor import DescriptorError
 from . import PROG, main, subcommand, unusable
-from .options import chosen_descriptor, comma_separated, target_options
+from .options import comma_separated, target_descriptor, target_options
 from .progress import progress_display
 
 SHOWN = 20  # rules listed on the terminal; the reports hold all
@@ -144,7 +144,7 @@ def run_command(
 ) -> int:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
     try:
-        descriptor = chosen_descriptor(target, reference, stdio, url, contract)
+        descriptor = target_descriptor(target, reference, stdio, url, contract)
         plugin = chosen_contract(descriptor, contract)
         spec = plugin.load_spec()
         known = Baseline.load(baseline, set(spec.rules), plugin.name) if baseline else None
