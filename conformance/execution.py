@@ -1,21 +1,28 @@
 """One run against a target, from descriptor to report document: what ``engram-conformance run``
-and the pytest plugin share (each then writes the reports and says the verdicts its own way)."""
+and the pytest plugin share (each then writes the reports and says the verdicts its own way),
+and the defaults both give a run.
+
+The pytest plugin reads the defaults whenever pytest starts, whether it runs the harness or not,
+so this module imports the harness only when ``run_target`` runs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engram_conformance.reports import ReportDocument
+if TYPE_CHECKING:
+    from engram_conformance.reports import ReportDocument
 
-from .baseline import Baseline
-from .contracts import Contract
-from .document import build_document, write_transcripts
-from .launching import run_launched
-from .reproduction import write_reproductions
-from .runner import Progress, RunOptions
-from .targets.descriptor import TargetDescriptor
+    from .baseline import Baseline
+    from .contracts import Contract
+    from .runner import Progress, RunOptions
+    from .targets.descriptor import TargetDescriptor
+
+#: Where the reports go unless told otherwise.
+DEFAULT_REPORT_DIR = Path("engram-conformance-report")
+#: The example database's folder in the report folder, unless told otherwise.
+EXAMPLE_DB = "hypothesis"
 
 
 def run_target(
@@ -25,7 +32,6 @@ def run_target(
     options: RunOptions,
     report_dir: Path,
     *,
-    reached_by: Mapping[str, Any],
     command: str,
     baseline: Baseline | None = None,
     progress: Progress | None = None,
@@ -34,14 +40,18 @@ def run_target(
     and return the report document (not yet written).
 
     The transcripts of failing checks and the reproduction files are written into
-    ``report_dir`` (created if missing), since the document names them; ``reached_by`` is how
-    a reproduction reaches the target again (``reproduction.target_arguments``). Raises
-    StartupFailed when the server would not start.
+    ``report_dir`` (created if missing), since the document names them; a reproduction names
+    the target by the descriptor's ``origin`` (none is written for a descriptor built in
+    code). Raises StartupFailed when the server would not start.
     """
+    from .document import build_document, write_transcripts
+    from .launching import run_launched
+    from .reproduction import write_reproductions
+
     result, server = run_launched(contract, spec, descriptor, options, progress)
     report_dir.mkdir(parents=True, exist_ok=True)
     transcripts = write_transcripts(result, report_dir)
-    reproductions = write_reproductions(result, report_dir, reached_by)
+    reproductions = write_reproductions(result, report_dir, descriptor.origin, contract.name)
     return build_document(
         spec,
         result,

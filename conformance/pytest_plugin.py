@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
+
 if TYPE_CHECKING:
     from engram_conformance.reports import RuleRecord
 
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
 
 MARKER = "engram"
 SUITE = "engram"
-DEFAULT_REPORT_DIR = "engram-conformance-report"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -104,16 +105,12 @@ class EngramRun:
     """One run of the harness for the session, and the verdicts its items read."""
 
     def __init__(self, config: pytest.Config) -> None:
-        import click
-
         from .baseline import Baseline, BaselineError
         from .contracts import DEFAULT, UnknownContract, contract
         from .exceptions import StartupFailed
         from .launching import chosen_contract
-        from .reproduction import target_arguments
-        from .run_command import EXAMPLE_DB
         from .runner import RunOptions, rule_selected
-        from .target_options import chosen_descriptor
+        from .targets.choice import NotOneTarget, chosen_descriptor
         from .targets.descriptor import DescriptorError
 
         option = config.getoption
@@ -122,7 +119,7 @@ class EngramRun:
         forced = option("engram_contract")
         try:
             self.descriptor: TargetDescriptor = chosen_descriptor(
-                target, reference, None, None, forced
+                target, reference, contract=forced
             )
             try:
                 self.contract: Contract = chosen_contract(self.descriptor, forced)
@@ -132,7 +129,7 @@ class EngramRun:
             known = option("engram_baseline")
             rules = set(self.spec.rules)
             self.baseline = Baseline.load(Path(known), rules, self.contract.name) if known else None
-        except click.UsageError:
+        except NotOneTarget:
             raise pytest.UsageError("give one of --engram-target, --engram-reference") from None
         except (DescriptorError, BaselineError, UnknownContract) as error:
             raise pytest.UsageError(f"engram-conformance: {error}") from None
@@ -150,7 +147,6 @@ class EngramRun:
         self.rule_ids = [r.id for r in self.spec.rules.values() if rule_selected(r, self.options)]
         if not self.rule_ids:
             raise pytest.UsageError(f"--engram-only {','.join(only)} names no rule or family")
-        self.reached_by = target_arguments(target, reference, None, None, self.contract.name)
         self.command = shlex.join(["pytest", *config.invocation_params.args])
         self.rules: dict[str, RuleRecord] | None = None
         self.summary: str | None = None
@@ -183,7 +179,6 @@ class EngramRun:
         from engram_conformance.reports.writer import write_reports
 
         from .exceptions import StartupFailed
-        from .execution import run_target
 
         selected = [item.name for item in session.items if isinstance(item, RuleItem)]
         options = self.options
@@ -196,7 +191,6 @@ class EngramRun:
                 self.descriptor,
                 options,
                 self.report_dir,
-                reached_by=self.reached_by,
                 command=self.command,
                 baseline=self.baseline,
             )

@@ -3,8 +3,11 @@
 A failure of the lifecycle model check carries its example's Hypothesis choices
 (``ledger.Reproduction``). ``write_reproductions`` turns each into a pytest file in the report
 folder that runs that one example again against the same target (``reproduce``): the test fails
-while the server still breaks the rule, and passes once it is fixed. The file needs the kit,
-the same Hypothesis version (the choices are in its format) and the target reachable as it was.
+while the server still breaks the rule, and passes once it is fixed. The file names the target
+as its descriptor keeps the name it was made from (``TargetDescriptor.origin``: a descriptor
+file by its full path, the reference server of a contract, a stdio command line or a URL), and
+the contract the run tested. It needs the kit, the same Hypothesis version (the choices are in
+its format) and the target reachable as it was.
 """
 
 from __future__ import annotations
@@ -12,66 +15,52 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import hypothesis
 
 from .launching import chosen_contract, run_launched
 from .ledger import Failure, Reproduction
 from .runner import RunOptions, RunResult
-from .target_options import chosen_descriptor
+from .targets.choice import KINDS, NotOneTarget, named_descriptor
 
 FOLDER = "reproductions"
-#: The target options a reproduction can name (those of ``engram-conformance run``).
-TARGET_OPTIONS = ("target", "reference", "stdio", "url", "contract")
 
 
 class ReproductionUnusable(Exception):
-    """The reproduction cannot run here: another Hypothesis version, or no such target."""
-
-
-def target_arguments(
-    target: Path | None, reference: bool, stdio: str | None, url: str | None, contract: str
-) -> dict[str, Any]:
-    """The run's target options, as a reproduction names them (a descriptor by its full path),
-    and the contract the run tested."""
-    chosen = {
-        "target": str(target.resolve()) if target else None,
-        "reference": reference or None,
-        "stdio": stdio,
-        "url": url,
-        "contract": contract,
-    }
-    return {name: value for name, value in chosen.items() if value}
+    """The reproduction cannot run here: another Hypothesis version, a target named as no
+    descriptor is (a file of an older kit, which named the options of ``run``), or a rule the
+    run could not decide."""
 
 
 def reproduce(
-    target: Mapping[str, Any],
+    target: Mapping[str, str],
     *,
+    contract: str | None = None,
     check: str,
     rule: str,
     seed: int,
     hypothesis_version: str,
     choices: str,
 ) -> None:
-    """Run the example of ``choices`` against ``target``: AssertionError with the evidence if
-    ``check`` still finds ``rule`` broken, ReproductionUnusable if it cannot run here."""
+    """Run the example of ``choices`` against ``target`` (one name, ``targets.choice``:
+    ``{"descriptor": PATH}``, ``{"reference": CONTRACT}``, ``{"stdio": COMMAND_LINE}`` or
+    ``{"url": URL}``) as a host of ``contract`` (None: the descriptor's, else the one
+    ``tools/list`` shows): AssertionError with the evidence if ``check`` still finds ``rule``
+    broken, ReproductionUnusable if it cannot run here."""
+    try:
+        descriptor = named_descriptor(target)
+    except NotOneTarget:
+        raise ReproductionUnusable(
+            f"the reproduction names its target as {dict(target)!r}, not by one of "
+            f"{', '.join(KINDS)}: an older engram-conformance wrote it (naming the options of "
+            "engram-conformance run); run engram-conformance run again to write it anew"
+        ) from None
     if hypothesis_version != hypothesis.__version__:
         raise ReproductionUnusable(
             f"the example is in the format of Hypothesis {hypothesis_version}; "
             f"this is {hypothesis.__version__}: pip install hypothesis=={hypothesis_version}"
         )
-    unknown = set(target) - set(TARGET_OPTIONS)
-    if unknown:
-        raise ReproductionUnusable(f"unknown target options {sorted(unknown)}")
-    descriptor = chosen_descriptor(
-        Path(target["target"]) if "target" in target else None,
-        bool(target.get("reference")),
-        target.get("stdio"),
-        target.get("url"),
-        target.get("contract"),
-    )
-    plugin = chosen_contract(descriptor, target.get("contract"))
+    plugin = chosen_contract(descriptor, contract)
     options = RunOptions(
         profile="full",
         only=(rule,),
@@ -91,10 +80,11 @@ def reproduce(
 
 
 def write_reproductions(
-    result: RunResult, report_dir: Path, target: Mapping[str, Any] | None
+    result: RunResult, report_dir: Path, target: Mapping[str, str] | None, contract: str
 ) -> dict[tuple[str, str], str]:
-    """One pytest file per failure that carries its example; (rule, check) -> path relative
-    to the report folder. None for ``target``: the target cannot be named again (in-process)."""
+    """One pytest file per failure that carries its example, naming ``target`` (a descriptor's
+    ``origin``) and ``contract``; (rule, check) -> path relative to the report folder. None for
+    ``target``: the target cannot be named again (a descriptor built in code)."""
     if target is None:
         return {}
     paths = {}
@@ -105,7 +95,7 @@ def write_reproductions(
             name = f"test_{_identifier(rule)}_{failure.check}.py"
             folder = report_dir / FOLDER
             folder.mkdir(parents=True, exist_ok=True)
-            text = _test_file(rule, failure, failure.reproduction, target, result.seed)
+            text = _test_file(rule, failure, failure.reproduction, target, contract, result.seed)
             (folder / name).write_text(text, "utf-8")
             paths[(rule, failure.check)] = f"{FOLDER}/{name}"
     return paths
@@ -126,7 +116,8 @@ def _test_file(
     rule: str,
     failure: Failure,
     reproduction: Reproduction,
-    target: Mapping[str, Any],
+    target: Mapping[str, str],
+    contract: str,
     seed: int,
 ) -> str:
     header = (
@@ -144,6 +135,7 @@ from engram_conformance.conformance.reproduction import reproduce
 def test_{_identifier(rule)}_{failure.check}() -> None:
     reproduce(
         {dict(target)!r},
+        contract={contract!r},
         check={failure.check!r},
         rule={rule!r},
         seed={seed!r},

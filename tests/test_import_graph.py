@@ -226,3 +226,46 @@ def test_the_core_imports_no_contract() -> None:
         if ".engram_memory" not in module and module not in REGISTRIES
     }
     assert {module: names for module, names in crossing.items() if names} == {}
+
+
+HARNESS = "engram_conformance.conformance"
+CLI = f"{HARNESS}.cli"
+
+
+def absolute_imports(path: Path) -> set[str]:
+    """The modules the file at ``path`` imports by absolute name (outside TYPE_CHECKING)."""
+    names: set[str] = set()
+    for statement in import_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(statement, ast.Import):
+            names.update(alias.name for alias in statement.names)
+        elif not statement.level and statement.module:
+            names.add(statement.module)
+    return names
+
+
+def of_the_command_line(module: str) -> bool:
+    return any(module == name or module.startswith(f"{name}.") for name in ("click", CLI))
+
+
+def test_only_the_command_line_imports_click() -> None:
+    """In the harness, only ``conformance.cli`` knows the command line: the library run API,
+    reproductions, the pytest plugin and the benchmarks import neither click nor a command
+    module (the reference server's own command, ``engram-reference``, is no part of it)."""
+    graph = import_graph()
+    harness = {
+        name: path
+        for name, path in modules().items()
+        if name.startswith(HARNESS) and not of_the_command_line(name)
+    }
+    wrong = {
+        short(name)
+        for name, path in harness.items()
+        if any(map(of_the_command_line, absolute_imports(path) | graph[name]))
+    }
+    wrong |= {
+        str(path.relative_to(REPO_ROOT))
+        for path in sorted((REPO_ROOT / "benchmarks").glob("*.py"))
+        if any(map(of_the_command_line, absolute_imports(path)))
+    }
+    assert len(harness) > 20 and f"{HARNESS}.pytest_plugin" in harness
+    assert not wrong, f"modules outside conformance.cli that import the command line: {wrong}"

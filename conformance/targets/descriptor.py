@@ -81,6 +81,10 @@ class TargetDescriptor:
     source: str | None = None
     #: the contract the descriptor names (``[contract] name``); None: ``tools/list`` decides
     contract: str | None = None
+    #: the name it was made from (``targets.choice``), by which a reproduction makes it again:
+    #: {"descriptor": its file's full path}, {"reference": contract}, {"stdio": command line}
+    #: or {"url": URL}; None for one built in code, which nothing can name again
+    origin: dict[str, str] | None = None
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any], source: str) -> TargetDescriptor:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 
 EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
 TIMEOUT_S = 90

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.document import write_transcripts
 from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec.engram_memory import load

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.reports.document import load as load_report
 
 from .inprocess import run_against

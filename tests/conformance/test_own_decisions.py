@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.spec.engram_memory import load
 
 SERVER = Path(__file__).parent / "fixtures" / "own_decisions_server.py"

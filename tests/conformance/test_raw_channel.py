@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import anyio
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.engram_memory.host import Host, Identity
 from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.exceptions import ServerFault

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance import run_command
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli import run as cli_run
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.ledger import Failure, Ledger, Verdict
 from engram_conformance.conformance.runner import RunOptions, RunResult
@@ -150,7 +150,7 @@ def test_the_run_command_keeps_a_run_whose_report_is_invalid(
 ) -> None:
     data = _broken(spec)
     built = ReportDocument.unchecked(data)  # as the harness would build it, schema broken
-    monkeypatch.setattr(run_command, "run_target", lambda *args, **kwargs: built)
+    monkeypatch.setattr(cli_run, "run_target", lambda *args, **kwargs: built)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     report_dir = tmp_path / "report"
     result = CliRunner().invoke(

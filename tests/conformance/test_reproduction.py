@@ -10,9 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import hypothesis
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.reproduction import ReproductionUnusable, reproduce
 
 PLANTED = Path(__file__).parent / "fixtures" / "planted_bug_server.py"
@@ -44,7 +45,9 @@ def test_the_report_names_the_reproduction_file(found: Path) -> None:
     name = f"reproductions/test_idem_001_{CHECK}.py"
     assert failure["reproduce"] == f"pytest {name}"
     text = (found / name).read_text(encoding="utf-8")
-    assert "hypothesis_version=" in text and COMMAND in text
+    # the target as its descriptor names it, and the contract the run tested
+    assert f"{{'stdio': {COMMAND!r}}},\n        contract='engram-memory'," in text
+    assert "hypothesis_version=" in text
 
 
 def test_the_reproduction_fails_while_the_bug_is_there(found: Path) -> None:
@@ -66,7 +69,8 @@ def test_the_reproduction_passes_against_a_server_without_the_bug(found: Path) -
     choices = text.split("choices=")[1].split("'")[1]
     version = text.split("hypothesis_version=")[1].split("'")[1]
     reproduce(
-        {"reference": True},
+        {"reference": "engram-memory"},
+        contract="engram-memory",
         check=CHECK,
         rule=RULE,
         seed=1,
@@ -78,11 +82,29 @@ def test_the_reproduction_passes_against_a_server_without_the_bug(found: Path) -
 def test_a_reproduction_from_another_hypothesis_version_says_so() -> None:
     with pytest.raises(ReproductionUnusable, match=r"pip install hypothesis==0\.0\.1"):
         reproduce(
-            {"reference": True},
+            {"reference": "engram-memory"},
             check=CHECK,
             rule=RULE,
             seed=1,
             hypothesis_version="0.0.1",
+            choices="AA==",
+        )
+
+
+@pytest.mark.parametrize(
+    "target",
+    [{"reference": True, "contract": "engram-memory"}, {"target": "/x/target.toml"}, {}],
+    ids=["flags", "old-option", "none"],
+)
+def test_a_reproduction_that_names_no_one_target_says_so(target: dict) -> None:
+    """The files of an older kit named the options of ``run``; they stop with a reason."""
+    with pytest.raises(ReproductionUnusable, match="older engram-conformance"):
+        reproduce(
+            target,
+            check=CHECK,
+            rule=RULE,
+            seed=1,
+            hypothesis_version=hypothesis.__version__,
             choices="AA==",
         )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance import contracts
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.launching import chosen_contract, run_launched
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.targets.descriptor import stdio_descriptor

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.reports.document import load as load_report
 
 STDIO_SERVER = Path(__file__).with_name("stdio_server.py")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.spec.engram_memory import Spec
 from engram_conformance.spec.engram_memory.docs import render_markdown
 

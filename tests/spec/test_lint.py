@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.targets.json_text import json_text
 from engram_conformance.spec.engram_memory import SpecFileError, load
 from engram_conformance.spec.engram_memory.lint import Problem, iter_problems

@@ -6,7 +6,7 @@ import json
 
 import schemathesis
 from click.testing import CliRunner
-from engram_conformance.conformance.cli import main
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.spec.engram_memory import Spec, validate_arguments
 from engram_conformance.spec.engram_memory.openapi import openapi_document
 from hypothesis import HealthCheck, given, settings

@@ -8,32 +8,30 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 from engram_conformance.reports import ReportDocument, Verdict
 from engram_conformance.reports.text import terminal_line
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
 
-from .baseline import Baseline, BaselineError
-from .contracts import UnknownContract
-from .exceptions import Interrupted, StartupFailed
-from .execution import run_target
-from .exit_codes import EXIT_UNUSABLE
-from .launching import chosen_contract
+from ..baseline import Baseline, BaselineError
+from ..contracts import UnknownContract
+from ..exceptions import Interrupted, StartupFailed
+from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
+from ..launching import chosen_contract
+from ..runner import RunOptions
+from ..targets.descriptor import DescriptorError
+from . import PROG, main, subcommand, unusable
+from .options import comma_separated, target_descriptor, target_options
 from .progress import progress_display
-from .reproduction import target_arguments
-from .runner import RunOptions
-from .target_options import chosen_descriptor, target_options
-from .targets.descriptor import DescriptorError
 
 SHOWN = 20  # rules listed on the terminal; the reports hold all
-EXAMPLE_DB = "hypothesis"  # the example database's folder in the report folder, by default
 SEEDS = click.IntRange(0, 2**32 - 1)  # the range a random seed is drawn from
 
 
 def _formats(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
-    formats = tuple(part.strip() for item in value for part in item.split(",") if part.strip())
+    formats = comma_separated(value)
     unknown = sorted(set(formats) - set(OPTIONAL_FORMATS))
     if unknown:
         choices = ", ".join(OPTIONAL_FORMATS)
@@ -50,9 +48,7 @@ def _budget(ctx: click.Context, param: click.Parameter, value: float | None) -> 
 def _selection(only: tuple[str, ...], spec: Any) -> tuple[str, ...]:
     """The rules and families ``--only`` names, each once, in order; BadParameter for a name
     the spec does not know, or an ``--only`` that names nothing."""
-    wanted = tuple(
-        dict.fromkeys(part.strip() for item in only for part in item.split(",") if part.strip())
-    )
+    wanted = tuple(dict.fromkeys(comma_separated(only)))
     if only and not wanted:
         raise click.BadParameter("names no rule or family", param_hint="'--only'")
     known = [*dict.fromkeys(rule.family for rule in spec.rules.values()), *spec.rules]
@@ -81,7 +77,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
         raise click.BadParameter(f"{str(existing)!r} is not writable", param_hint=f"'{option}'")
 
 
-@click.command("run")
+@main.command("run")
 @target_options
 @click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
 @click.option(
@@ -101,7 +97,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
 @click.option(
     "--report-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("engram-conformance-report"),
+    default=DEFAULT_REPORT_DIR,
     show_default=True,
 )
 @click.option(
@@ -128,6 +124,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
     help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
     "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
 )
+@subcommand
 def run_command(
     target: Path | None,
     reference: bool,
@@ -144,18 +141,17 @@ def run_command(
     no_example_db: bool,
     no_recheck: bool,
     formats: tuple[str, ...],
-) -> None:
+) -> int:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
     try:
-        descriptor = chosen_descriptor(target, reference, stdio, url, contract)
+        descriptor = target_descriptor(target, reference, stdio, url, contract)
         plugin = chosen_contract(descriptor, contract)
         spec = plugin.load_spec()
         known = Baseline.load(baseline, set(spec.rules), plugin.name) if baseline else None
     except (DescriptorError, BaselineError, StartupFailed, UnknownContract) as error:
-        click.echo(f"engram-conformance: {error}", err=True)
-        sys.exit(EXIT_UNUSABLE)
+        return unusable(error)
     except Interrupted as stopped:  # while the server was asked which contract it speaks
-        _stopped(stopped)
+        return _stopped(stopped)
     wanted = _selection(only, spec)
     _writable_folder(report_dir, "--report-dir")
     _writable_folder(None if no_example_db else example_db, "--example-db")
@@ -176,22 +172,24 @@ def run_command(
                 descriptor,
                 options,
                 report_dir,
-                reached_by=target_arguments(target, reference, stdio, url, plugin.name),
-                command=shlex.join(["engram-conformance", *sys.argv[1:]]),
+                command=shlex.join([PROG, *sys.argv[1:]]),
                 baseline=known,
                 progress=progress,
             )
         except StartupFailed as error:
-            click.echo(f"engram-conformance: {error}", err=True)
-            sys.exit(EXIT_UNUSABLE)
+            return unusable(error)
         except Interrupted as stopped:
-            _stopped(stopped)
+            return _stopped(stopped)
+    return _reported(document, report_dir, formats)
+
+
+def _reported(document: ReportDocument, report_dir: Path, formats: tuple[str, ...]) -> int:
+    """Write the reports and say the verdicts on the terminal; the run's exit code (2 when
+    the reports cannot be written, or break their schema)."""
     try:
         written, invalid = write_reports_as_built(document, report_dir, formats)
     except OSError as error:
-        problem = f"the reports cannot be written in {report_dir}: {error.strerror or error}"
-        click.echo(f"engram-conformance: {problem}", err=True)
-        sys.exit(EXIT_UNUSABLE)
+        return unusable(f"the reports cannot be written in {report_dir}: {error.strerror or error}")
     if invalid is None:
         _tell(document, report_dir)
     else:  # the summary alone: nothing else of the document is to be trusted
@@ -205,14 +203,14 @@ def run_command(
             f"'{invalid.pointer}': {invalid.problem}; it is written as built, "
             + (f"with {rendered}" if rendered else "but no rendering of it could be made")
         )
-        click.echo(f"engram-conformance: {' '.join(problem.split())}", err=True)
-        sys.exit(EXIT_UNUSABLE)
-    sys.exit(document.exit_code)
+        return unusable(" ".join(problem.split()))
+    return document.exit_code
 
 
-def _stopped(stopped: Interrupted) -> NoReturn:
-    click.echo(f"engram-conformance: {stopped}; the servers it started are stopped", err=True)
-    sys.exit(128 + stopped.signal_number)
+def _stopped(stopped: Interrupted) -> int:
+    """Say that the run was stopped by a signal; the exit code of a process it ended."""
+    click.echo(f"{PROG}: {stopped}; the servers it started are stopped", err=True)
+    return 128 + stopped.signal_number
 
 
 def _tell(document: ReportDocument, report_dir: Path) -> None:

@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .runner import Progress as ProgressCallback
+from ..runner import Progress as ProgressCallback
 
 
 @contextlib.contextmanager

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
-from . import contracts
+from .. import contracts
+from . import EXIT_OK, main, subcommand
 
 
-@click.command("rules")
+@main.command("rules")
 @click.option("--untested", is_flag=True, help="Only testable rules that no check decides.")
 @click.option(
     "--contract",
@@ -16,7 +17,8 @@ from . import contracts
     show_default=True,
     help="Whose rules.",
 )
-def rules_command(untested: bool, contract: str) -> None:
+@subcommand
+def rules_command(untested: bool, contract: str) -> int:
     """List a contract's rules and which checks decide them."""
     plugin = contracts.contract(contract)
     deciders = plugin.checks().of_rule()
@@ -30,3 +32,4 @@ def rules_command(untested: bool, contract: str) -> None:
             else ("(not testable)" if not rule.testable else "(no check)")
         )
         click.echo(f"{rule.id:11} {rule.level:8} {decided}")
+    return EXIT_OK

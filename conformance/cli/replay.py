@@ -3,26 +3,26 @@
 from __future__ import annotations
 
 import secrets
-import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import anyio
 import click
 
-from .contracts import Contract, UnknownContract
-from .exceptions import ServerFault, StartupFailed
-from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
-from .launching import chosen_contract, launched
-from .session import Session
-from .target_options import chosen_descriptor, target_options
-from .targets.descriptor import DescriptorError
-from .transcripts import Replayed, read_transcript
+from ..contracts import Contract, UnknownContract
+from ..exceptions import ServerFault, StartupFailed
+from ..launching import chosen_contract, launched
+from ..session import Session
+from ..targets.descriptor import DescriptorError
+from ..transcripts import Replayed, read_transcript
+from . import EXIT_FAILED, EXIT_OK, main, subcommand, unusable
+from .options import target_descriptor, target_options
 
 
-@click.command("replay")
+@main.command("replay")
 @click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @target_options
+@subcommand
 def replay_command(
     transcript: Path,
     target: Path | None,
@@ -30,24 +30,23 @@ def replay_command(
     stdio: str | None,
     url: str | None,
     contract: str | None,
-) -> None:
+) -> int:
     """Re-send TRANSCRIPT's calls to a server; exit 0 if every answer matches, 1 if not."""
     try:
-        descriptor = chosen_descriptor(target, reference, stdio, url, contract)
+        descriptor = target_descriptor(target, reference, stdio, url, contract)
     except DescriptorError as error:
-        click.echo(f"engram-conformance: {error}", err=True)
-        sys.exit(EXIT_UNUSABLE)
+        return unusable(error)
     try:
         entries = read_transcript(transcript)
     except OSError as error:
-        _unusable(transcript, f"cannot be read: {error.strerror or error}")
+        return unusable(f"{transcript}: cannot be read: {error.strerror or error}")
     except UnicodeDecodeError:
-        _unusable(transcript, "is not UTF-8 text")
+        return unusable(f"{transcript}: is not UTF-8 text")
     except ValueError as error:
-        _unusable(transcript, f"is not a transcript (JSON lines): {error}")
+        return unusable(f"{transcript}: is not a transcript (JSON lines): {error}")
     problem = _transcript_problem(entries)
     if problem:
-        _unusable(transcript, f"is not a transcript: {problem}")
+        return unusable(f"{transcript}: is not a transcript: {problem}")
 
     async def go(plugin: Contract) -> list[Replayed]:
         host = plugin.host(plugin.load_spec(), secrets.token_hex(3))
@@ -59,8 +58,7 @@ def replay_command(
     try:
         done = anyio.run(go, chosen_contract(descriptor, contract))
     except (StartupFailed, ServerFault, UnknownContract) as error:
-        click.echo(f"engram-conformance: {error}", err=True)
-        sys.exit(EXIT_UNUSABLE)
+        return unusable(error)
     differing = [item for item in done if item.diff]
     for item in done:
         mark = "differs" if item.diff else "same"
@@ -69,12 +67,7 @@ def replay_command(
         if item.diff:
             click.echo(item.diff)
     click.echo(f"{len(done)} calls replayed, {len(differing)} answered differently")
-    sys.exit(EXIT_FAILED if differing else EXIT_OK)
-
-
-def _unusable(transcript: Path, problem: str) -> NoReturn:
-    click.echo(f"engram-conformance: {transcript}: {problem}", err=True)
-    sys.exit(EXIT_UNUSABLE)
+    return EXIT_FAILED if differing else EXIT_OK
 
 
 def _transcript_problem(entries: list[Any]) -> str | None:

@@ -1,22 +1,18 @@
-"""The target options shared by ``run`` and ``replay``: exactly one way to reach a server."""
+"""The options the commands share: the target options of ``run`` and ``replay`` (exactly one
+way to reach a server), and the splitting of repeatable, comma-separated values."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from . import contracts
-from .targets.descriptor import (
-    TargetDescriptor,
-    load_descriptor,
-    stdio_descriptor,
-    url_descriptor,
-)
-from .targets.reference import reference_descriptor
+from .. import contracts
+from ..targets import choice
+from ..targets.descriptor import TargetDescriptor
 
 
 def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -41,23 +37,23 @@ def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)
 
 
-def chosen_descriptor(
+def target_descriptor(
     target: Path | None,
     reference: bool,
     stdio: str | None,
     url: str | None,
-    contract: str | None = None,
+    contract: str | None,
 ) -> TargetDescriptor:
-    """The descriptor the options name; DescriptorError for a bad file, a blank or unparsable
-    ``--stdio`` command line, or a ``--url`` that is no http(s) URL."""
-    # given is given, even empty: `--stdio ""` is a blank command line, not a missing option
-    chosen = [x for x in (target, stdio, url) if x is not None] + ([True] if reference else [])
-    if len(chosen) != 1:
-        raise click.UsageError("give exactly one of --target, --reference, --stdio, --url")
-    if target is not None:
-        return load_descriptor(target)
-    if reference:
-        return reference_descriptor(contract or contracts.DEFAULT)
-    if stdio is not None:
-        return stdio_descriptor(stdio)
-    return url_descriptor(str(url))
+    """The descriptor the target options name (``targets.choice.chosen_descriptor``); a usage
+    error unless exactly one of them is given."""
+    try:
+        return choice.chosen_descriptor(target, reference, stdio, url, contract)
+    except choice.NotOneTarget:
+        message = "give exactly one of --target, --reference, --stdio, --url"
+        raise click.UsageError(message) from None
+
+
+def comma_separated(values: Iterable[str]) -> tuple[str, ...]:
+    """The items of a repeatable option whose values may each list several, comma-separated
+    (``--only ENV,ERR --only HOST``), stripped, blanks dropped."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())

@@ -1,22 +1,15 @@
-"""The ``engram-conformance`` command."""
+"""``engram-conformance spec lint / openapi / docs``: work on a contract's machine-readable spec."""
 
 from __future__ import annotations
 
-import errno
 import json
-import logging
-import os
-import sys
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
-from . import contracts, replay_command, rules_command, run_command
-from .exit_codes import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE
+from .. import contracts
+from . import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, main, subcommand
 
-PROG = "engram-conformance"
 SPEC_DIR = click.option(
     "--spec-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -32,56 +25,6 @@ CONTRACT = click.option(
 )
 
 
-class _OneLineErrors(click.Group):
-    """The command group whose bad input (an unknown option, a value out of range, a missing
-    file) is one line on stderr, ``engram-conformance: ...``, and exit code 2: what CI logs
-    show, and what the commands' own errors look like."""
-
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        **extra: Any,
-    ) -> Any:
-        if not standalone_mode:
-            return super().main(args, prog_name, complete_var, False, **extra)
-        try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
-        except click.ClickException as error:
-            click.echo(f"{PROG}: {_one_line(error)}", err=True)
-            sys.exit(EXIT_UNUSABLE)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(EXIT_FAILED)
-        except OSError as error:  # the reader of stdout went away (| head): stop quietly
-            if error.errno != errno.EPIPE:
-                raise
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            sys.exit(EXIT_FAILED)
-        sys.exit(code if isinstance(code, int) else EXIT_OK)
-
-
-def _one_line(error: click.ClickException) -> str:
-    message = " ".join(error.format_message().split())
-    context = getattr(error, "ctx", None)
-    if isinstance(error, click.UsageError) and context is not None:
-        message = f"{message.rstrip('.')} (see '{context.command_path} --help')"
-    return message
-
-
-@click.group(cls=_OneLineErrors)
-@click.version_option(package_name="engram-conformance")
-def main() -> None:
-    """Conformance kit for the Engram memory MCP contract."""
-    # The SDK logs the faults of a misbehaving server with tracebacks; the harness reports them
-    # as verdicts with evidence instead.
-    logging.getLogger("mcp").setLevel(logging.CRITICAL)
-    # the SDK's client session logs as "client" (a tool it cannot judge, not listed on a page)
-    logging.getLogger("client").setLevel(logging.CRITICAL)
-
-
 @main.group()
 def spec() -> None:
     """Work on the machine-readable spec."""
@@ -95,7 +38,8 @@ def spec() -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="the seed's Spanish text: every rule's quote must be found in it",
 )
-def lint(spec_dir: Path | None, contract: str, seed_text: Path | None) -> None:
+@subcommand
+def lint(spec_dir: Path | None, contract: str, seed_text: Path | None) -> int:
     """Check the spec: meta-schemas, consistency, every example classified as labelled, every
     output constraint naming its rule, every must rule quoting the seed.
 
@@ -113,8 +57,9 @@ def lint(spec_dir: Path | None, contract: str, seed_text: Path | None) -> None:
         click.echo(f"{root / problem.file}: at '{problem.pointer}': {problem.message}", err=True)
     if problems:
         click.echo(f"spec lint: {len(problems)} problem(s)", err=True)
-        sys.exit(EXIT_UNUSABLE)
+        return EXIT_UNUSABLE
     click.echo(f"spec lint: ok ({plugin.spec_summary(plugin.load_spec(root))})")
+    return EXIT_OK
 
 
 @spec.command()
@@ -126,19 +71,21 @@ def lint(spec_dir: Path | None, contract: str, seed_text: Path | None) -> None:
     default=None,
     help="Write to this file instead of standard output.",
 )
-def openapi(spec_dir: Path | None, contract: str, output: Path | None) -> None:
+@subcommand
+def openapi(spec_dir: Path | None, contract: str, output: Path | None) -> int:
     """The contract as an OpenAPI 3.1 document (one POST operation per tool), for Schemathesis."""
     plugin = contracts.contract(contract)
     try:
         document = plugin.openapi(plugin.load_spec(spec_dir))
     except plugin.spec_file_error as error:
         click.echo(f"spec openapi: {error}", err=True)
-        sys.exit(EXIT_UNUSABLE)
+        return EXIT_UNUSABLE
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if output is None:
         click.echo(text, nl=False)
-        return
-    _write(output, text)
+    else:
+        _write(output, text)
+    return EXIT_OK
 
 
 @spec.command()
@@ -152,7 +99,8 @@ def openapi(spec_dir: Path | None, contract: str, output: Path | None) -> None:
     "engram-memory].",
 )
 @click.option("--check", is_flag=True, help="Exit 1 if OUTPUT differs from what would be written.")
-def docs(spec_dir: Path | None, contract: str, output: Path | None, check: bool) -> None:
+@subcommand
+def docs(spec_dir: Path | None, contract: str, output: Path | None, check: bool) -> int:
     """Write the Markdown reference of the contract, generated from the spec."""
     plugin = contracts.contract(contract)
     output = output or Path(plugin.docs_page)
@@ -160,18 +108,19 @@ def docs(spec_dir: Path | None, contract: str, output: Path | None, check: bool)
         text = plugin.markdown(plugin.load_spec(spec_dir))
     except plugin.spec_file_error as error:
         click.echo(f"spec docs: {error}", err=True)
-        sys.exit(EXIT_UNUSABLE)
-    if check:
-        try:
-            current = output.read_text(encoding="utf-8") if output.exists() else None
-        except (OSError, UnicodeDecodeError) as error:
-            raise click.BadParameter(_unreadable(error), param_hint="'--output'") from None
-        if current != text:
-            click.echo(f"{output} is stale: run engram-conformance spec docs", err=True)
-            sys.exit(EXIT_FAILED)
-        click.echo(f"{output} is up to date")
-        return
-    _write(output, text)
+        return EXIT_UNUSABLE
+    if not check:
+        _write(output, text)
+        return EXIT_OK
+    try:
+        current = output.read_text(encoding="utf-8") if output.exists() else None
+    except (OSError, UnicodeDecodeError) as error:
+        raise click.BadParameter(_unreadable(error), param_hint="'--output'") from None
+    if current != text:
+        click.echo(f"{output} is stale: run engram-conformance spec docs", err=True)
+        return EXIT_FAILED
+    click.echo(f"{output} is up to date")
+    return EXIT_OK
 
 
 def _unreadable(error: OSError | UnicodeDecodeError) -> str:
@@ -190,8 +139,3 @@ def _write(output: Path, text: str) -> None:
         problem = f"{str(output)!r} cannot be written: {error.strerror or error}"
         raise click.BadParameter(problem, param_hint="'--output'") from None
     click.echo(f"wrote {output}")
-
-
-main.add_command(replay_command.replay_command)
-main.add_command(rules_command.rules_command)
-main.add_command(run_command.run_command)

@@ -1,0 +1,11 @@
+"""``engram-conformance`` with every command: the console script's entry point.
+
+The group (``cli.main``) imports no command, so that each command module imports the group to
+register itself on it without an import circle; this module imports the group and them all.
+"""
+
+from __future__ import annotations
+
+from . import main, replay, rules, run, spec  # noqa: F401 - a command module registers its command
+
+__all__ = ["main"]

@@ -1,0 +1,65 @@
+"""Which target a run names, and the same target named again by a reproduction.
+
+A target is named by one of four kinds: a descriptor file, the bundled reference server of a
+contract, a stdio command line or a streamable HTTP URL. ``named_descriptor`` makes the
+descriptor of such a name and keeps the name in it (``TargetDescriptor.origin``, a file by its
+full path), so that a reproduction written after the run names the very same target
+(``reproduction.reproduce``). ``chosen_descriptor`` is the same for the front ends' options
+(``--target``, ``--reference``, ``--stdio``, ``--url``; ``--engram-target``, ...), which each
+word ``NotOneTarget`` in their own options' names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+
+from .. import contracts
+from .descriptor import TargetDescriptor, load_descriptor, stdio_descriptor, url_descriptor
+from .reference import reference_descriptor
+
+#: The kinds of name a target has, as ``TargetDescriptor.origin`` keys them.
+KINDS = ("descriptor", "reference", "stdio", "url")
+
+
+class NotOneTarget(Exception):
+    """No target is named, or several are, or one by a kind ``KINDS`` does not hold."""
+
+
+def chosen_descriptor(
+    target: Path | None = None,
+    reference: bool = False,
+    stdio: str | None = None,
+    url: str | None = None,
+    contract: str | None = None,
+) -> TargetDescriptor:
+    """The descriptor the options name: the ``target`` file, the reference server of
+    ``contract`` (else the default contract), the ``stdio`` command line or the ``url``.
+    NotOneTarget unless exactly one is given; as ``named_descriptor`` otherwise."""
+    # given is given, even empty: `--stdio ""` is a blank command line, not a missing option
+    given = {"descriptor": target, "stdio": stdio, "url": url}
+    named = {kind: str(value) for kind, value in given.items() if value is not None}
+    if reference:
+        named["reference"] = contract or contracts.DEFAULT
+    return named_descriptor(named)
+
+
+def named_descriptor(named: Mapping[str, str]) -> TargetDescriptor:
+    """The descriptor of the one name in ``named`` (kind -> name), which it keeps as its
+    ``origin``. NotOneTarget unless ``named`` holds exactly one name of a known kind;
+    DescriptorError for a bad file, a blank or unparsable command line, or a URL that is no
+    http(s) URL; UnknownContract for a reference server of no known contract."""
+    if len(named) != 1 or not all(k in KINDS and isinstance(v, str) for k, v in named.items()):
+        raise NotOneTarget(f"{dict(named)!r} names no one target by {', '.join(KINDS)}")
+    ((kind, name),) = named.items()
+    if kind == "descriptor":
+        path = Path(name)
+        descriptor, name = load_descriptor(path), str(path.resolve())
+    elif kind == "reference":
+        descriptor = reference_descriptor(name)
+    elif kind == "stdio":
+        descriptor = stdio_descriptor(name)
+    else:
+        descriptor = url_descriptor(name)
+    return dataclasses.replace(descriptor, origin={kind: name})
