@@ -42,6 +42,7 @@ from .facts import (
     Fact,
     JudgedMemories,
     Judgement,
+    JudgmentRecorded,
     Merged,
     Observation,
     PassiveCapture,
@@ -119,7 +120,7 @@ mem_save_prompt = ToolReader[PromptSaved]("mem_save_prompt", read_prompt)
 mem_capture_passive = ToolReader[PassiveCapture]("mem_capture_passive", read_passive_capture)
 mem_stats = ToolReader[Stats]("mem_stats", read_stats)
 mem_current_project = ToolReader[CurrentProject]("mem_current_project", read_current_project)
-mem_judge = ToolReader[Judgement | JudgedMemories]("mem_judge", read_judge)
+mem_judge = ToolReader[Judgement | JudgedMemories | JudgmentRecorded]("mem_judge", read_judge)
 mem_compare = ToolReader[Compared]("mem_compare", read_comparison)
 mem_pin = ToolReader[Pinned]("mem_pin", read_pin)
 mem_unpin = ToolReader[Pinned]("mem_unpin", read_pin)

@@ -18,7 +18,9 @@ from .facts import (
     DiagnosticCheck,
     JudgedMemories,
     Judgement,
+    JudgmentRecorded,
     ListedProject,
+    MemoryVerdict,
     Merged,
     PairVerdict,
     Pinned,
@@ -29,8 +31,10 @@ from .facts import (
 )
 
 JUDGED = re.compile(r"Judged (\d+) memories \((\d+) pairs\):")
+MEMORY_VERDICT = re.compile(r"#(\d+): (contradictory|complementary|outdated|unrelated)")
 PAIR_VERDICT = re.compile(r"#(\d+) #(\d+): (\S+) — (.*)")
-OUTDATED = re.compile(r"Outdated: (.*)")
+RECORDED = "Judgment "
+RECORDED_RELATION = re.compile(r" recorded: #(\d+) (\S+) #(\d+)")
 REVIEW_NONE = "No memories need review."
 REVIEW_FOUND = re.compile(r"Found (\d+) memories needing review:")
 MARKED = re.compile(r"Memory marked reviewed: #(\d+) ")
@@ -53,12 +57,15 @@ def read_current_project(unpacked: Unpacked) -> CurrentProject:
     )
 
 
-def read_judge(unpacked: Unpacked) -> Judgement | JudgedMemories:
-    """Upstream's JSON ``{"relation": {…}}``, or the seed's verdicts on pairs (the reference's
-    ``Judged N memories (M pairs):``, a ``#a #b: <relation> — <reason>`` line per pair, then
-    ``Outdated: #x, #y`` or ``Outdated: none``)."""
+def read_judge(unpacked: Unpacked) -> Judgement | JudgedMemories | JudgmentRecorded:
+    """Upstream's JSON ``{"relation": {…}}``; or the reference's: the seed's verdicts
+    (``Judged N memories (M pairs):``, a ``#<id>: <verdict>`` line per memory, then a
+    ``#a #b: <relation> — <reason>`` line per pair), or a recorded verdict
+    (``Judgment "<judgment_id>" recorded: #<source> <relation> #<target>``)."""
+    if unpacked.fields is None and unpacked.human_text().startswith(RECORDED):
+        return read_recorded(unpacked)
     if unpacked.fields is None:
-        return read_pair_verdicts(unpacked)
+        return read_verdicts(unpacked)
     relation = unpacked.json().object("relation")
     return Judgement(
         relation_id=relation.integer("id"),
@@ -75,32 +82,45 @@ def read_judge(unpacked: Unpacked) -> Judgement | JudgedMemories:
     )
 
 
-def read_pair_verdicts(unpacked: Unpacked) -> JudgedMemories:
+def read_verdicts(unpacked: Unpacked) -> JudgedMemories:
     first, *others = unpacked.human_text().split("\n")
     judged = JUDGED.fullmatch(first)
     if judged is None:
         raise unpacked.unreadable(f"{first!r} is neither JSON nor 'Judged N memories (M pairs):'")
-    pairs = int(judged[2])
+    memories, pairs = int(judged[1]), int(judged[2])
+    if len(others) != memories + pairs:
+        raise unpacked.unreadable(f"not {memories} verdict lines then {pairs} pair lines")
     verdicts = []
-    for line in others[:pairs]:
-        verdict = PAIR_VERDICT.fullmatch(line)
+    for line in others[:memories]:
+        verdict = MEMORY_VERDICT.fullmatch(line)
         if verdict is None:
+            raise unpacked.unreadable(f"{line!r} is not '#<id>: <verdict>'")
+        verdicts.append(MemoryVerdict(id=int(verdict[1]), verdict=verdict[2]))
+    relations = []
+    for line in others[memories:]:
+        relation = PAIR_VERDICT.fullmatch(line)
+        if relation is None:
             raise unpacked.unreadable(f"{line!r} is not '#<id> #<id>: <relation> — <reason>'")
-        first_id, second_id, relation, reason = verdict.groups()
-        verdicts.append(
-            PairVerdict(
-                first=int(first_id), second=int(second_id), relation=relation, reason=reason
-            )
+        first_id, second_id, word, reason = relation.groups()
+        relations.append(
+            PairVerdict(first=int(first_id), second=int(second_id), relation=word, reason=reason)
         )
-    outdated = OUTDATED.fullmatch(others[pairs]) if len(others) > pairs else None
-    if len(verdicts) < pairs or outdated is None:
-        raise unpacked.unreadable(f"not {pairs} verdicts then an 'Outdated: …' line")
-    listed = [] if outdated[1] == "none" else outdated[1].split(", ")
-    if not all(item.startswith("#") for item in listed):
-        raise unpacked.unreadable(f"{others[pairs]!r} does not list '#<id>'s")
     return JudgedMemories(
-        verdicts=tuple(verdicts),
-        outdated=tuple(whole_number(unpacked, item[1:], "outdated id") for item in listed),
+        verdicts=tuple(verdicts), pairs=tuple(relations), envelope=unpacked.envelope
+    )
+
+
+def read_recorded(unpacked: Unpacked) -> JudgmentRecorded:
+    text = unpacked.human_text()
+    judgment_id, rest = quoted_line(unpacked, text, RECORDED, "judgment id")
+    recorded = RECORDED_RELATION.fullmatch(rest)
+    if recorded is None:
+        raise unpacked.unreadable(f"{rest!r} is not ' recorded: #<id> <relation> #<id>'")
+    return JudgmentRecorded(
+        judgment_id=judgment_id,
+        source=int(recorded[1]),
+        relation=recorded[2],
+        target=int(recorded[3]),
         envelope=unpacked.envelope,
     )
 

@@ -54,14 +54,15 @@ class Truncation:
 
 @dataclass(frozen=True, kw_only=True)
 class Candidate:
-    """A memory that ``mem_save`` (v1.1x) surfaced as a possible conflict, to judge."""
+    """A memory that ``mem_save`` (v1.1x, and the reference) surfaced as a possible conflict,
+    to judge. ``sync_id`` and ``score`` are upstream's (``None`` from the reference)."""
 
     id: int
-    sync_id: str
     title: str
     type: str
-    score: float
     judgment_id: str
+    sync_id: str | None = None
+    score: float | None = None
     topic_key: str | None = None
 
 
@@ -224,10 +225,12 @@ class ContextTotals:
 
 @dataclass(frozen=True, kw_only=True)
 class Context(Fact):
-    """``mem_context``. ``empty`` when the server found nothing to say; ``totals`` is ``None``
-    when the footer is absent (a context cut by a byte budget)."""
+    """``mem_context``. ``empty`` when the server found nothing to say; ``truncated`` when the
+    answer says it was cut to its byte budget (the reference's last line ``[truncated]``);
+    ``totals`` is ``None`` when the footer is absent (a context cut by a byte budget)."""
 
     empty: bool = False
+    truncated: bool = False
     latest_summary: LatestSummary | None = None
     sessions: tuple[ContextSession, ...] = ()
     prompts: tuple[ContextPrompt, ...] = ()
@@ -359,8 +362,28 @@ class Judgement(Fact):
 
 
 @dataclass(frozen=True, kw_only=True)
+class JudgmentRecorded(Fact):
+    """The reference's answer to a verdict on a ``judgment_id``: the saved memory (``source``)
+    stands in ``relation`` to the candidate (``target``)."""
+
+    judgment_id: str
+    source: int
+    target: int
+    relation: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryVerdict:
+    """One memory's verdict in the seed's ``mem_judge``: ``contradictory``, ``complementary``,
+    ``outdated`` or ``unrelated``."""
+
+    id: int
+    verdict: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class PairVerdict:
-    """How two memories relate, in the seed's ``mem_judge`` (the reference's)."""
+    """How two memories relate, in the reference's seed-style ``mem_judge``."""
 
     first: int
     second: int
@@ -370,11 +393,19 @@ class PairVerdict:
 
 @dataclass(frozen=True, kw_only=True)
 class JudgedMemories(Fact):
-    """``mem_judge`` as seed 003 describes it (the reference's): given memory ids, how each pair
-    relates and which memories are outdated. Upstream's ``mem_judge`` answers a ``Judgement``."""
+    """``mem_judge`` as seed 003 describes it (the reference's): given memory ids, a verdict on
+    each, and how each pair relates. Upstream's ``mem_judge`` answers a ``Judgement``."""
 
-    verdicts: tuple[PairVerdict, ...] = ()
-    outdated: tuple[int, ...] = ()
+    verdicts: tuple[MemoryVerdict, ...] = ()
+    pairs: tuple[PairVerdict, ...] = ()
+
+    def verdict_of(self, memory_id: int) -> str | None:
+        """The verdict on ``memory_id``, ``None`` when the answer gives it none."""
+        return next((v.verdict for v in self.verdicts if v.id == memory_id), None)
+
+    @property
+    def outdated(self) -> tuple[int, ...]:
+        return tuple(v.id for v in self.verdicts if v.verdict == "outdated")
 
 
 # upstream's other tools (v1.1x and later) -----------------------------------------------------

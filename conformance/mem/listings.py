@@ -45,6 +45,8 @@ CONTESTED = re.compile(r"    conflict: contested by #(?P<sync_id>\S+) \(pending\
 
 EMPTY_CONTEXT = "No previous session memories found."
 CONTEXT_HEADING = "## Memory from Previous Sessions"
+#: The reference's last line of a context cut to its byte budget.
+CONTEXT_TRUNCATED = "\n[truncated]"
 TOTALS = re.compile(r"Memory stats: (\d+) sessions, (\d+) observations across projects: (.*)")
 SESSION_ITEM = re.compile(
     r"- \*\*(?P<project>.*?)\*\* \((?P<started>[^()\n]*)\)(?:: (?P<summary>.*))?"
@@ -170,7 +172,8 @@ def read_context(unpacked: Unpacked) -> Context:
     text = unpacked.human_text()
     if text.startswith(EMPTY_CONTEXT):
         return Context(empty=True, envelope=unpacked.envelope)
-    lines = text.split("\n")
+    truncated = text.endswith(CONTEXT_TRUNCATED)
+    lines = text.removesuffix(CONTEXT_TRUNCATED).split("\n")
     if lines[0] != CONTEXT_HEADING:
         raise unpacked.unreadable(f"the first line {lines[0]!r} is not {CONTEXT_HEADING!r}")
     end, totals = len(lines), None
@@ -190,6 +193,7 @@ def read_context(unpacked: Unpacked) -> Context:
         return section_items(unpacked, heading, blocks.get(heading, []), begins, whole)
 
     return Context(
+        truncated=truncated,
         latest_summary=latest_summary(unpacked, blocks.get(LATEST_SUMMARY)),
         sessions=tuple(
             ContextSession(

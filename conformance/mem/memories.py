@@ -4,7 +4,8 @@
 Each takes the ``Unpacked`` answer of a successful call. The first line of a save or an update is
 fixed (``Memory saved: "<title>" (<type>)``, the title quoted as Go's ``%q`` does); the lines
 after it vary by version and are recognised one by one: the suggested topic key, the reference's
-``ID: <n>``, the truncation warning, the pending conflict review; any other line is kept as a note.
+``ID: <n>``, the truncation warning, the pending conflict review and the reference's
+``Candidate #<id> <judgment_id>: "<title>" (<type>)`` lines; any other line is kept as a note.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ SUGGESTED = "Suggested topic_key: "
 REFERENCE_ID = "ID: "
 TRUNCATION = re.compile(r"⚠\ufe0f? WARNING: Content was truncated from (\d+) to (\d+) chars\b")
 CONFLICT_PENDING = re.compile(r"CONFLICT REVIEW PENDING — (\d+) candidate")
+CANDIDATE = re.compile(r"Candidate #(?P<id>\d+) (?P<judgment_id>[^\s:]+): ")
 IN_PARENTHESES = re.compile(r" \((?P<type>.*)\)")
 TYPE_AND_SCOPE = re.compile(r" \((?P<type>.*), scope=(?P<scope>[^)]*)\)")
 OBSERVATION_HEADER = re.compile(r"#(?P<id>\d+) \[(?P<type>[^\]\n]*)\] ?(?P<title>.*)")
@@ -52,6 +54,7 @@ def read_save(unpacked: Unpacked) -> Saved:
         raise unpacked.unreadable(f"no '(<type>)' after the title in {first!r}")
     topic_key = text_id = truncation = pending = None
     notes: list[str] = []
+    listed: list[Candidate] = []
     for line in others:
         if line.startswith(SUGGESTED):
             topic_key = once(unpacked, topic_key, topic_key_after(unpacked, line), "topic_key")
@@ -62,8 +65,12 @@ def read_save(unpacked: Unpacked) -> Saved:
             truncation = truncation_of(warned)
         elif review := CONFLICT_PENDING.match(line):
             pending = int(review[1])
+        elif named := CANDIDATE.match(line):
+            listed.append(text_candidate(unpacked, line, named))
         elif line.strip():
             notes.append(line)
+    if listed and pending != len(listed):
+        raise unpacked.unreadable(f"{pending} candidates announced, {len(listed)} listed")
     saved = Saved(
         title=title,
         type=typed["type"],
@@ -71,10 +78,23 @@ def read_save(unpacked: Unpacked) -> Saved:
         suggested_topic_key=topic_key,
         truncation=truncation,
         judgment_required=None if pending is None else True,
+        judgment_id=listed[0].judgment_id if listed else None,
+        candidates=tuple(listed),
         notes=tuple(notes),
         envelope=unpacked.envelope,
     )
     return saved if unpacked.fields is None else with_save_extras(unpacked, saved, pending)
+
+
+def text_candidate(unpacked: Unpacked, line: str, named: re.Match[str]) -> Candidate:
+    """A ``Candidate #<id> <judgment_id>: "<title>" (<type>)`` line (the reference's)."""
+    title, rest = quoted_line(unpacked, line, named[0], "candidate title")
+    typed = IN_PARENTHESES.fullmatch(rest)
+    if typed is None:
+        raise unpacked.unreadable(f"no '(<type>)' after the candidate title in {line!r}")
+    return Candidate(
+        id=int(named["id"]), title=title, type=typed["type"], judgment_id=named["judgment_id"]
+    )
 
 
 def with_save_extras(unpacked: Unpacked, saved: Saved, pending: int | None) -> Saved:

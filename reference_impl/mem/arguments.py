@@ -5,6 +5,11 @@ for what is not I-JSON, strings with lone surrogates. Upstream reads them with u
 assertions (a wrong type is taken as absent: ``hard_delete: "true"`` soft-deletes); here a
 wrong type is a tool error naming the argument, so a client learns of its mistake. ``null`` is
 an absent argument; unknown arguments are ignored, as upstream does.
+
+Every string is redacted as it is read (``text.redact``: ``<private>…</private>`` spans become
+``[REDACTED]``), so no private text reaches a tool, let alone the store or an answer: titles and
+contents as upstream redacts them, and also types, topic keys, summaries, sources, names and
+ids, which upstream keeps.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
+
+from .text import redact
 
 #: The longest of the short arguments (title, type, project, scope, topic key, ids, query...);
 #: contents are not bounded here (they are capped when stored, ``text.CONTENT_CAP``).
@@ -36,9 +43,9 @@ class Arguments:
         self.sent = sent
 
     def text(self, name: str, *, required: bool = False, bounded: bool = True) -> str | None:
-        """A string argument; blank counts as absent. ``bounded``: a short one, trimmed, of at
-        most ``MAX_FIELD_CHARS`` characters; else a content, as sent. Lone surrogates become
-        U+FFFD (they cannot be stored or answered as UTF-8)."""
+        """A string argument, redacted and trimmed; blank counts as absent. ``bounded``: a short
+        one, of at most ``MAX_FIELD_CHARS`` characters as sent; else a content, of any length.
+        Lone surrogates become U+FFFD (they cannot be stored or answered as UTF-8)."""
         value = self.sent.get(name)
         if value is not None and not isinstance(value, str):
             raise ToolError(f"{name} must be a string")
@@ -48,7 +55,7 @@ class Arguments:
             if required:
                 raise ToolError(f"{name} is required")
             return None
-        return scalar(value.strip() if bounded else value)
+        return redact(scalar(value))
 
     def identifier(self, name: str) -> int:
         """A required memory id: a positive whole number SQLite can hold."""
@@ -75,6 +82,15 @@ class Arguments:
         number = _whole(name, value)
         return default if number <= 0 else min(number, most)
 
+    def number(self, name: str) -> float | None:
+        """An optional finite number."""
+        value = self.sent.get(name)
+        if value is None:
+            return None
+        if not _finite(value):
+            raise ToolError(f"{name} must be a number")
+        return float(value)
+
     def flag(self, name: str) -> bool:
         value = self.sent.get(name)
         if value is not None and not isinstance(value, bool):
@@ -87,10 +103,15 @@ def scalar(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def _finite(value: Any) -> bool:
+    """A JSON number that is not infinite (what ``wire`` makes of ``1e400``)."""
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    return is_number and math.isfinite(value)
+
+
 def _whole(name: str, value: Any) -> int:
     """A JSON number with no fraction (``5.0`` is 5), as an integer."""
-    is_number = isinstance(value, int | float) and not isinstance(value, bool)
-    if not is_number or not math.isfinite(value) or value != int(value):
+    if not _finite(value) or value != int(value):
         raise ToolError(f"{name} must be a whole number")
     return int(value)
 

@@ -1,11 +1,14 @@
 """The mem tools as ``tools/list`` shows them, sorted by name as upstream lists them.
 
 The fourteen tools of upstream v1.7.0 with its input schemas (property names, types, required;
-no ``additionalProperties``, integers declared ``number``), plus ``hard`` on mem_delete (the
-seed's word), and ``mem_judge`` (the seed's form: a list of ids) and ``mem_current_project``
-(upstream v1.20's). Annotations as upstream: a title, openWorldHint false, mem_delete
-destructive, the reads read-only; mem_judge only evaluates, so it is read-only here (upstream's
-records a verdict).
+no ``additionalProperties``, integers declared ``number``), widened where the reference does
+more: ``hard`` on mem_delete (the seed's word); ``match_mode`` and ``all_projects`` on
+mem_search and ``max_bytes`` on mem_context (upstream's later arguments); mem_session_start
+needs no ``id`` (the seed: the session's id is generated) and it and mem_session_summary no
+``project`` (the current one is the default). Then ``mem_judge`` (the seed's form, a list of
+ids, beside upstream v1.20's verdict on a ``judgment_id``, neither required) and
+``mem_current_project`` (upstream v1.20's). Annotations as upstream: a title, openWorldHint
+false, mem_delete destructive, the reads read-only (mem_judge records verdicts: not read-only).
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ def _boolean(description: str) -> dict[str, str]:
 
 _PROJECT = _string("Project name (default: the current project, see mem_current_project)")
 _SCOPE = _string("Scope: project (default) or personal")
-_SESSION = _string("Session id (default: manual-save-<project>)")
+_SESSION = _string(
+    "Session id, of a started session (default: the project's latest active session, else "
+    "manual-save-<project>)"
+)
 _ID = _number("Memory (observation) id")
 
 
@@ -84,12 +90,14 @@ _ENTRIES = (
     ToolEntry(
         "mem_search",
         "Search Memory",
-        "Full-text search of memories; every term must match.",
+        "Full-text search of memories; every term must match (match_mode any: one).",
         {
             "query": _string("Search words"),
             "type": _string("Only memories of this type"),
             "project": _PROJECT,
+            "all_projects": _boolean("Search every project (default: false)"),
             "scope": _string("Only memories of this scope: project or personal"),
+            "match_mode": _string("all (default): every term must match; any: one is enough"),
             "limit": _number("Most results (default: 10, max: 20)"),
         },
         ("query",),
@@ -153,6 +161,7 @@ _ENTRIES = (
             "project": _PROJECT,
             "scope": _string("Only memories of this scope: project or personal"),
             "limit": _number("Most memories (default: 20)"),
+            "max_bytes": _number("Most bytes of context (default: 16384, max: 65536)"),
         },
         read_only=True,
         idempotent=True,
@@ -193,18 +202,17 @@ _ENTRIES = (
         "Save the end-of-session summary (Goal, Discoveries, Accomplished, Files): what "
         "mem_context shows first next time.",
         {"content": _string("The summary"), "session_id": _SESSION, "project": _PROJECT},
-        ("content", "project"),
+        ("content",),
     ),
     ToolEntry(
         "mem_session_start",
         "Start Session",
         "Start a session of the project (without an id, one is generated and answered).",
         {
-            "id": _string("Session id"),
+            "id": _string("Session id (default: a new one)"),
             "project": _PROJECT,
             "directory": _string("Working directory"),
         },
-        ("id", "project"),
         idempotent=True,
     ),
     ToolEntry(
@@ -232,18 +240,25 @@ _ENTRIES = (
     ToolEntry(
         "mem_judge",
         "Judge Memories",
-        "For each pair of the given memories: conflicts (contradictory), compatible "
-        "(complementary) or supersedes (same topic; the older is outdated).",
+        "With ids: a verdict on each of the given memories (contradictory, complementary, "
+        "outdated or unrelated) and how each pair relates. With judgment_id and relation: "
+        "record the verdict on a candidate that mem_save surfaced.",
         {
             "ids": {
                 "type": "array",
                 "items": {"type": "number"},
                 "minItems": 2,
                 "description": "Ids of the memories to judge (at least two)",
-            }
+            },
+            "judgment_id": _string("A judgment_id that mem_save answered"),
+            "relation": _string(
+                "related, compatible, scoped, conflicts_with, supersedes or not_conflict"
+            ),
+            "reason": _string("Why"),
+            "evidence": _string("What shows it"),
+            "confidence": _number("From 0 to 1"),
+            "session_id": _string("The started session the verdict is given in"),
         },
-        ("ids",),
-        read_only=True,
         idempotent=True,
     ),
     ToolEntry(

@@ -8,6 +8,10 @@ in** (seed 003; upstream shows other projects' personal memories only to a perso
 query without a project). ``scope`` filters the observations: ``personal`` shows the personal
 ones only, ``project`` the project's project-scope ones; ``limit`` (default and most 20) counts
 them (v1.7.0 ignores it).
+
+The answer takes at most ``max_bytes`` bytes of UTF-8 (upstream v2's budget: 16 KiB when absent
+or not positive, 64 KiB at most); a longer one is cut (inside the summary where it falls, else at
+a line break) and ends with the line ``[truncated]``.
 """
 
 from __future__ import annotations
@@ -16,14 +20,23 @@ from .call import Call
 from .memories import scope_of
 from .session_tools import SUMMARY_TYPE
 from .store import PROJECT
-from .text import one_line, snippet
+from .text import one_line, snippet, within_bytes
 
 CONTEXT_LIMIT = 20
+BUDGET_BYTES, MOST_BYTES = 16 * 1024, 64 * 1024
+TRUNCATED = "\n[truncated]"
 SESSIONS, PROMPTS = 5, 10
 EMPTY = "No previous session memories found."
 
 
 def mem_context(call: Call) -> str:
+    budget = call.arguments.count("max_bytes", default=BUDGET_BYTES, most=MOST_BYTES)
+    text, summary = _context(call)
+    return within_bytes(text, budget, TRUNCATED, free=summary)
+
+
+def _context(call: Call) -> tuple[str, range]:
+    """The whole context, and where the summary's content lies in it."""
     arguments = call.arguments
     project = call.project()
     given_scope = arguments.text("scope")
@@ -36,11 +49,15 @@ def mem_context(call: Call) -> str:
     besides = summary.id if summary else None
     observations = store.recent(project, scope, limit, besides=besides)
     if not (summary or sessions or prompts or observations):
-        return EMPTY
+        return EMPTY, range(0)
     lines = ["## Memory from Previous Sessions", ""]
+    free = range(0)
     if summary is not None:
         heading = f"**{one_line(summary.title)}** ({summary.updated_at})"
-        lines += ["### Latest Session Summary", heading, summary.content, ""]
+        lines += ["### Latest Session Summary", heading]
+        start = len("\n".join(lines)) + 1
+        free = range(start, start + len(summary.content))
+        lines += [summary.content, ""]
     if sessions:
         lines.append("### Recent Sessions")
         for session in sessions:
@@ -68,4 +85,4 @@ def mem_context(call: Call) -> str:
         f"Memory stats: {total_sessions} sessions, {total_observations} observations "
         f"across projects: {projects}",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines), free

@@ -1,21 +1,24 @@
 """How memories are written: the save pipeline (topic-key upsert, hash dedupe, insert), passive
 captures, updates and deletes, each one transaction of the store.
 
-A save, after its title and content are redacted and its content capped (``Draft.of``):
+A save, after its content is capped (``Draft.of``; arguments are redacted as they are read):
 
 1. with a topic key that a live memory of the same project and scope holds, it revises that
    memory (``revision_count`` + 1, ``updated_at`` and ``last_seen_at`` now), unless it repeats
    it (below), which is a duplicate instead: the seed's dedupe names no topic key, so a repeated
    save is absorbed whether or not it carries one;
 2. else, when a live memory with the same content (hash of the lowercased, whitespace-collapsed
-   text), title, type, project **and scope** was created within the dedupe window, it is a
-   duplicate of it (``duplicate_count`` + 1, ``last_seen_at`` now; nothing else changes);
+   text), title, type and project was created within the dedupe window, it is a duplicate of it
+   (``duplicate_count`` + 1, ``last_seen_at`` now; nothing else changes, its scope included);
 3. else it is a new memory.
 
-Scope counts in dedupe (the seed names content, title, type and project; upstream adds scope)
-because a memory must be found in the scope it was saved in: a personal save absorbed into a
-project memory would never show in another project's context, and a project save absorbed into
-a personal one would leave ``scope=project`` searches without it.
+Dedupe compares the seed's four (content, title, type, project), not the scope, which upstream
+adds: a save identical to a memory but for its scope is a duplicate of it, topic key or not (a
+key names a memory of one project and scope, but a repeat is absorbed before a new memory is
+made for the key in the other scope).
+
+A scope is ``project`` or ``personal`` (seed 003), any case; any other value is a tool error,
+where upstream stores it as ``project``.
 """
 
 from __future__ import annotations
@@ -25,18 +28,24 @@ from datetime import timedelta
 from typing import Any
 
 from . import topic_keys
+from .arguments import ToolError
 from .store import PERSONAL, PROJECT, Observation, Store
-from .text import capped, content_hash, redact
+from .text import capped, content_hash
 
 INSERTED, REVISED, DUPLICATE = "inserted", "revised", "duplicate"
 #: what a topic-key revision replaces; the memory keeps its id, session, project and scope
 _TOPIC_REVISED = ("type", "title", "content", "tool_name", "topic_key", "normalized_hash")
 
 
-def scope_of(given: str | None) -> str:
-    """``personal`` when so named (any case, trimmed); anything else is ``project``, as
-    upstream reads it."""
-    return PERSONAL if given is not None and given.strip().lower() == PERSONAL else PROJECT
+SCOPES = (PROJECT, PERSONAL)
+
+
+def scope_of(given: str) -> str:
+    """The scope ``given`` names (any case, trimmed), else ``ToolError``."""
+    scope = given.strip().lower()
+    if scope not in SCOPES:
+        raise ToolError(f"scope must be {PROJECT} or {PERSONAL}")
+    return scope
 
 
 @dataclass(frozen=True)
@@ -54,8 +63,8 @@ class Draft:
 
     @classmethod
     def of(cls, *, title: str, content: str, **fields: Any) -> Draft:
-        """A draft of the caller's text: title and content redacted, content capped."""
-        return cls(title=redact(title), content=capped(redact(content)), **fields)
+        """A draft of the caller's text, its content capped."""
+        return cls(title=title, content=capped(content), **fields)
 
     def values(self) -> dict[str, Any]:
         return {
@@ -118,16 +127,13 @@ class Memories:
             return Saved(self.store.insert_observation(values), INSERTED)
 
     def update(self, observation_id: int, given: dict[str, str | None]) -> Observation | None:
-        """Change the given fields of a live memory (``None`` for a topic key clears it): one
-        more revision, ``updated_at`` now. ``None`` when there is no such live memory."""
+        """Change the given fields of a live memory (only a topic key may be ``None``, which
+        clears it): one more revision, ``updated_at`` now. ``None`` when there is no such live
+        memory."""
         changes: dict[str, Any] = dict(given)
-        if "title" in changes:
-            changes["title"] = redact(changes["title"] or "")
         if "content" in changes:
-            changes["content"] = capped(redact(changes["content"] or ""))
+            changes["content"] = capped(changes["content"])
             changes["normalized_hash"] = content_hash(changes["content"])
-        if "scope" in changes:
-            changes["scope"] = scope_of(changes["scope"])
         if "topic_key" in changes:
             changes["topic_key"] = topic_keys.normalized(changes["topic_key"] or "")
         with self.store.transaction():
@@ -137,10 +143,11 @@ class Memories:
             return self.store.observation(observation_id)
 
     def delete(self, observation_id: int, *, hard: bool) -> bool:
-        """Soft-delete (hide) or hard-delete (remove) a memory; a soft-deleted one can still be
-        removed, and soft-deleting it again changes nothing. False: no such memory."""
+        """Soft-delete (hide) a live memory, or hard-delete (remove) a live or soft-deleted one:
+        a soft-deleted memory is marked, not erased, until a hard delete. False: no memory to
+        delete (none has the id, or a soft delete finds it already soft-deleted)."""
         with self.store.transaction():
-            if self.store.observation(observation_id, deleted=True) is None:
+            if self.store.observation(observation_id, deleted=hard) is None:
                 return False
             if hard:
                 self.store.hard_delete(observation_id)

@@ -1,5 +1,6 @@
 """The tools that read memories: mem_search, mem_get_observation, mem_timeline, mem_stats,
-mem_suggest_topic_key, mem_judge and mem_current_project (mem_context has its own module).
+mem_suggest_topic_key and mem_current_project (mem_context and mem_judge have their own
+modules).
 
 Listings put each memory's title and content on one line (whitespace collapsed), so that a
 line-based reader never takes a memory's text for the next item.
@@ -12,35 +13,47 @@ import json
 from . import topic_keys
 from .arguments import ToolError
 from .call import Call
-from .judge import judge
 from .memories import scope_of
 from .store import Observation
 from .text import one_line, quoted, snippet
 
 SEARCH_LIMIT, SEARCH_MOST = 10, 20
 TIMELINE_AROUND, TIMELINE_MOST = 5, 50
-JUDGE_MOST = 20
+MATCH_MODES = {"all": " ", "any": " OR "}
 
 
-def fts_query(query: str) -> str:
+def fts_query(query: str, joiner: str = MATCH_MODES["all"]) -> str:
     """The FTS5 expression of a query: every term (split at whitespace and NUL, which ends an
     FTS5 string) quoted as one string, inner quotes doubled, so that no text is an operator or
     a syntax error (``AND``, ``NEAR``, ``*``, ``^``, ``:``, parentheses, a lone quote); the
-    terms must all match. No term (a query of NUL characters) matches nothing: ``""``."""
+    terms joined by ``joiner`` (all must match, or with `` OR `` any). No term (a query of NUL
+    characters) matches nothing: ``""``."""
     terms = query.replace("\x00", " ").split() or [""]
-    return " ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    return joiner.join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 def mem_search(call: Call) -> str:
-    """Memories matching every term, best first. Without ``project``, the current project's;
-    personal memories match from every project (they apply to any project, seed 003)."""
+    """Memories matching the terms (``match_mode``: ``all``, the default, or ``any``), best
+    first. With ``project``, that project's only; without, the current project's and every
+    personal memory, whatever project it was saved in (personal memories apply to any project,
+    seed 003); with ``all_projects`` true, every project's."""
     arguments = call.arguments
     query = arguments.text("query", required=True)
     memory_type = arguments.text("type")
     scope = arguments.text("scope")
     limit = arguments.count("limit", default=SEARCH_LIMIT, most=SEARCH_MOST)
     scope = scope_of(scope) if scope is not None else None
-    found = call.store.search(fts_query(query), call.project(), memory_type, scope, limit)
+    mode = arguments.text("match_mode") or "all"
+    if mode not in MATCH_MODES:
+        raise ToolError('match_mode must be "all" or "any"')
+    found = call.store.search(
+        fts_query(query, MATCH_MODES[mode]),
+        None if arguments.flag("all_projects") else call.project(),
+        memory_type,
+        scope,
+        limit,
+        personal_everywhere=arguments.text("project") is None,
+    )
     if not found:
         return f"No memories found for: {quoted(query)}"
     lines = [f"Found {len(found)} memories:", ""]
@@ -128,32 +141,13 @@ def mem_stats(call: Call) -> str:
 
 
 def mem_suggest_topic_key(call: Call) -> str:
+    """The bare key, as seed 003 shows the answer (upstream: ``Suggested topic_key: <key>``)."""
     arguments = call.arguments
     title = arguments.text("title") or ""
     content = arguments.text("content", bounded=False) or ""
     if not title and not content:
         raise ToolError("provide title or content to suggest a topic_key")
-    key = topic_keys.suggest(arguments.text("type") or "", title, content)
-    return f"Suggested topic_key: {key}"
-
-
-def mem_judge(call: Call) -> str:
-    """How each pair of the given memories relates (``judge``): one line per pair, then the
-    outdated ones."""
-    ids = call.arguments.identifiers("ids")
-    if len(ids) < 2:
-        raise ToolError("ids: give at least two different memory ids")
-    if len(ids) > JUDGE_MOST:
-        raise ToolError(f"ids: at most {JUDGE_MOST} memories at once")
-    verdicts = judge([call.live(observation_id) for observation_id in ids])
-    outdated = sorted({verdict.outdated for verdict in verdicts if verdict.outdated})
-    lines = [f"Judged {len(ids)} memories ({len(verdicts)} pairs):"]
-    lines += [
-        f"#{verdict.first} #{verdict.second}: {verdict.relation} — {verdict.reason}"
-        for verdict in verdicts
-    ]
-    lines.append("Outdated: " + (", ".join(f"#{number}" for number in outdated) or "none"))
-    return "\n".join(lines)
+    return topic_keys.suggest(arguments.text("type") or "", title, content)
 
 
 def mem_current_project(call: Call) -> str:

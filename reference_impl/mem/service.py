@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..at_rest import private_folder
-from . import context_tool, read_tools, session_tools, write_tools
+from . import context_tool, judge_tool, read_tools, session_tools, write_tools
 from .arguments import Arguments, ToolError
 from .call import Call
 from .memories import Memories
@@ -41,7 +41,7 @@ HANDLERS: dict[str, Handler] = {
     "mem_timeline": read_tools.mem_timeline,
     "mem_stats": read_tools.mem_stats,
     "mem_suggest_topic_key": read_tools.mem_suggest_topic_key,
-    "mem_judge": read_tools.mem_judge,
+    "mem_judge": judge_tool.mem_judge,
     "mem_current_project": read_tools.mem_current_project,
     "mem_context": context_tool.mem_context,
 }

@@ -7,7 +7,7 @@ import secrets
 from .arguments import ToolError
 from .call import Call
 from .memories import Draft
-from .text import capped, quoted, redact
+from .text import capped, quoted
 
 SUMMARY_TYPE = "session_summary"
 
@@ -42,14 +42,14 @@ def mem_session_summary(call: Call) -> str:
 
 def mem_session_end(call: Call) -> str:
     """Mark a session completed (again: its end time and summary are replaced). The summary
-    is redacted and capped like every stored text. An unknown session is an error (upstream answers
-    success and changes nothing)."""
+    is capped like every stored text. An unknown session is an error (upstream answers success
+    and changes nothing)."""
     arguments = call.arguments
     session_id = arguments.text("id", required=True)
     summary = arguments.text("summary", bounded=False)
     with call.store.transaction():
         if call.store.session(session_id) is None:
             raise ToolError(f"Session {quoted(session_id)} not found")
-        stored = capped(redact(summary)) if summary is not None else None
+        stored = capped(summary) if summary is not None else None
         call.store.end_session(session_id, stored)
     return f"Session {quoted(session_id)} completed"

@@ -1,8 +1,10 @@
 """The mem reference's SQLite store: ``<state-dir>/mem.db``, WAL journal, parameterised SQL only.
 
-Tables: ``sessions``, ``observations`` (the memories; a soft delete sets ``deleted_at``), and
-``prompts``; ``observations_fts`` is an FTS5 index over title, content, type and topic key, kept
-in step by triggers. Data access only: ``memories`` and the tools decide what to read and write.
+Tables: ``sessions``, ``observations`` (the memories; a soft delete sets ``deleted_at``),
+``prompts`` and ``judgments`` (the pending or judged relation of a saved memory to a candidate it
+resembles, removed with either memory); ``observations_fts`` is an FTS5 index over title,
+content, type and topic key, kept in step by triggers. Data access only: ``memories`` and the
+tools decide what to read and write.
 
 Times are UTC text ``YYYY-MM-DD HH:MM:SS.ffffff`` (sorting as text sorts them in time), taken
 from a clock that never repeats or goes back within one process: a revision made in the same
@@ -46,6 +48,14 @@ CREATE TABLE IF NOT EXISTS prompts (
     id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions (id),
     content TEXT NOT NULL, project TEXT NOT NULL, created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS judgments (
+    id TEXT PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    target_id INTEGER NOT NULL REFERENCES observations (id) ON DELETE CASCADE,
+    relation TEXT, reason TEXT, evidence TEXT, confidence REAL, session_id TEXT,
+    created_at TEXT NOT NULL, judged_at TEXT
+);
+CREATE INDEX IF NOT EXISTS judgments_by_target ON judgments (target_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS observations_fts USING fts5 (
     title, content, type, topic_key, content = 'observations', content_rowid = 'id'
 );
@@ -109,6 +119,23 @@ class Session:
     summary: str | None
     #: its live observations
     observations: int
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """A saved memory (``source_id``) and a live one it resembled (``target_id``); ``relation``
+    is ``None`` until judged."""
+
+    id: str
+    source_id: int
+    target_id: int
+    relation: str | None
+    reason: str | None
+    evidence: str | None
+    confidence: float | None
+    session_id: str | None
+    created_at: str
+    judged_at: str | None
 
 
 @dataclass(frozen=True)
@@ -210,6 +237,16 @@ class Store:
         )
         return [Session(*row[:7]) for row in rows]
 
+    def active_session(self, project: str, implicit: str) -> str | None:
+        """The project's most recently started session that has not ended, the ``implicit``
+        one (the project's default session, which no one starts) left out."""
+        row = self.connection.execute(
+            "SELECT id FROM sessions WHERE project = ? AND ended_at IS NULL AND id != ? "
+            "ORDER BY started_at DESC, rowid DESC LIMIT 1",
+            (project, implicit),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def end_session(self, session_id: str, summary: str | None) -> None:
         self.connection.execute(
             "UPDATE sessions SET ended_at = ?, summary = ? WHERE id = ?",
@@ -279,16 +316,15 @@ class Store:
         )
 
     def duplicate_of(self, values: dict[str, Any], created_since: str) -> Observation | None:
-        """A live row with the same content hash, title, type, project and scope as ``values``,
-        created at ``created_since`` or later."""
+        """A live row with the same content hash, title, type and project as ``values``, of any
+        scope, created at ``created_since`` or later."""
         return self._first(
             "SELECT * FROM observations WHERE normalized_hash = ? AND project = ? "
-            "AND scope = ? AND type = ? AND title = ? AND created_at >= ? "
+            "AND type = ? AND title = ? AND created_at >= ? "
             "AND deleted_at IS NULL ORDER BY created_at DESC, id DESC",
             (
                 values["normalized_hash"],
                 values["project"],
-                values["scope"],
                 values["type"],
                 values["title"],
                 created_since,
@@ -304,17 +340,35 @@ class Store:
         )
 
     def search(
-        self, match: str, project: str, memory_type: str | None, scope: str | None, limit: int
+        self,
+        match: str,
+        project: str | None,
+        memory_type: str | None,
+        scope: str | None,
+        limit: int,
+        *,
+        personal_everywhere: bool,
     ) -> list[Observation]:
         """Live rows whose index matches the FTS5 expression ``match``, best first: of the
-        project, or personal (every project sees those), of ``scope`` and ``memory_type``
-        when given."""
+        project (``None``: of every project), and with ``personal_everywhere`` the personal
+        ones of every project too; of ``scope`` and ``memory_type`` when given."""
         return self._rows(
             "SELECT o.* FROM observations_fts f JOIN observations o ON o.id = f.rowid "
             "WHERE observations_fts MATCH ?1 AND o.deleted_at IS NULL "
-            "AND (o.project = ?2 OR o.scope = 'personal') AND (?3 IS NULL OR o.scope = ?3) "
+            "AND (?2 IS NULL OR o.project = ?2 OR (?6 AND o.scope = 'personal')) "
+            "AND (?3 IS NULL OR o.scope = ?3) "
             "AND (?4 IS NULL OR o.type = ?4) ORDER BY f.rank, o.id DESC LIMIT ?5",
-            (match, project, scope, memory_type, limit),
+            (match, project, scope, memory_type, limit, personal_everywhere),
+        )
+
+    def title_matches(self, match: str, memory: Observation, limit: int) -> list[Observation]:
+        """The other live rows of ``memory``'s project and scope whose title matches the FTS5
+        expression ``match``, best first."""
+        return self._rows(
+            "SELECT o.* FROM observations_fts f JOIN observations o ON o.id = f.rowid "
+            "WHERE observations_fts MATCH ? AND o.deleted_at IS NULL AND o.id != ? "
+            "AND o.project = ? AND o.scope = ? ORDER BY f.rank, o.id DESC LIMIT ?",
+            (f"title : ({match})", memory.id, memory.project, memory.scope, limit),
         )
 
     def recent(
@@ -352,6 +406,28 @@ class Store:
             (focus.session_id, focus.id, after),
         )
         return earlier[::-1], later
+
+    # judgments -----------------------------------------------------------------------------
+    def insert_judgment(self, judgment_id: str, source_id: int, target_id: int) -> None:
+        self.connection.execute(
+            "INSERT INTO judgments (id, source_id, target_id, created_at) VALUES (?, ?, ?, ?)",
+            (judgment_id, source_id, target_id, self.now()),
+        )
+
+    def judgment(self, judgment_id: str) -> Judgment | None:
+        row = self.connection.execute(
+            "SELECT * FROM judgments WHERE id = ?", (judgment_id,)
+        ).fetchone()
+        return None if row is None else Judgment(*row)
+
+    def judge(self, judgment_id: str, verdict: dict[str, Any]) -> None:
+        """Record (or replace) a judgment's ``relation``, ``reason``, ``evidence``,
+        ``confidence`` and ``session_id``."""
+        self.connection.execute(
+            "UPDATE judgments SET relation = :relation, reason = :reason, evidence = :evidence, "
+            "confidence = :confidence, session_id = :session_id, judged_at = :now WHERE id = :id",
+            {**verdict, "now": self.now(), "id": judgment_id},
+        )
 
     # prompts and totals --------------------------------------------------------------------
     def insert_prompt(self, session_id: str, content: str, project: str) -> None:

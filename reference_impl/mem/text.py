@@ -45,6 +45,25 @@ def capped(content: str) -> str:
     return content if len(content) <= CONTENT_CAP else content[:CONTENT_CAP] + TRUNCATED
 
 
+def within_bytes(text: str, most: int, marker: str, free: range = range(0)) -> str:
+    """``text`` if its UTF-8 takes at most ``most`` bytes; else cut to fit, with ``marker``
+    after it. The cut is on a character boundary: inside ``free`` (the indices of a free text
+    in ``text``, which reads as well cut anywhere), where it falls; elsewhere at the last line
+    break that leaves room, so that no line of a listing is left half (at the character, when
+    there is none). Even ``marker`` is left out when there is no room for it."""
+    encoded = text.encode("utf-8")
+    if len(encoded) <= most:
+        return text
+    room = most - len(marker.encode("utf-8"))
+    if room < 0:
+        return encoded[:most].decode("utf-8", errors="ignore")
+    kept = encoded[:room].decode("utf-8", errors="ignore")
+    line_end = kept.rfind("\n")
+    if free.start < len(kept) <= free.stop or line_end <= 0:
+        return kept + marker
+    return kept[:line_end] + marker
+
+
 def one_line(text: str) -> str:
     """Whitespace runs (newlines included) collapsed to one space: one listing line per item."""
     return _WHITESPACE.sub(" ", text).strip()
@@ -61,12 +80,17 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(one_line(content.lower()).encode("utf-8")).hexdigest()
 
 
+def folded(text: str) -> str:
+    """``text`` lowercased, accents folded (``migración`` → ``migracion``), as the FTS5 index
+    folds them."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
 def slug(text: str, limit: int = 100) -> str:
-    """Lowercase ASCII words joined by ``-``: accents folded (``migración`` → ``migracion``),
-    every other run of characters outside ``a-z0-9`` a separator, cut to ``limit``."""
-    folded = unicodedata.normalize("NFKD", text.lower())
-    ascii_text = "".join(char for char in folded if not unicodedata.combining(char))
-    return "-".join(_NOT_SLUG.sub(" ", ascii_text).split())[:limit].strip("-")
+    """Lowercase ASCII words joined by ``-``: accents folded, every other run of characters
+    outside ``a-z0-9`` a separator, cut to ``limit``."""
+    return "-".join(_NOT_SLUG.sub(" ", folded(text)).split())[:limit].strip("-")
 
 
 def quoted(value: str) -> str:

@@ -4,14 +4,15 @@
 The families are the seed's (architecture, bug, decision, pattern, config, discovery, learning),
 plus ``session`` for session summaries. The family comes from the type when the type names one,
 else from the first keyword group found in the title and content, else from the type itself;
-the segment is the slug of the title, else of the content's first words. So
-``(architecture, "Auth middleware design")`` gives ``architecture/auth-middleware-design``, the
-seed's worked example.
+the segment is the slug of the title (all its words: upstream drops a first word that repeats
+the family, "Bug in parser" giving ``bug/in-parser`` where the reference gives
+``bug/bug-in-parser``), else of the content's first words. So ``(architecture, "Auth middleware
+design")`` gives ``architecture/auth-middleware-design``, the seed's worked example.
 """
 
 from __future__ import annotations
 
-from .text import redact, slug
+from .text import slug
 
 KEY_LIMIT = 120
 _CONTENT_WORDS = 8
@@ -60,13 +61,9 @@ def family(memory_type: str, title: str, content: str) -> str:
 
 
 def suggest(memory_type: str, title: str, content: str) -> str:
-    """The suggested key of a memory, on its redacted title and content."""
-    title, content = redact(title), redact(content)
+    """The suggested key of a memory (of redacted text: ``arguments``)."""
     chosen = family(memory_type, title, content)
     segment = slug(title) or slug(" ".join(content.split()[:_CONTENT_WORDS])) or "general"
-    segment = segment.removeprefix(f"{chosen}-")
-    if not segment or segment == chosen:
-        segment = "general"
     return f"{chosen}/{segment}"
 
 

@@ -1,38 +1,47 @@
 """The tools that write memories: mem_save, mem_update, mem_delete, mem_save_prompt and
-mem_capture_passive. Each answers upstream v1.7.0's text, or raises ``ToolError``."""
+mem_capture_passive. Each answers upstream v1.7.0's text, or raises ``ToolError``.
+
+A ``session_id`` must name a session (``Call.given_session``), a ``scope`` be ``project``
+or ``personal`` (``memories.scope_of``): either error is raised before anything is written."""
 
 from __future__ import annotations
 
-from . import passive, topic_keys
+from . import judgments, passive, topic_keys
 from .arguments import ToolError
 from .call import Call, not_found
 from .memories import DUPLICATE, Draft, scope_of
-from .text import capped, quoted, redact, snippet
+from .store import PROJECT
+from .text import capped, quoted, snippet
 
 DEFAULT_TYPE = "manual"
 PASSIVE_TYPE = "passive"
 PASSIVE_SOURCE = "mcp-passive"
 _PROMPT_ECHO_CHARS = 80
 _UPDATABLE = ("title", "content", "type", "project", "scope", "topic_key")
-#: fields an update may not blank (a memory keeps a title, a content, a type and a project)
-_NOT_BLANK = ("title", "content", "type", "project")
+#: fields an update may not blank (a memory keeps a title, a content, a type, a project and a
+#: scope)
+_NOT_BLANK = ("title", "content", "type", "project", "scope")
 
 
 def mem_save(call: Call) -> str:
-    """Save a memory. Beyond v1.7.0's text, a last line ``ID: <id>`` names the memory (the
-    new one, or the one the save revised or repeated); clients must not depend on it."""
+    """Save a memory. Beyond v1.7.0's text: when the save stored new text (not a duplicate)
+    and its title resembles other memories of its project and scope, upstream v1.1x's
+    ``CONFLICT REVIEW PENDING`` line and a ``Candidate #<id> <judgment_id>: "<title>" (<type>)``
+    line for each (``judgments``); and a last line ``ID: <id>`` that names the memory (the new
+    one, or the one the save revised or repeated)."""
     arguments = call.arguments
     title = arguments.text("title", required=True)
     content = arguments.text("content", required=True, bounded=False)
     memory_type = arguments.text("type") or DEFAULT_TYPE
     given_key = arguments.text("topic_key")
+    given_scope = arguments.text("scope")
     project = call.project()
     draft = Draft.of(
         title=title,
         content=content,
         type=memory_type,
         project=project,
-        scope=scope_of(arguments.text("scope")),
+        scope=scope_of(given_scope) if given_scope is not None else PROJECT,
         session_id=call.session_id(project),
         topic_key=topic_keys.normalized(given_key) if given_key else None,
     )
@@ -41,6 +50,8 @@ def mem_save(call: Call) -> str:
     if draft.topic_key is None:
         suggestion = topic_keys.suggest(draft.type, draft.title, draft.content)
         lines.append(f"Suggested topic_key: {suggestion}")
+    if saved.outcome != DUPLICATE:
+        lines += judgments.review_lines(judgments.surface(call.store, saved.id))
     lines.append(f"ID: {saved.id}")
     return "\n".join(lines)
 
@@ -58,6 +69,8 @@ def mem_update(call: Call) -> str:
         given[name] = value
     if not given:
         raise ToolError("provide at least one field to update")
+    if "scope" in given:
+        given["scope"] = scope_of(given["scope"] or "")
     updated = call.memories.update(observation_id, given)
     if updated is None:
         raise not_found(observation_id)
@@ -81,7 +94,7 @@ def mem_save_prompt(call: Call) -> str:
     content = call.arguments.text("content", required=True, bounded=False)
     project = call.project()
     session_id = call.session_id(project)
-    stored = capped(redact(content))
+    stored = capped(content)
     with call.store.transaction():
         call.store.ensure_session(session_id, project)
         call.store.insert_prompt(session_id, stored, project)
@@ -96,7 +109,7 @@ def mem_capture_passive(call: Call) -> str:
     project = call.project()
     session_id = call.session_id(project)
     source = arguments.text("source") or PASSIVE_SOURCE
-    found = passive.learnings(redact(content))
+    found = passive.learnings(content)
     saved = duplicates = 0
     for learning in found:
         draft = Draft.of(

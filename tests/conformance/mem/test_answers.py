@@ -25,6 +25,7 @@ from engram_conformance.conformance.mem.facts import (
     Deleted,
     Envelope,
     JudgedMemories,
+    JudgmentRecorded,
     PairVerdict,
     SearchResult,
     TimelineEntry,
@@ -163,8 +164,35 @@ def test_new_projects_come_through_sessions_and_warnings_are_kept() -> None:
 
 def test_the_reference_save_names_its_id_on_a_line_of_its_own() -> None:
     saved = read("reference", "mem_save", "saved_with_id")
-    assert (saved.id, saved.suggested_topic_key) == (42, "architecture/auth-middleware-design")
-    assert read("reference", "mem_save", "topic_upsert_with_id").id == 42
+    assert (saved.id, saved.suggested_topic_key) == (1, "architecture/auth-middleware-design")
+    assert read("reference", "mem_save", "deduped_across_scopes").id == 1
+    assert read("reference", "mem_save", "topic_first").id == 2
+    assert read("reference", "mem_save", "topic_upsert_with_id").id == 2
+
+
+def test_the_reference_lists_its_conflict_candidates_in_text() -> None:
+    saved = read("reference", "mem_save", "conflict_candidates")
+    assert pick(saved, "id judgment_required notes") == (3, True, ())
+    first, second = saved.candidates
+    assert pick(first, "id title type sync_id score") == (
+        1,
+        "Auth middleware design",
+        "architecture",
+        None,
+        None,
+    )
+    assert second.id == 2 and second.title == "Auth middleware: migración a session tokens"
+    assert saved.judgment_id == first.judgment_id and first.judgment_id.startswith("rel-")
+    assert read("reference", "mem_save", "saved_with_id").candidates == ()
+
+
+def test_a_candidate_count_that_disagrees_with_the_lines_is_unreadable() -> None:
+    text = (
+        'Memory saved: "T" (manual)\nCONFLICT REVIEW PENDING — 2 candidate(s); use mem_judge.\n'
+        'Candidate #1 rel-1: "T" (manual)'
+    )
+    with pytest.raises(answers.Unreadable, match="2 candidates announced, 1 listed"):
+        answers.read("mem_save", Answer(text))
 
 
 def test_unknown_save_lines_are_notes() -> None:
@@ -231,8 +259,14 @@ def test_counters_of_real_dedupe_and_upsert_are_read_back() -> None:
 
 def test_the_reference_observation_adds_updated_and_last_seen() -> None:
     observation = read("reference", "mem_get_observation", "updated_and_last_seen")
-    assert observation.updated_at == observation.last_seen_at == "2026-11-30 10:05:00.000002"
-    assert pick(observation, "revision_count created_at") == (2, "2026-11-30 10:00:00.000001")
+    assert observation.updated_at == observation.last_seen_at > observation.created_at
+    assert pick(observation, "revision_count topic_key") == (
+        2,
+        "architecture/auth-middleware-design",
+    )
+    deduped = read("reference", "mem_get_observation", "deduped")
+    assert deduped.last_seen_at > deduped.updated_at == deduped.created_at
+    assert pick(deduped, "duplicate_count scope") == (2, "project")
 
 
 def test_update_delete_and_suggestion() -> None:
@@ -250,6 +284,15 @@ def test_update_delete_and_suggestion() -> None:
     assert read("v1.20.0", "mem_delete", "hard").hard is True
     suggested = read("v1.20.0", "mem_suggest_topic_key", "suggested")
     assert suggested.topic_key == "architecture/auth-middleware-design"
+    bare = read("reference", "mem_suggest_topic_key", "suggested")  # the seed's answer
+    assert bare.topic_key == "architecture/auth-middleware-design"
+
+
+def test_the_references_seed_era_deletes() -> None:
+    assert read("reference", "mem_delete", "soft") == Deleted(id=1, hard=False)
+    assert isinstance(read("reference", "mem_delete", "soft_again"), ToolFailure)
+    assert read("reference", "mem_delete", "hard_after_soft") == Deleted(id=1, hard=True)
+    assert isinstance(read("reference", "mem_delete", "after_hard"), ToolFailure)
 
 
 @pytest.mark.parametrize("text", ["architecture/auth-middleware-design", '"bug/stripe-retry"'])
@@ -368,14 +411,21 @@ def test_another_projects_personal_memory_shows_only_in_a_context_without_projec
 def test_the_reference_context_has_the_latest_summary_in_full() -> None:
     context = read("reference", "mem_context", "latest_summary")
     assert context.latest_summary.title == "Session summary: payments"
-    assert context.latest_summary.content.splitlines() == [
-        "Goal: fix retries",
-        "Discoveries: 3s minimum",
-        "Accomplished: done",
-        "Files: src/payments/stripe-client.ts",
-    ]
-    assert [s.observation_count for s in context.sessions] == [2]
-    assert context.observations[0].title == "Prefer async await"
+    assert context.latest_summary.content.splitlines()[:2] == ["## Goal", "Fix retries"]
+    assert [s.observation_count for s in context.sessions] == [5, 6]
+    assert "Prefer async await" in [o.title for o in context.observations]
+    assert not context.truncated and context.totals is not None
+
+
+def test_the_reference_context_cut_to_its_budget_says_so() -> None:
+    context = read("reference", "mem_context", "truncated")
+    assert context.truncated and context.totals is None
+    assert context.latest_summary is not None and len(context.sessions) == 2
+    assert context.prompts == ()  # the section was cut after its heading
+    cut = read("reference", "mem_context", "cut_in_summary")  # inside the summary's text
+    whole = read("reference", "mem_context", "latest_summary").latest_summary.content
+    assert cut.truncated and cut.latest_summary.content.startswith("## Goal\nF")
+    assert whole.startswith(cut.latest_summary.content) and cut.latest_summary.content != whole
 
 
 def test_a_timeline_reads_session_neighbours_and_focus() -> None:
@@ -455,13 +505,22 @@ def test_upstreams_judgement_and_the_seeds_pair_verdicts() -> None:
     judgement = read("v1.20.0", "mem_judge", "supersedes")
     assert pick(judgement, "relation judgment_status confidence") == ("supersedes", "judged", 0.9)
     assert judgement.reason == "newer" and judgement.relation_id == 1
-    pairs = read("reference", "mem_judge", "pairs")
-    assert isinstance(pairs, JudgedMemories) and pairs.outdated == (41,)
-    assert pick(pairs.verdicts[0], "first second relation") == (41, 42, "supersedes")
-    assert pairs.verdicts[1] == PairVerdict(
-        first=41, second=43, relation="compatible", reason="different topics"
+    judged = read("reference", "mem_judge", "verdicts")
+    assert isinstance(judged, JudgedMemories) and judged.outdated == (2,)
+    assert [(v.id, v.verdict) for v in judged.verdicts] == [
+        (2, "outdated"),
+        (4, "complementary"),
+        (5, "unrelated"),
+    ]
+    assert judged.verdict_of(4) == "complementary" and judged.verdict_of(3) is None
+    assert pick(judged.pairs[0], "first second relation") == (2, 4, "supersedes")
+    assert judged.pairs[1] == PairVerdict(
+        first=2, second=5, relation="unrelated", reason="different subjects"
     )
-    assert read("reference", "mem_judge", "none_outdated").outdated == ()
+    recorded = read("reference", "mem_judge", "recorded")
+    assert isinstance(recorded, JudgmentRecorded)
+    assert pick(recorded, "source relation target") == (3, "supersedes", 1)
+    assert recorded.judgment_id.startswith("rel-")
 
 
 def test_upstreams_curation_tools() -> None:

@@ -1,5 +1,6 @@
-"""Hash dedupe: the same content, title, type, project and scope within the window is absorbed
-(``duplicate_count`` + 1, ``last_seen_at`` updated); the window is a serve option."""
+"""Hash dedupe: the same content, title, type and project within the window is absorbed
+(``duplicate_count`` + 1, ``last_seen_at`` updated), whatever the scope; the window is a serve
+option."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from .servers import fresh, mem_stdio, observation, save
+from .servers import fresh, mem_stdio, observation, ok, save
 
 pytestmark = pytest.mark.anyio
 
@@ -34,12 +35,10 @@ async def test_a_repeat_in_the_window_is_a_duplicate(mem: Client) -> None:
         {"content": "What: another text"},
         {"title": "Stripe retry, again"},
         {"type": "decision"},
-        {"scope": "personal"},
     ],
 )
 async def test_what_makes_a_save_another_memory(mem: Client, change: dict[str, str]) -> None:
-    """Content, title, type, project (the seed's four) and scope (upstream's fifth: a memory
-    must be found in the scope it was saved in)."""
+    """Content, title, type and project: the seed's four."""
     arguments = {
         "title": "Stripe retry",
         "type": "bugfix",
@@ -48,6 +47,25 @@ async def test_what_makes_a_save_another_memory(mem: Client, change: dict[str, s
     }
     first = await save(mem, **arguments)
     assert await save(mem, **{**arguments, **change}) != first
+
+
+async def test_another_scope_is_a_duplicate_that_keeps_its_scope(mem: Client) -> None:
+    """Upstream compares the scope too; the seed names four fields, and the scope is none."""
+    arguments = {"title": "Stripe retry", "content": "What: x", "project": fresh()}
+    first = await save(mem, **arguments)
+    assert await save(mem, **arguments, scope="personal") == first
+    fields = await observation(mem, first)
+    assert (fields["Duplicates"], fields["Scope"]) == ("2", "project")
+    personal = await save(mem, **{**arguments, "title": "Personal first"}, scope="personal")
+    assert await save(mem, **{**arguments, "title": "Personal first"}) == personal
+    assert (await observation(mem, personal))["Scope"] == "personal"
+
+
+async def test_a_soft_deleted_memory_takes_no_part(mem: Client) -> None:
+    arguments = {"title": "T", "content": "C", "project": fresh()}
+    first = await save(mem, **arguments)
+    await ok(mem, "mem_delete", id=first)
+    assert await save(mem, **arguments) != first
 
 
 async def test_another_project_is_another_memory(mem: Client) -> None:

@@ -1,5 +1,6 @@
 """mem_delete: soft by default (hidden from search, context, get and timeline), for good with
-``hard_delete`` (upstream's name) or ``hard`` (the seed's)."""
+``hard_delete`` (upstream's name) or ``hard`` (the seed's); a soft-deleted memory can be
+hard-deleted, not soft-deleted again; after a hard delete every delete of the id fails."""
 
 from __future__ import annotations
 
@@ -41,14 +42,15 @@ async def test_a_hard_delete_removes_the_memory(mem: Client, flag: str) -> None:
     assert await failed(mem, "mem_delete", id=memory) == f"Observation #{memory} not found"
 
 
-async def test_a_soft_deleted_memory_can_be_removed(mem: Client) -> None:
+@pytest.mark.parametrize("flag", ["hard_delete", "hard"])
+async def test_a_soft_deleted_memory_can_be_removed(mem: Client, flag: str) -> None:
     memory = await save(mem, title="T", content="C", project=fresh())
+    not_found = f"Observation #{memory} not found"
     await ok(mem, "mem_delete", id=memory)
-    assert await ok(mem, "mem_delete", id=memory) == f"Memory #{memory} soft-deleted"
-    assert "permanently" in await ok(mem, "mem_delete", id=memory, hard=True)
-    assert (
-        await failed(mem, "mem_delete", id=memory, hard=True) == f"Observation #{memory} not found"
-    )
+    assert await failed(mem, "mem_delete", id=memory) == not_found
+    assert "permanently" in await ok(mem, "mem_delete", id=memory, **{flag: True})
+    for again in ({}, {"hard": True}, {"hard_delete": True}):
+        assert await failed(mem, "mem_delete", id=memory, **again) == not_found
 
 
 async def test_false_flags_soft_delete(mem: Client) -> None:

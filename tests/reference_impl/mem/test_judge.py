@@ -1,7 +1,10 @@
-"""mem_judge: for each pair of the given memories, supersedes (same topic, the older is
-outdated), conflicts (same subject, one negates the other) or compatible."""
+"""mem_judge: the seed's list of ids (a verdict on each memory: outdated, contradictory,
+complementary or unrelated, from how each pair relates), and upstream's verdict on a
+``judgment_id`` that a save's conflict candidates carry."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from mcp import Client
@@ -10,18 +13,23 @@ from .servers import failed, fresh, ok, save
 
 pytestmark = pytest.mark.anyio
 
-
-def verdicts(answer: str) -> dict[tuple[int, int], str]:
-    lines = answer.splitlines()
-    pairs = {}
-    for line in lines[1:-1]:
-        ids, _, rest = line.partition(": ")
-        first, second = (int(part.lstrip("#")) for part in ids.split())
-        pairs[first, second] = rest.split(" — ")[0]
-    return pairs
+_CANDIDATE = re.compile(r'^Candidate #(\d+) (rel-[0-9a-f]{16}): "(.*)" \((.*)\)$', re.MULTILINE)
 
 
-async def test_the_same_topic_in_two_projects_supersedes(mem: Client) -> None:
+def verdicts(answer: str) -> dict[int, str]:
+    """The ``#<id>: <verdict>`` lines."""
+    return {int(id_): word for id_, word in re.findall(r"^#(\d+): (\w+)$", answer, re.MULTILINE)}
+
+
+def pairs(answer: str) -> dict[tuple[int, int], str]:
+    """The ``#<a> #<b>: <relation> — <reason>`` lines."""
+    found = re.findall(r"^#(\d+) #(\d+): (\w+) — ", answer, re.MULTILINE)
+    return {(int(first), int(second)): relation for first, second, relation in found}
+
+
+async def test_of_one_topic_the_older_is_outdated(mem: Client) -> None:
+    """The topic evolved: the newer memory replaces the older (JUDGE-003), wherever each was
+    saved."""
     key = "architecture/auth-middleware-design"
     older = await save(
         mem,
@@ -40,10 +48,14 @@ async def test_the_same_topic_in_two_projects_supersedes(mem: Client) -> None:
         project=fresh(),
     )
     answer = await ok(mem, "mem_judge", ids=[newer, older])
-    assert answer.splitlines()[0] == "Judged 2 memories (1 pairs):"
-    assert verdicts(answer) == {(older, newer): "supersedes"}
-    assert f"#{newer} supersedes #{older}" in answer
-    assert answer.splitlines()[-1] == f"Outdated: #{older}"
+    lines = answer.splitlines()
+    assert lines[:3] == [
+        "Judged 2 memories (1 pairs):",
+        f"#{older}: outdated",
+        f"#{newer}: complementary",
+    ]
+    assert pairs(answer) == {(older, newer): "supersedes"}
+    assert f"#{newer} supersedes #{older}" in lines[3]
 
 
 async def test_titles_of_one_head_are_one_topic(mem: Client) -> None:
@@ -63,10 +75,10 @@ async def test_titles_of_one_head_are_one_topic(mem: Client) -> None:
         project=project,
     )
     answer = await ok(mem, "mem_judge", ids=[older, newer])
-    assert verdicts(answer) == {(older, newer): "supersedes"}
+    assert verdicts(answer) == {older: "outdated", newer: "complementary"}
 
 
-async def test_opposite_statements_conflict(mem: Client) -> None:
+async def test_every_id_gets_one_of_the_four_verdicts(mem: Client) -> None:
     project = fresh()
     use = await save(
         mem,
@@ -82,25 +94,41 @@ async def test_opposite_statements_conflict(mem: Client) -> None:
         content="Never use tabs for indentation in Go files",
         project=project,
     )
-    other = await save(
+    retry = await save(
         mem, title="Stripe", type="bugfix", content="Retry delay of three seconds", project=project
     )
-    answer = await ok(mem, "mem_judge", ids=[use, never, other])
+    again = await save(
+        mem,
+        title="Retries",
+        type="bugfix",
+        content="Stripe retry delay: three seconds",
+        project=project,
+    )
+    other = await save(
+        mem, title="Docker", type="config", content="Slim base image", project=project
+    )
+    ids = [other, again, retry, never, use]
+    answer = await ok(mem, "mem_judge", ids=ids)
     assert verdicts(answer) == {
-        (use, never): "conflicts",
-        (use, other): "compatible",
-        (never, other): "compatible",
+        use: "contradictory",
+        never: "contradictory",
+        retry: "complementary",
+        again: "complementary",
+        other: "unrelated",
     }
-    assert answer.splitlines()[-1] == "Outdated: none"
+    assert pairs(answer)[use, never] == "conflicts"
+    assert pairs(answer)[retry, again] == "compatible"
+    assert pairs(answer)[use, other] == "unrelated"
+    assert await ok(mem, "mem_judge", ids=ids[::-1]) == answer  # deterministic
 
 
-async def test_the_same_topic_and_content_is_compatible(mem: Client) -> None:
+async def test_the_same_topic_and_content_is_complementary(mem: Client) -> None:
     key = "decision/db"
     first = await save(mem, title="DB", content="sqlite", topic_key=key, project=fresh())
     second = await save(mem, title="DB", content="sqlite", topic_key=key, project=fresh())
-    assert verdicts(await ok(mem, "mem_judge", ids=[first, second])) == {
-        (first, second): "compatible"
-    }
+    answer = await ok(mem, "mem_judge", ids=[first, second])
+    assert verdicts(answer) == {first: "complementary", second: "complementary"}
+    assert pairs(answer) == {(first, second): "compatible"}
 
 
 async def test_unknown_or_deleted_ids_are_errors(mem: Client) -> None:
@@ -124,3 +152,71 @@ async def test_bad_id_lists_are_errors(mem: Client, ids: object) -> None:
 async def test_at_most_twenty(mem: Client) -> None:
     ids = [await save(mem, title=f"T{n}", content=f"c{n}", project=fresh()) for n in range(21)]
     assert await failed(mem, "mem_judge", ids=ids) == "ids: at most 20 memories at once"
+
+
+# conflict candidates and recorded verdicts ----------------------------------------------------
+async def test_a_save_that_resembles_memories_lists_them_as_candidates(mem: Client) -> None:
+    project = fresh()
+    first = await save(
+        mem, title="Auth middleware design", type="architecture", content="JWT", project=project
+    )
+    await save(mem, title="Auth middleware design", content="x", project=fresh())  # elsewhere
+    await save(mem, title="Auth middleware design", content="y", project=project, scope="personal")
+    await save(mem, title="Billing retries", content="z", project=project)  # unlike
+    answer = await ok(
+        mem,
+        "mem_save",
+        title="Auth middleware design revisited",
+        type="architecture",
+        content="session tokens",
+        project=project,
+    )
+    review = "CONFLICT REVIEW PENDING — 1 candidate(s); use mem_judge to record verdicts."
+    assert review in answer.splitlines()
+    [(candidate, judgment_id, title, memory_type)] = _CANDIDATE.findall(answer)
+    assert (int(candidate), title, memory_type) == (first, "Auth middleware design", "architecture")
+    saved = int(answer.rsplit("ID: ", 1)[1])
+    recorded = await ok(mem, "mem_judge", judgment_id=judgment_id, relation="supersedes")
+    assert recorded == f'Judgment "{judgment_id}" recorded: #{saved} supersedes #{first}'
+    again = await ok(
+        mem, "mem_judge", judgment_id=judgment_id, relation="compatible", confidence=0.5
+    )
+    assert again.endswith(f"#{saved} compatible #{first}")
+
+
+async def test_at_most_three_candidates_sharing_half_the_title(mem: Client) -> None:
+    project = fresh()
+    titles = ("Pool size", "Pool size tuning", "Pool timeout", "Queue size", "Pool queue size")
+    for title in (*titles, "Other"):
+        await save(mem, title=title, content=title.lower(), project=project)
+    answer = await ok(mem, "mem_save", title="Pool queue size limits", content="c", project=project)
+    titles = [title for _, _, title, _ in _CANDIDATE.findall(answer)]
+    assert titles == ["Pool queue size", "Queue size", "Pool size tuning"]
+    duplicate = await ok(
+        mem, "mem_save", title="Pool queue size limits", content="c", project=project
+    )
+    assert "Candidate" not in duplicate  # a duplicate stores no new text
+
+
+async def test_a_title_without_subject_words_has_no_candidates(mem: Client) -> None:
+    project = fresh()
+    await save(mem, title="T", content="one", project=project)
+    assert "CONFLICT" not in await ok(mem, "mem_save", title="T", content="two", project=project)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({}, "give either ids (memories to judge) or judgment_id (a verdict to record)"),
+        ({"ids": [1, 2], "judgment_id": "rel-x"}, "give either ids"),
+        ({"judgment_id": "rel-0000000000000000", "relation": "related"}, "not found"),
+        ({"judgment_id": "rel-x"}, "relation is required"),
+        ({"relation": "related"}, "give either ids"),
+        ({"judgment_id": "rel-x", "relation": "hates"}, "relation must be one of related, "),
+        ({"judgment_id": "rel-x", "relation": "related", "confidence": 1.5}, "between 0 and 1"),
+        ({"judgment_id": "rel-x", "relation": "related", "confidence": "high"}, "a number"),
+        ({"judgment_id": "rel-x", "relation": "related", "session_id": "ghost"}, "not found"),
+    ],
+)
+async def test_verdict_errors(mem: Client, arguments: dict[str, object], message: str) -> None:
+    assert message in await failed(mem, "mem_judge", **arguments)

@@ -24,6 +24,7 @@ def counts(answer: str) -> tuple[int, int, int]:
 
 async def test_the_seeds_error_log_yields_a_learning(mem: Client) -> None:
     project = fresh()
+    await ok(mem, "mem_session_start", id="session-abc123", project=project)
     answer = await ok(
         mem,
         "mem_capture_passive",
@@ -70,6 +71,15 @@ async def test_text_of_no_substance_yields_none(mem: Client) -> None:
 
 async def test_content_is_required(mem: Client) -> None:
     assert await failed(mem, "mem_capture_passive", content="  ") == "content is required"
+
+
+async def test_a_session_no_one_started_is_refused(mem: Client) -> None:
+    project, session = fresh(), fresh("s")
+    text = "ERROR: the disk is full and nothing can be written"
+    arguments = {"content": text, "session_id": session, "project": project}
+    assert await failed(mem, "mem_capture_passive", **arguments) == f'Session "{session}" not found'
+    nothing = await ok(mem, "mem_search", query="disk", project=project)
+    assert nothing.startswith("No memories found")
 
 
 def test_the_last_heading_with_items_wins() -> None:

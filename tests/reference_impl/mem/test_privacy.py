@@ -1,6 +1,9 @@
-"""``<private>…</private>`` is stored as ``[REDACTED]``; contents are capped."""
+"""``<private>…</private>`` is stored as ``[REDACTED]``, in every text an argument brings;
+contents are capped."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from engram_conformance.reference_impl.mem.text import CONTENT_CAP, TRUNCATED, redact
@@ -39,6 +42,39 @@ async def test_prompts_and_summaries_are_redacted(mem: Client) -> None:
     context = await ok(mem, "mem_context", project=project)
     assert "hunter2" not in context and "pw</private>" not in context
     assert context.count("[REDACTED]") == 2
+
+
+async def test_every_stored_text_is_redacted(mem: Client) -> None:
+    """Beyond title and content: type, topic key, a session's id and summary, a capture's text
+    and source."""
+    project, secret = fresh(), "<private>hunter2</private>"
+    session = f"s-{secret}"
+    await ok(mem, "mem_session_start", id=session, project=project, directory=f"/x/{secret}")
+    memory = await save(
+        mem,
+        title="T",
+        content="C",
+        type=f"config {secret}",
+        topic_key=f"config/{secret}",
+        session_id=session,
+        project=project,
+    )
+    capture = f"ERROR: the pool is exhausted {secret} again"
+    await ok(mem, "mem_capture_passive", content=capture, source=secret, project=project)
+    await ok(mem, "mem_session_end", id=session, summary=f"done {secret}")
+    found = await ok(mem, "mem_search", query="exhausted", project=project)
+    captured = int(re.search(r"#(\d+) \(passive\)", found).group(1))  # type: ignore[union-attr]
+    seen = [
+        found,
+        await ok(mem, "mem_get_observation", id=memory),
+        await ok(mem, "mem_get_observation", id=captured),
+        await ok(mem, "mem_context", project=project),
+        await ok(mem, "mem_timeline", observation_id=memory),
+        await ok(mem, "mem_suggest_topic_key", title=f"Rotate {secret}"),
+    ]
+    assert not any("hunter2" in text or "private>" in text for text in seen)
+    fields = await observation(mem, memory)
+    assert (fields["Session"], fields["Topic"]) == ("s-[REDACTED]", "config/[redacted]")
 
 
 async def test_a_long_content_is_capped(mem: Client) -> None:

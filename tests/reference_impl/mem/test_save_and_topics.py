@@ -11,10 +11,11 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_the_seeds_worked_example_of_a_suggestion(mem: Client) -> None:
+    """The answer is the bare key, as the seed shows it (upstream labels it)."""
     answer = await ok(
         mem, "mem_suggest_topic_key", type="architecture", title="Auth middleware design"
     )
-    assert answer == "Suggested topic_key: architecture/auth-middleware-design"
+    assert answer == "architecture/auth-middleware-design"
 
 
 @pytest.mark.parametrize(
@@ -27,8 +28,13 @@ async def test_the_seeds_worked_example_of_a_suggestion(mem: Client) -> None:
         ({"type": "discovery", "title": "Pool exhaustion"}, "discovery/pool-exhaustion"),
         ({"type": "learning", "title": "Prefer async"}, "learning/prefer-async"),
         ({"title": "Fix nil panic in auth"}, "bug/fix-nil-panic-in-auth"),
-        ({"type": "decision", "title": "decision"}, "decision/general"),
-        ({"type": "bugfix", "title": "bug-auth-panic"}, "bug/auth-panic"),
+        ({"type": "decision", "title": "decision"}, "decision/decision"),
+        ({"type": "bugfix", "title": "Bug in parser"}, "bug/bug-in-parser"),
+        (
+            {"type": "manual", "title": "ADR: split the API gateway"},
+            "architecture/adr-split-the-api-gateway",
+        ),
+        ({"title": "<private>sk_live_1</private> rotation"}, "topic/redacted-rotation"),
         ({"type": "manual", "title": "!!!", "content": "..."}, "topic/general"),
         (
             {"type": "architecture", "title": "Migración a tokens"},
@@ -37,7 +43,8 @@ async def test_the_seeds_worked_example_of_a_suggestion(mem: Client) -> None:
     ],
 )
 async def test_suggested_families(mem: Client, arguments: dict[str, str], key: str) -> None:
-    assert await ok(mem, "mem_suggest_topic_key", **arguments) == f"Suggested topic_key: {key}"
+    """The family from the type, else the text; the slug is every word of the title."""
+    assert await ok(mem, "mem_suggest_topic_key", **arguments) == key
 
 
 async def test_a_suggestion_needs_a_title_or_a_content(mem: Client) -> None:
@@ -134,6 +141,17 @@ async def test_a_topic_key_is_per_project_and_per_scope(mem: Client) -> None:
     assert len({first, in_other, personal}) == 3
 
 
+async def test_a_topic_save_that_repeats_another_scopes_memory_is_its_duplicate(
+    mem: Client,
+) -> None:
+    """Dedupe compares content, title, type and project, whatever the key's scope."""
+    arguments = {"title": "DB", "content": "sqlite", "topic_key": "decision/db", "project": fresh()}
+    first = await save(mem, **arguments)
+    assert await save(mem, **arguments, scope="personal") == first
+    fields = await observation(mem, first)
+    assert (fields["Scope"], fields["Duplicates"]) == ("project", "2")
+
+
 async def test_repeating_a_topic_save_is_a_duplicate_not_a_revision(mem: Client) -> None:
     project = fresh()
     arguments = {"title": "K", "content": "same", "topic_key": "pattern/k", "project": project}
@@ -176,6 +194,8 @@ async def test_update_of_scope_and_topic_key(mem: Client) -> None:
         ({"id": 9_000_000_000, "title": "x"}, "Observation #9000000000 not found"),
         ({"id": 1, "title": "   "}, "title must not be empty"),
         ({"id": 1, "project": ""}, "project must not be empty"),
+        ({"id": 1, "scope": " "}, "scope must not be empty"),
+        ({"id": 1, "scope": "team"}, "scope must be project or personal"),
     ],
 )
 async def test_update_errors(mem: Client, arguments: dict[str, object], message: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from .servers import fresh, mem_stdio, ok, save
+from .servers import failed, fresh, mem_stdio, ok, save
 
 pytestmark = pytest.mark.anyio
 
@@ -54,10 +54,16 @@ async def test_scope_filters_search(mem: Client) -> None:
     assert "Found 1 memories" in scoped and "scope: project" in scoped
 
 
-async def test_an_unknown_scope_is_project(mem: Client) -> None:
-    project = fresh()
-    memory = await save(mem, title="T", content="C", project=project, scope="galaxy")
-    assert f"#{memory} " in await ok(mem, "mem_search", query="T", project=project, scope="project")
+@pytest.mark.parametrize("tool", ["mem_save", "mem_search", "mem_context"])
+async def test_a_scope_is_project_or_personal(mem: Client, tool: str) -> None:
+    """Seed 003's two values, in any case; upstream stores any other value as project."""
+    word, project = fresh("w"), fresh()
+    arguments = {"title": word, "content": "C", "query": word, "project": project}
+    message = await failed(mem, tool, **arguments, scope="team")
+    assert message == "scope must be project or personal"
+    nothing = await ok(mem, "mem_search", query=word, project=project)
+    assert nothing.startswith("No memories found")
+    await ok(mem, tool, **arguments, scope=" Personal ")
 
 
 async def test_the_current_project_is_the_working_folders_name(tmp_path: Path) -> None:

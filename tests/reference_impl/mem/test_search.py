@@ -1,5 +1,6 @@
-"""mem_search: v1.7.0's listing, type/project/scope filters, limit default 10 and cap 20, no
-hit is no error, and no query text is an FTS5 error."""
+"""mem_search: v1.7.0's listing, type/project/scope filters (an explicit project is that
+project's only; all_projects every project's), every term or any (match_mode), limit default
+10 and cap 20, no hit is no error, and no query text is an FTS5 error."""
 
 from __future__ import annotations
 
@@ -60,6 +61,39 @@ async def test_every_term_must_match(mem: Client) -> None:
     await save(mem, title="pool exhausted", content="connections", project=project)
     assert hits(await ok(mem, "mem_search", query="pool connections", project=project)) == 1
     assert hits(await ok(mem, "mem_search", query="pool elephants", project=project)) == 0
+    all_terms = {"query": "pool elephants", "project": project, "match_mode": "all"}
+    assert hits(await ok(mem, "mem_search", **all_terms)) == 0
+
+
+async def test_match_mode_any_needs_one_term(mem: Client) -> None:
+    project = fresh()
+    await save(mem, title="pool exhausted", content="connections", project=project)
+    await save(mem, title="elephants", content="large", project=project)
+    answer = await ok(mem, "mem_search", query="pool elephants", project=project, match_mode="any")
+    assert hits(answer) == 2
+    message = await failed(mem, "mem_search", query="pool", project=project, match_mode="some")
+    assert message == 'match_mode must be "all" or "any"'
+
+
+async def test_an_explicit_project_is_that_projects_only(mem: Client) -> None:
+    """Another project's personal memories too stay out (SRCH-004); without a project they
+    join the current project's, as they do every context."""
+    word, home, other = fresh("w"), fresh(), fresh()
+    await save(mem, title=f"{word} home", content="x", project=home, scope="personal")
+    await save(mem, title=f"{word} other", content="x", project=other, scope="personal")
+    answer = await ok(mem, "mem_search", query=word, project=home)
+    assert hits(answer) == 1 and f"{word} home" in answer
+    assert hits(await ok(mem, "mem_search", query=word)) == 2
+    assert hits(await ok(mem, "mem_search", query=word, scope="personal")) == 2
+
+
+async def test_all_projects(mem: Client) -> None:
+    word, projects = fresh("w"), [fresh(), fresh()]
+    for project in projects:
+        await save(mem, title=f"{word} in {project}", content="x", project=project)
+    everywhere = {"query": word, "project": projects[0], "all_projects": True}
+    assert hits(await ok(mem, "mem_search", **everywhere)) == 2
+    assert hits(await ok(mem, "mem_search", query=word, all_projects=False)) == 0
 
 
 async def test_limit_default_10_and_cap_20(mem: Client) -> None:

@@ -1,5 +1,6 @@
 """The session cycle: start (the caller's id, or a generated one), summary (what mem_context
-shows first), end; prompts and the timeline of a session."""
+shows first), end; writes belong to the session they name (which must exist), else to the
+project's latest active one; prompts and the timeline of a session."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 import pytest
 from mcp import Client
 
-from .servers import failed, fresh, ok, save
+from .servers import failed, fresh, observation, ok, save
 
 pytestmark = pytest.mark.anyio
 
@@ -87,12 +88,50 @@ async def test_prompts_show_in_context(mem: Client) -> None:
     assert "### Recent User Prompts" in context and "respect Stripe's rate limits" in context
 
 
+async def test_a_write_without_a_session_joins_the_latest_active_one(mem: Client) -> None:
+    project, older, newer = fresh(), fresh("s"), fresh("s")
+    before = await save(mem, title="Before", content="no session yet", project=project)
+    await ok(mem, "mem_session_start", id=older, project=project)
+    await ok(mem, "mem_session_start", id=newer, project=project)
+    await ok(mem, "mem_session_start", id=fresh("s"), project=fresh())  # another project's
+    during = await save(mem, title="During", content="in the session", project=project)
+    await ok(mem, "mem_session_end", id=newer)
+    after_one = await save(mem, title="After one", content="back to the older", project=project)
+    await ok(mem, "mem_session_end", id=older)
+    after_all = await save(mem, title="After all", content="no session left", project=project)
+    sessions = [(await observation(mem, memory))["Session"] for memory in (before, during)]
+    sessions += [(await observation(mem, memory))["Session"] for memory in (after_one, after_all)]
+    default = f"manual-save-{project}"
+    assert sessions == [default, newer, older, default]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("mem_save", {"title": "T", "content": "Unwritten"}),
+        ("mem_save_prompt", {"content": "Unwritten prompt"}),
+        ("mem_session_summary", {"content": "Goal: Unwritten"}),
+    ],
+)
+async def test_a_session_no_one_started_is_refused(
+    mem: Client, tool: str, arguments: dict[str, str]
+) -> None:
+    """Upstream v1.7.0 made the session instead; v1.20 refuses it too."""
+    project, session = fresh(), fresh("s")
+    message = await failed(mem, tool, **arguments, session_id=session, project=project)
+    assert message == f'Session "{session}" not found'
+    context = await ok(mem, "mem_context", project=project)
+    assert "Unwritten" not in context and "### Recent Sessions" not in context
+
+
 async def test_the_timeline_of_a_session(mem: Client) -> None:
     project, session = fresh(), fresh("s")
+    await ok(mem, "mem_session_start", id=session, project=project)
     ids = [
         await save(mem, title=f"Step {n}", content=f"c{n}", project=project, session_id=session)
         for n in range(5)
     ]
+    await ok(mem, "mem_session_end", id=session)
     await save(mem, title="Elsewhere", content="other session", project=project)
     timeline = await ok(mem, "mem_timeline", observation_id=ids[2], before=1, after=5)
     assert f"Session: {project} (" in timeline
