@@ -22,7 +22,7 @@ from .exceptions import ServerFault
 from .interruption import until_interrupted
 from .runner import Progress, RunOptions, RunResult, run
 from .session import Session
-from .targets.descriptor import TargetDescriptor
+from .targets.descriptor import DescriptorError, TargetDescriptor
 from .targets.launch import LaunchedTarget, Workspace
 
 
@@ -40,13 +40,32 @@ def chosen_contract(descriptor: TargetDescriptor, forced: str | None = None) -> 
     """The contract to test: ``forced`` (``--contract``), else the descriptor's ``[contract]
     name``, else the one whose tools the server lists (the target is started once to ask), else
     ``contracts.DEFAULT``, whose run then says that the server lists none of its tools.
-    UnknownContract for a name no plug-in has; StartupFailed when the server would not start;
+    UnknownContract for a name no plug-in has; DescriptorError when ``policy.tools`` claims a
+    tool the contract does not have; StartupFailed when the server would not start;
     Interrupted (its server stopped) on SIGINT or SIGTERM."""
     name = forced or descriptor.contract
     if name is not None:
-        return contracts.contract(name)
-    asked = functools.partial(_recognised, descriptor)
-    return anyio.run(until_interrupted, asked) or contracts.contract(contracts.DEFAULT)
+        chosen = contracts.contract(name)
+    else:
+        asked = functools.partial(_recognised, descriptor)
+        chosen = anyio.run(until_interrupted, asked) or contracts.contract(contracts.DEFAULT)
+    _claims_only_tools_of(chosen, descriptor)
+    return chosen
+
+
+def _claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> None:
+    """The descriptor's schema cannot know which contract a run tests, so the tools a
+    descriptor claims are checked against the contract's once it is chosen."""
+    claimed = descriptor.policy.tools or ()
+    known = contract.load_spec().tools
+    unknown = [tool for tool in claimed if tool not in known]
+    if unknown:
+        raise DescriptorError(
+            descriptor.source,
+            "policy.tools",
+            f"names {', '.join(unknown)}, no tool of the {contract.name} contract "
+            f"(its tools: {', '.join(known)})",
+        )
 
 
 async def _recognised(descriptor: TargetDescriptor) -> Contract | None:
