@@ -83,9 +83,19 @@ class BaseContext:
         """This check's calls so far, as data."""
         return tuple(o.to_json() for o in self.session.transcript[self._first_call :])
 
-    def expect(self, rule: str, ok: bool, *, expected: str, observed: Any) -> bool:
+    def expect(
+        self,
+        rule: str,
+        ok: bool,
+        *,
+        expected: str,
+        observed: Any,
+        passed_because: str | None = None,
+    ) -> bool:
+        """Record ``ok`` against ``rule``; a failure shows ``expected`` and ``observed``, a pass
+        ``passed_because`` (the verdict's reason), when what passed is worth saying."""
         if ok:
-            self.ledger.passed(rule, self.check)
+            self.ledger.passed(rule, self.check, passed_because)
         else:
             shown = observed if isinstance(observed, str) else show(observed)
             failure = Failure(self.check, expected, shown, self.calls(), self.seed, self.check)

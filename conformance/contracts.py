@@ -17,6 +17,7 @@ from .check_registry import Checks
 #: contract name -> the module of its plug-in (imported when the contract is first used)
 CONTRACTS: dict[str, str] = {
     "engram-memory": "engram_conformance.conformance.engram_memory.plugin",
+    "mem": "engram_conformance.conformance.mem.plugin",
 }
 #: the contract a run reports under when the server lists none of any contract's tools
 DEFAULT = "engram-memory"

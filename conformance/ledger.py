@@ -67,6 +67,8 @@ class Evidence:
     failures: list[Failure] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     not_applicable: list[str] = field(default_factory=list)
+    #: what the passes found, where a pass alone does not say it (which version line, say)
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -86,10 +88,12 @@ class Ledger:
         self.evidence: dict[str, Evidence] = defaultdict(Evidence)
         self.failure_count = 0
 
-    def passed(self, rule: str, check: str) -> None:
+    def passed(self, rule: str, check: str, note: str | None = None) -> None:
         entry = self.evidence[rule]
         entry.checks.add(check)
         entry.passed += 1
+        if note is not None:
+            entry.notes.append(bounded(note))
 
     def failed(self, rule: str, failure: Failure) -> None:
         entry = self.evidence[rule]
@@ -126,4 +130,4 @@ class Ledger:
             return Verdict(broken)
         if entry.errors:
             return Verdict(reports.Verdict.ERROR, entry.errors[0])
-        return Verdict(reports.Verdict.PASS)
+        return Verdict(reports.Verdict.PASS, "; ".join(entry.notes) or None)

@@ -3,7 +3,9 @@ for replay, and what replaying one call found."""
 
 from __future__ import annotations
 
+import difflib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,3 +23,16 @@ class Replayed:
 def read_transcript(path: Path) -> list[dict[str, Any]]:
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
+
+
+def compared(
+    entry: dict[str, Any], observed: Observation, mask: Callable[[Any], Any]
+) -> Replayed:
+    """What sending ``entry`` again found: the answer, and its unified diff from the recorded
+    one, both passed through ``mask`` (which hides what differs on every run)."""
+    before, after = (
+        json.dumps(mask(answer), indent=1, sort_keys=True, ensure_ascii=False).splitlines()
+        for answer in (entry["answer"], observed.answer())
+    )
+    diff = difflib.unified_diff(before, after, "recorded", "replayed", lineterm="")
+    return Replayed(entry, observed, "\n".join(diff))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from engram_conformance.spec.engram_memory.openapi import openapi_document
 
 from ..check_registry import Checks
 from ..session import Session
+from ..spec_digest import spec_digest
 from ..transcripts import Replayed
 from .checks import registry
 from .checks.context import CheckContext
@@ -58,7 +58,7 @@ class EngramMemory:
         return {
             "contract_version": identity["contract_version"],
             "spec_version": identity["spec_version"],
-            "digest": spec_digest(spec),
+            "digest": spec_digest(spec.documents.root, spec.documents.by_path),
         }
 
     def conformance_class(self, spec: Spec, offered: list[str]) -> tuple[str, str]:
@@ -87,10 +87,3 @@ class EngramMemory:
 
 CONTRACT = EngramMemory()
 
-
-def spec_digest(spec: Spec) -> str:
-    """A digest of every spec file's bytes, in path order: which spec this run used."""
-    hasher = hashlib.sha256()
-    for relative in sorted(spec.documents.by_path):
-        hasher.update(relative.encode() + b"\0" + (spec.documents.root / relative).read_bytes())
-    return "sha256:" + hasher.hexdigest()

@@ -10,7 +10,6 @@ Answers are compared with the fields that differ on every run masked.
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
@@ -23,7 +22,7 @@ from engram_conformance.spec.engram_memory import (
 )
 
 from ..session import Session
-from ..transcripts import Replayed
+from ..transcripts import Replayed, compared
 from .signed_meta import ContextSigner
 
 ISSUED = ("candidate_id", "record_id", "next_page_cursor")
@@ -138,14 +137,6 @@ async def replay(
                 claims = _claims_for_replay(entry, arguments, ids)
                 meta = signer.meta(claims)
             observed = await session.call(entry["tool"], arguments, meta, claims)
-        answer = observed.answer()
-        _learn(entry["answer"], answer, ids)
-        before = json.dumps(masked(entry["answer"]), indent=1, sort_keys=True, ensure_ascii=False)
-        after = json.dumps(masked(answer), indent=1, sort_keys=True, ensure_ascii=False)
-        diff = "\n".join(
-            difflib.unified_diff(
-                before.splitlines(), after.splitlines(), "recorded", "replayed", lineterm=""
-            )
-        )
-        done.append(Replayed(entry, observed, diff))
+        _learn(entry["answer"], observed.answer(), ids)
+        done.append(compared(entry, observed, masked))
     return done

@@ -1,0 +1,103 @@
+"""The mem contract (seed 003's ``mem_*`` protocol) as the harness core's plug-in
+(``conformance.contracts``)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from pathlib import Path
+from typing import Any
+
+from engram_conformance.spec.mem import PACKAGED_ROOT, MemSpec, SpecFileError, load
+from engram_conformance.spec.mem.docs import markdown
+from engram_conformance.spec.mem.lint import Problem, lint
+from engram_conformance.spec.mem.openapi import openapi
+
+from ..check_registry import Checks
+from ..session import Session
+from ..spec_digest import spec_digest
+from ..transcripts import Replayed, compared
+from .checks import registry
+from .checks.context import MemContext
+
+
+class MemHost:
+    """The mem protocol has no host binding: the harness signs nothing, its host only names the
+    run, and a descriptor's ``{host_public_key_file}`` has no key to name."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+
+    def write_public_key(self, path: Path) -> None:
+        return None
+
+
+class Mem:
+    name = "mem"
+    discovery_check = registry.DISCOVERY
+    no_tools = "no mem tools discovered: the server lists none of the mem_* tools"
+    reference_arguments: tuple[str, ...] = ()
+    spec_root = PACKAGED_ROOT
+    spec_file_error = SpecFileError
+    docs_page = "docs/spec/mem.md"
+
+    def load_spec(self, root: Path | None = None) -> MemSpec:
+        return load(root)
+
+    def lint(self, root: Path, seed_text: str | None) -> Iterator[Problem]:
+        return lint(root, seed_text)
+
+    def spec_summary(self, spec: MemSpec) -> str:
+        return (
+            f"{len(spec.rules)} rules, {len(spec.tools)} tools in {len(spec.lines)} version "
+            f"lines, {len(spec.statements)} seed statements"
+        )
+
+    def markdown(self, spec: MemSpec) -> str:
+        return markdown(spec)
+
+    def openapi(self, spec: MemSpec) -> dict[str, Any]:
+        return openapi(spec)
+
+    def identity(self, spec: MemSpec) -> dict[str, str]:
+        identity = spec.contract["identity"]
+        return {
+            "contract_version": identity["contract_version"],
+            "spec_version": identity["spec_version"],
+            "digest": spec_digest(spec.documents.root, spec.documents.by_path),
+        }
+
+    def conformance_class(self, spec: MemSpec, offered: list[str]) -> tuple[str, str]:
+        """Full when the server offers every tool seed 003 names."""
+        missing = [tool for tool in spec.seed_tools if tool not in offered]
+        if not missing:
+            return "full", "Full mem conformance class (the twelve tools of seed 003)"
+        return "partial", f"Partial mem conformance class (without {', '.join(missing)})"
+
+    def checks(self) -> Checks:
+        return registry.checks()
+
+    def recognises(self, tools: Collection[str]) -> bool:
+        return bool(set(tools) & set(load().tools))
+
+    def host(self, spec: MemSpec, run_id: str) -> MemHost:
+        return MemHost(run_id)
+
+    def context(self, host: MemHost, **shared: Any) -> MemContext:
+        return MemContext(**shared)
+
+    async def replay(
+        self, session: Session, host: MemHost, entries: list[dict[str, Any]]
+    ) -> list[Replayed]:
+        """Each call sent again as recorded (a mem call carries no context to re-sign); the
+        diff shows every difference, the ids and times the server issues anew included."""
+        done = []
+        for entry in entries:
+            if entry["method"] == "tools/list":
+                observed, _ = await session.list_tools()
+            else:
+                observed = await session.call(entry["tool"], entry["arguments"], None, None)
+            done.append(compared(entry, observed, lambda answer: answer))
+        return done
+
+
+CONTRACT = Mem()
