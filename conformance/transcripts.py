@@ -25,9 +25,7 @@ def read_transcript(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def compared(
-    entry: dict[str, Any], observed: Observation, mask: Callable[[Any], Any]
-) -> Replayed:
+def compared(entry: dict[str, Any], observed: Observation, mask: Callable[[Any], Any]) -> Replayed:
     """What sending ``entry`` again found: the answer, and its unified diff from the recorded
     one, both passed through ``mask`` (which hides what differs on every run)."""
     before, after = (

@@ -86,4 +86,3 @@ class EngramMemory:
 
 
 CONTRACT = EngramMemory()
-

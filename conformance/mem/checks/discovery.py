@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsonschema import Draft202012Validator, SchemaError
-
 from engram_conformance.spec.mem import widenings
+from jsonschema import Draft202012Validator, SchemaError
 
 from .context import MemContext
 from .registry import check
