@@ -65,7 +65,7 @@ def test_tools_list_decides_the_contract(toy: contracts.Contract) -> None:
 
 
 def test_an_unknown_contract_is_named_with_the_known_ones(toy: contracts.Contract) -> None:
-    with pytest.raises(contracts.UnknownContract, match="knows engram-memory, toy"):
+    with pytest.raises(contracts.UnknownContract, match="knows engram-memory, mem, toy"):
         contracts.contract("nope")
 
 
