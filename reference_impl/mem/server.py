@@ -36,18 +36,23 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(service: MemService) -> Server[Any]:
-    handlers = Handlers(service)
+def build_server(service: MemService, handlers: type[Handlers] | None = None) -> Server[Any]:
+    """The server of ``service``'s tools; ``handlers`` answers in the reference's stead (the
+    seam of the mutant tests, as the first contract's ``build_server`` has)."""
+    answering = (handlers or Handlers)(service)
     return Server(
         SERVER_NAME,
         version=version("engram-conformance"),
-        instructions=INSTRUCTIONS,
-        on_list_tools=handlers.list_tools,
-        on_call_tool=handlers.call_tool,
+        instructions=answering.instructions,
+        on_list_tools=answering.list_tools,
+        on_call_tool=answering.call_tool,
     )
 
 
 class Handlers:
+    #: what the initialize answer tells the agent
+    instructions = INSTRUCTIONS
+
     def __init__(self, service: MemService) -> None:
         self.service = service
         # One call at a time: the store is one SQLite connection.

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from engram_conformance.conformance import contracts
 from engram_conformance.conformance.engram_memory.checks.registry import REGISTRY, all_checks
 from engram_conformance.conformance.engram_memory.host import Host
 from engram_conformance.conformance.engram_memory.plugin import CONTRACT
@@ -88,6 +89,9 @@ def checks_only(*names: str) -> Iterator[None]:
         REGISTRY.update(every)
 
 
-def broken_verdict(rule: str) -> str:
-    """The verdict of a broken rule: ``fail`` for a must, ``warn`` for should and profile."""
-    return "fail" if load().rules[rule].level == "must" else "warn"
+def broken_verdict(rule: str, contract: str = contracts.DEFAULT) -> str:
+    """The verdict of a broken rule of ``contract``: ``fail`` for a must, ``warn`` for should
+    and profile."""
+    return (
+        "fail" if contracts.contract(contract).load_spec().rules[rule].level == "must" else "warn"
+    )

@@ -33,6 +33,8 @@ class Caught:
     undecided: tuple[str, ...] = ()
     reported_by: Mapping[str, frozenset[str]] = field(default_factory=dict)
     about: Mapping[str, str] = field(default_factory=dict)
+    #: the contract whose rules these are (their levels say the broken verdict)
+    contract: str = "engram-memory"
 
     def __post_init__(self) -> None:
         assert set(self.reported_by) | set(self.about) <= set(self.broken), self
@@ -47,7 +49,7 @@ class Caught:
 
     def verdicts(self) -> dict[str, str]:
         """The verdict of each rule the mutant breaks or leaves undecided."""
-        broken = {rule: broken_verdict(rule) for rule in self.broken}
+        broken = {rule: broken_verdict(rule, self.contract) for rule in self.broken}
         return broken | dict.fromkeys(self.undecided, "error")
 
 

@@ -1,0 +1,40 @@
+"""Run the harness against the mem reference server in this process, optionally with a mutant
+answering in place of its MCP handlers (``tests/mutants/catalog/mem_discovery.py``)."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import anyio
+from engram_conformance.conformance.mem.plugin import CONTRACT
+from engram_conformance.conformance.runner import RunOptions, RunResult, run
+from engram_conformance.conformance.targets.descriptor import Policy
+from engram_conformance.conformance.targets.launch import InProcessTarget
+from engram_conformance.reference_impl.mem.project import current_project
+from engram_conformance.reference_impl.mem.server import Handlers, build_server
+from engram_conformance.reference_impl.mem.service import MemService
+
+#: the current project of the server in this process (no working folder names it)
+PROJECT = "conformance-inprocess"
+
+
+def run_against(
+    state_dir: Path,
+    *,
+    wiring_mutant: type[Handlers] | None = None,
+    target_policy: Policy | None = None,
+    only: tuple[str, ...] = (),
+    seed: int = 1,
+) -> RunResult:
+    """The harness's result for the mem reference (its handlers mutated as asked)."""
+    spec = CONTRACT.load_spec()
+    service = MemService(state_dir, current_project(PROJECT, state_dir), None)
+    server = build_server(service, wiring_mutant)
+    target = InProcessTarget("mem-reference-in-process", lambda: server, state_dir)
+    host = CONTRACT.host(spec, secrets.token_hex(3))
+    options = RunOptions(only=only, seed=seed)
+    try:
+        return anyio.run(run, target, CONTRACT, spec, target_policy or Policy(), host, options)
+    finally:
+        service.close()
