@@ -20,9 +20,9 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from engram_conformance.conformance import contracts
 from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 from engram_conformance.reference_impl.engram_memory.server import Handlers
-from engram_conformance.spec.engram_memory import load
 
 from .base import ServiceProxy
 from .caught import Caught
@@ -56,6 +56,8 @@ class Run:
     seed: int
     broken: dict[str, str]
     undecided: list[str]
+    #: the contract whose rules the run decided
+    contract: str = contracts.DEFAULT
 
 
 @dataclass
@@ -126,6 +128,7 @@ class Recording:
                     seed=options.get("seed", 1),
                     broken={r: v for r, v in verdicts.items() if v in BROKEN},
                     undecided=sorted(r for r, v in verdicts.items() if v == "error"),
+                    contract=result.contract,
                 )
             )
             return result
@@ -267,15 +270,24 @@ def render(records: list[Record], meta: Meta) -> str:
 
 
 def _unbroken(records: list[Record]) -> list[str]:
-    """The testable rules no killed mutant breaks."""
-    covered = {rule for record in records if record.killed for rule in record.broken}
-    spec = load()
-    left = [rule.id for rule in spec.rules.values() if rule.testable and rule.id not in covered]
-    testable = sum(rule.testable for rule in spec.rules.values())
-    return [
-        f"Killed mutants break {testable - len(left)} of the {testable} testable rules; no mutant "
-        f"breaks {_rules(left)}."
-    ]
+    """Per contract, the testable rules no killed mutant breaks (rule ids are a contract's
+    own: two contracts may both have an ERR-001)."""
+    covered = {
+        (run.contract, rule)
+        for record in records
+        if record.killed
+        for run in record.runs
+        for rule in run.broken
+    }
+    lines = []
+    for name in contracts.names():
+        testable = [r.id for r in contracts.contract(name).load_spec().rules.values() if r.testable]
+        left = [rule for rule in testable if (name, rule) not in covered]
+        lines.append(
+            f"- {name}: killed mutants break {len(testable) - len(left)} of the {len(testable)} "
+            f"testable rules; no mutant breaks {_rules(left)}."
+        )
+    return lines
 
 
 @dataclass
