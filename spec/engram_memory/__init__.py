@@ -13,11 +13,12 @@ from typing import Any
 
 from ..canonical import canonical_json, digest, operation_digest
 from ..instants import instant, instant_ms, wall_clock_ms
+from ..json_files import SpecFileError
 from ..pointers import resolve as resolve_pointer
 from ._arguments import ArgumentVerdict
 from ._arguments import check_clock as _check_clock
 from ._arguments import validate_arguments as _validate
-from ._files import PACKAGED_ROOT, SpecFileError
+from ._files import PACKAGED_ROOT
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._outputs import OutputBreach, output_breaches, schema_rules
 from ._spec import Spec

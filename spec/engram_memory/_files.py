@@ -6,17 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import json_files
-from ..json_files import SpecFileError, read_paths
-
-__all__ = [
-    "CATALOGUES",
-    "EXAMPLES_META",
-    "PACKAGED_ROOT",
-    "SCHEMA_GLOBS",
-    "Documents",
-    "SpecFileError",
-    "read_documents",
-]
+from ..json_files import read_paths
 
 #: The folder that holds the spec shipped with this package.
 PACKAGED_ROOT = Path(__file__).parent

@@ -11,7 +11,8 @@ from jsonschema import ValidationError, validators
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from ._files import Documents, SpecFileError, read_documents
+from ..json_files import SpecFileError
+from ._files import Documents, read_documents
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._shape import shape_errors
 from ._vocabulary import SpecValidator, items_until_decided

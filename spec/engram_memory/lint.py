@@ -18,10 +18,11 @@ from typing import Any
 
 from referencing.exceptions import Unresolvable
 
+from ..json_files import SpecFileError
 from ..pointers import resolve, to_pointer
 from ._arguments import validate_arguments
 from ._crossref import CLOCK_KINDS, CROSS_REFERENCE_KINDS
-from ._files import PACKAGED_ROOT, SpecFileError, read_documents
+from ._files import PACKAGED_ROOT, read_documents
 from ._model import Rule
 from ._outputs import schema_rules, unruled_constraints
 from ._shape import shape_errors, walk_subschemas

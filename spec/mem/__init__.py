@@ -13,7 +13,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from ._files import PACKAGED_ROOT, SpecFileError
+from ..json_files import SpecFileError
+from ._files import PACKAGED_ROOT
 from ._model import Evidence, LineTool, MemTool, Rule, SeedStatement, ToolLine
 from ._spec import MemSpec
 from .widening import Break, HintDifference, Listing, Widening, widening, widenings

@@ -11,8 +11,9 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from ..json_files import SpecFileError
 from ..pointers import to_pointer
-from ._files import CATALOGUES, TOOLS_META, Documents, SpecFileError, read_documents
+from ._files import CATALOGUES, TOOLS_META, Documents, read_documents
 from ._model import MemTool, Rule, SeedStatement, ToolLine
 
 Found = tuple[str, str, str]

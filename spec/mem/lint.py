@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..json_files import SpecFileError
 from ..pointers import resolve
-from ._files import PACKAGED_ROOT, SpecFileError, read_documents
+from ._files import PACKAGED_ROOT, read_documents
 from ._model import Rule, normalized
 from ._spec import MemSpec, build_registry, shape_errors
 
