@@ -33,19 +33,25 @@ class LoadedSpec:
     """The part of a contract's spec class that both contracts share.
 
     A subclass is a frozen dataclass whose first fields are ``documents`` and ``registry``; it
-    names its rule type (``rule_type``, with a ``from_dict``) and says how a folder is read and
-    its shape checked (``read_folder``: the documents, the registry and the shape errors, these
-    lazily).
+    names its rule type (``rule_type``, with a ``from_dict``) and how a folder is read
+    (``read_documents``), its registry built (``build_registry``) and its shape checked
+    (``shape_errors``), each as a staticmethod.
     """
 
     rule_type: ClassVar[Any]
+    read_documents: ClassVar[Callable[[Path], Any]]
+    build_registry: ClassVar[Callable[[Any], Registry]]
+    shape_errors: ClassVar[Callable[[Any, Registry], Iterable[Found]]]
     documents: Documents
     registry: Registry
     tools: dict[str, Any]
 
-    @staticmethod
-    def read_folder(root: Path) -> Folder:
-        raise NotImplementedError
+    @classmethod
+    def read_folder(cls, root: Path) -> Folder:
+        """The folder's documents, its registry and its shape errors (these lazily)."""
+        documents = cls.read_documents(root)
+        registry = cls.build_registry(documents)
+        return documents, registry, cls.shape_errors(documents, registry)
 
     @classmethod
     def from_folder(cls, root: Path) -> Any:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 from typing import Any, ClassVar
 
 from jsonschema import ValidationError, validators
 from referencing import Registry
 
-from ..loaded import Folder, LoadedSpec, registry_of
+from ..loaded import LoadedSpec, registry_of
 from ._files import Documents, read_documents
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._shape import shape_errors
@@ -56,15 +55,12 @@ class Spec(LoadedSpec):
     """One spec folder, loaded and meta-validated."""
 
     rule_type: ClassVar[type[Rule]] = Rule
+    read_documents = staticmethod(read_documents)
+    build_registry = staticmethod(build_registry)
+    shape_errors = staticmethod(shape_errors)
     documents: Documents
     registry: Registry = field(repr=False)
     _validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @staticmethod
-    def read_folder(root: Path) -> Folder:
-        documents = read_documents(root)
-        registry = build_registry(documents)
-        return documents, registry, shape_errors(documents, registry)
 
     @cached_property
     def tools(self) -> dict[str, Tool]:

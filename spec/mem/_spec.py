@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import ClassVar
 
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
-from ..loaded import Folder, Found, LoadedSpec, registry_of
+from ..loaded import Found, LoadedSpec, registry_of
 from ..pointers import to_pointer
 from ._files import CATALOGUES, TOOLS_META, Documents, read_documents
 from ._model import MemTool, Rule, SeedStatement, ToolLine
@@ -63,14 +62,11 @@ class MemSpec(LoadedSpec):
     """
 
     rule_type: ClassVar[type[Rule]] = Rule
+    read_documents = staticmethod(read_documents)
+    build_registry = staticmethod(build_registry)
+    shape_errors = staticmethod(shape_errors)
     documents: Documents
     registry: Registry
-
-    @staticmethod
-    def read_folder(root: Path) -> Folder:
-        documents = read_documents(root)
-        registry = build_registry(documents)
-        return documents, registry, shape_errors(documents, registry)
 
     @cached_property
     def lines(self) -> dict[str, ToolLine]:
