@@ -19,6 +19,10 @@ def spec() -> Spec:
 @pytest.fixture
 def spec_copy(tmp_path: Path) -> Path:
     """A private copy of the packaged spec folder, for tests that break a file."""
-    target = tmp_path / "spec"
-    shutil.copytree(PACKAGED_ROOT, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    return copy_spec_folder(PACKAGED_ROOT, tmp_path / "spec")
+
+
+def copy_spec_folder(root: Path, target: Path) -> Path:
+    """A copy of the spec folder ``root`` at ``target``, without its Python modules."""
+    shutil.copytree(root, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     return target

@@ -25,6 +25,13 @@ CONTRACT = click.option(
 )
 
 
+def _output(help: str):
+    """The ``--output`` option of a command that writes a file."""
+    return click.option(
+        "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help
+    )
+
+
 @main.group()
 def spec() -> None:
     """Work on the machine-readable spec."""
@@ -65,12 +72,7 @@ def lint(spec_dir: Path | None, contract: str, seed_text: Path | None) -> int:
 @spec.command()
 @SPEC_DIR
 @CONTRACT
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write to this file instead of standard output.",
-)
+@_output("Write to this file instead of standard output.")
 @subcommand
 def openapi(spec_dir: Path | None, contract: str, output: Path | None) -> int:
     """The contract as an OpenAPI 3.1 document (one POST operation per tool), for Schemathesis."""
@@ -91,12 +93,8 @@ def openapi(spec_dir: Path | None, contract: str, output: Path | None) -> int:
 @spec.command()
 @SPEC_DIR
 @CONTRACT
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Where to write [default: the contract's page in docs/, docs/contract.md for "
-    "engram-memory].",
+@_output(
+    "Where to write [default: the contract's page in docs/, docs/contract.md for engram-memory]."
 )
 @click.option("--check", is_flag=True, help="Exit 1 if OUTPUT differs from what would be written.")
 @subcommand

@@ -206,6 +206,15 @@ class Store:
         rows = self._rows(sql + " LIMIT 1", parameters)
         return rows[0] if rows else None
 
+    def _newest_live(self, condition: str, parameters: tuple[Any, ...]) -> Observation | None:
+        """The most recently updated live row that meets ``condition`` (SQL over the columns,
+        always one of this module's literals)."""
+        return self._first(
+            f"SELECT * FROM observations WHERE {condition} "  # noqa: S608 - a literal of ours
+            "AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC",
+            parameters,
+        )
+
     # sessions ------------------------------------------------------------------------------
     def ensure_session(self, session_id: str, project: str, directory: str = "") -> None:
         """Create the session if missing; an existing one only has its blanks filled."""
@@ -309,10 +318,8 @@ class Store:
 
     def topic_match(self, topic_key: str, project: str, scope: str) -> Observation | None:
         """The live row of a topic (the newest, if several hold its key)."""
-        return self._first(
-            "SELECT * FROM observations WHERE topic_key = ? AND project = ? "
-            "AND scope = ? AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC",
-            (topic_key, project, scope),
+        return self._newest_live(
+            "topic_key = ? AND project = ? AND scope = ?", (topic_key, project, scope)
         )
 
     def duplicate_of(self, values: dict[str, Any], created_since: str) -> Observation | None:
@@ -333,11 +340,7 @@ class Store:
 
     def same_content(self, normalized_hash: str, project: str) -> Observation | None:
         """A live row of the project with this content hash, whatever its type or title."""
-        return self._first(
-            "SELECT * FROM observations WHERE normalized_hash = ? AND project = ? "
-            "AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC",
-            (normalized_hash, project),
-        )
+        return self._newest_live("normalized_hash = ? AND project = ?", (normalized_hash, project))
 
     def search(
         self,
@@ -385,11 +388,7 @@ class Store:
 
     def latest_of_type(self, project: str, memory_type: str) -> Observation | None:
         """The project's most recently updated live memory of a type."""
-        return self._first(
-            "SELECT * FROM observations WHERE project = ? AND type = ? "
-            "AND deleted_at IS NULL ORDER BY updated_at DESC, id DESC",
-            (project, memory_type),
-        )
+        return self._newest_live("project = ? AND type = ?", (project, memory_type))
 
     def neighbours(
         self, focus: Observation, before: int, after: int

@@ -7,17 +7,18 @@ argument object as a conforming server must (OK, or the error code and the rule 
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..canonical import canonical_json, digest, operation_digest
 from ..instants import instant, instant_ms, wall_clock_ms
+from ..json_files import SpecFileError
+from ..loaded import folder_loader
 from ..pointers import resolve as resolve_pointer
 from ._arguments import ArgumentVerdict
 from ._arguments import check_clock as _check_clock
 from ._arguments import validate_arguments as _validate
-from ._files import PACKAGED_ROOT, SpecFileError
+from ._files import PACKAGED_ROOT
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._outputs import OutputBreach, output_breaches, schema_rules
 from ._spec import Spec
@@ -54,14 +55,12 @@ __all__ = [
 ]
 
 
-@cache
-def _load_folder(root: Path) -> Spec:
-    return Spec.from_folder(root)
+_load = folder_loader(Spec.from_folder, PACKAGED_ROOT)
 
 
 def load(root: Path | str | None = None) -> Spec:
     """The spec in ``root`` (default: the one shipped with this package), loaded once per folder."""
-    return _load_folder(Path(root).resolve() if root is not None else PACKAGED_ROOT)
+    return _load(root)
 
 
 def validate_arguments(

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .. import json_files
+from ..json_files import read_paths
 
 #: The folder that holds the spec shipped with this package.
 PACKAGED_ROOT = Path(__file__).parent
@@ -21,73 +22,18 @@ EXAMPLES_META = "urn:engram-conformance:meta:examples"
 SCHEMA_GLOBS = ("schemas/**/*.schema.json", "binding/*.schema.json")
 
 
-@dataclass
-class SpecFileError(Exception):
-    """A spec file that cannot be used: the file, the JSON Pointer inside it, what is wrong."""
-
-    path: Path
-    pointer: str
-    problem: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: at '{self.pointer}': {self.problem}"
-
-
-@dataclass(frozen=True)
-class Documents:
+class Documents(json_files.Documents):
     """Every JSON document of one spec folder, parsed, keyed by its path relative to the root."""
-
-    root: Path
-    by_path: dict[str, Any]
-
-    def catalogue(self, name: str) -> Any:
-        return self.by_path[name]
 
     def schemas(self) -> dict[str, Any]:
         return {p: d for p, d in self.by_path.items() if p.endswith(".schema.json")}
-
-    def metas(self) -> dict[str, Any]:
-        return {p: d for p, d in self.by_path.items() if p.startswith("meta/")}
 
     def examples(self) -> dict[str, Any]:
         return {p: d for p, d in self.by_path.items() if p.startswith("examples/")}
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def read_json(path: Path, root: Path) -> Any:
-    """Parse one file strictly: NaN and Infinity are refused, duplicate keys too."""
-
-    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = dict(pairs)
-        if len(result) != len(pairs):
-            seen: set[str] = set()
-            duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))
-            raise ValueError(f"duplicate key {duplicate!r}")
-        return result
-
-    relative = path.relative_to(root)
-    try:
-        text = path.read_text(encoding="utf-8")
-        return json.loads(text, object_pairs_hook=no_duplicates, parse_constant=_reject_constant)
-    except json.JSONDecodeError as error:
-        problem = f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
-        raise SpecFileError(relative, "", problem) from error
-    except (UnicodeDecodeError, ValueError, OSError) as error:
-        raise SpecFileError(relative, "", f"cannot be read as JSON: {error}") from error
-
-
 def read_documents(root: Path = PACKAGED_ROOT) -> Documents:
     """Read every catalogue, schema, meta-schema and example file under ``root``."""
     root = Path(root)
-    paths = [root / name for name in CATALOGUES]
-    for pattern in (*SCHEMA_GLOBS, "meta/*.meta.json", "examples/*.json"):
-        paths.extend(sorted(root.glob(pattern)))
-    by_path = {}
-    for path in paths:
-        if not path.is_file():
-            raise SpecFileError(path.relative_to(root), "", "file is missing")
-        by_path[path.relative_to(root).as_posix()] = read_json(path, root)
-    return Documents(root=root, by_path=by_path)
+    patterns = (*SCHEMA_GLOBS, "meta/*.meta.json", "examples/*.json")
+    return Documents(root=root, by_path=read_paths(root, CATALOGUES, patterns))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Level = Literal["must", "should", "profile"]
+from ..rules import RuleHead, source_fields
 
 
 @dataclass(frozen=True)
@@ -82,15 +82,9 @@ class Transition:
 
 
 @dataclass(frozen=True)
-class Rule:
-    id: str
-    family: str
-    level: Level
-    statement: str
-    source_document: Literal["seed", "design"]
-    source_section: str
-    tools: tuple[str, ...]
-    testable: bool
+class Rule(RuleHead):
+    """A rule of the catalogue; ``source_document`` is ``seed`` or ``design``."""
+
     error_code: str | None = None
     protocol_error: int | None = None
     untestable_reason: str | None = None
@@ -101,13 +95,7 @@ class Rule:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rule:
         rest = {k: v for k, v in data.items() if k not in ("source", "tools")}
-        return cls(
-            source_document=data["source"]["document"],
-            source_section=data["source"]["section"],
-            source_quote=data["source"].get("quote"),
-            tools=tuple(data["tools"]),
-            **rest,
-        )
+        return cls(**source_fields(data), **rest)
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from jsonschema import ValidationError, validators
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+from referencing import Registry
 
-from ._files import Documents, SpecFileError, read_documents
+from ..loaded import LoadedSpec, registry_of
+from ._files import Documents, read_documents
 from ._model import ErrorCode, Example, Limit, ProtocolError, Rule, State, Tool, Transition
 from ._shape import shape_errors
 from ._vocabulary import SpecValidator, items_until_decided
@@ -22,12 +21,7 @@ INVALID_SCHEMA = "INVALID_SCHEMA"
 
 def build_registry(documents: Documents) -> Registry:
     """Every schema and meta-schema of the folder, addressable by its ``$id``."""
-    resources = [
-        (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
-        for doc in (*documents.schemas().values(), *documents.metas().values())
-        if isinstance(doc, dict) and "$id" in doc
-    ]
-    return Registry().with_resources(resources).crawl()
+    return registry_of((*documents.schemas().values(), *documents.metas().values()))
 
 
 def inline_refs(node: Any, resolver: Any, depth: int = 0) -> Any:
@@ -57,24 +51,16 @@ def inline_refs(node: Any, resolver: Any, depth: int = 0) -> Any:
 
 
 @dataclass(frozen=True)
-class Spec:
+class Spec(LoadedSpec):
     """One spec folder, loaded and meta-validated."""
 
+    rule_type: ClassVar[type[Rule]] = Rule
+    read_documents = staticmethod(read_documents)
+    build_registry = staticmethod(build_registry)
+    shape_errors = staticmethod(shape_errors)
     documents: Documents
     registry: Registry = field(repr=False)
     _validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_folder(cls, root: Path) -> Spec:
-        documents = read_documents(root)
-        registry = build_registry(documents)
-        for path, pointer, message in shape_errors(documents, registry):
-            raise SpecFileError(Path(path), pointer, message)
-        return cls(documents, registry)
-
-    @property
-    def contract(self) -> dict[str, Any]:
-        return self.documents.catalogue("contract.json")
 
     @cached_property
     def tools(self) -> dict[str, Tool]:
@@ -109,15 +95,6 @@ class Spec:
         return tuple(Transition.from_dict(t) for t in items)
 
     @cached_property
-    def families(self) -> dict[str, str]:
-        return dict(self.documents.catalogue("rules.json")["families"])
-
-    @cached_property
-    def rules(self) -> dict[str, Rule]:
-        items = self.documents.catalogue("rules.json")["rules"]
-        return {r["id"]: Rule.from_dict(r) for r in items}
-
-    @cached_property
     def examples(self) -> tuple[Example, ...]:
         found = []
         for document in self.documents.examples().values():
@@ -125,15 +102,6 @@ class Spec:
             found += [Example(tool=tool, **item) for item in document["valid"]]
             found += [Example(tool=tool, **item) for item in document["invalid"]]
         return tuple(found)
-
-    def tool(self, name: str) -> Tool:
-        """The tool of that name; KeyError names the six known tools otherwise."""
-        try:
-            return self.tools[name]
-        except KeyError:
-            raise KeyError(
-                f"unknown tool {name!r}; the contract has {sorted(self.tools)}"
-            ) from None
 
     def schema(self, schema_id: str) -> Any:
         """The schema of that ``$id``, or the subschema a URI with a JSON Pointer fragment names."""

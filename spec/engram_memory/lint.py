@@ -12,38 +12,26 @@ on the seed and quotes it (verbatim, when the seed's text is given).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from referencing.exceptions import Unresolvable
 
 from ..pointers import resolve, to_pointer
+from ..problems import Problem, file_problems
 from ._arguments import validate_arguments
 from ._crossref import CLOCK_KINDS, CROSS_REFERENCE_KINDS
-from ._files import PACKAGED_ROOT, SpecFileError, read_documents
+from ._files import PACKAGED_ROOT
 from ._model import Rule
 from ._outputs import schema_rules, unruled_constraints
-from ._shape import shape_errors, walk_subschemas
-from ._spec import Spec, build_registry
+from ._shape import walk_subschemas
+from ._spec import Spec
 
 LIMIT_KEYWORDS = {
     "bytes": {"min": "x-minBytes", "max": "x-maxBytes"},
     "items": {"min": "minItems", "max": "maxItems"},
     "integer": {"min": "minimum", "max": "maximum", "default": "default"},
 }
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the spec: the file (relative to the spec folder), where, and what."""
-
-    file: str
-    pointer: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: at '{self.pointer}': {self.message}"
 
 
 #: How a quote joins passages of the seed that are not next to each other.
@@ -54,17 +42,10 @@ ENVELOPE_BRANCHES = ("Success", "Failure")
 def iter_problems(root: Path = PACKAGED_ROOT, seed_text: str | None = None) -> Iterator[Problem]:
     """Every problem of the spec in ``root``, lazily, file problems first. With ``seed_text``
     (the seed's Spanish text), every rule's quote must be found in it."""
-    try:
-        documents = read_documents(root)
-    except SpecFileError as error:
-        yield Problem(str(error.path), error.pointer, error.problem)
+    problems, spec = file_problems(Spec, root)
+    if problems:
+        yield from problems
         return
-    registry = build_registry(documents)
-    shape = [Problem(*found) for found in shape_errors(documents, registry)]
-    if shape:
-        yield from shape
-        return
-    spec = Spec(documents, registry)
     consistency = [
         *_contract_problems(spec),
         *_error_problems(spec),

@@ -10,10 +10,11 @@ tools/list widens compatibly, and what breaks the others.
 
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
-from ._files import PACKAGED_ROOT, SpecFileError
+from ..json_files import SpecFileError
+from ..loaded import folder_loader
+from ._files import PACKAGED_ROOT
 from ._model import Evidence, LineTool, MemTool, Rule, SeedStatement, ToolLine
 from ._spec import MemSpec
 from .widening import Break, HintDifference, Listing, Widening, widening, widenings
@@ -38,12 +39,10 @@ __all__ = [
 ]
 
 
-@cache
-def _load_folder(root: Path) -> MemSpec:
-    return MemSpec.from_folder(root)
+_load = folder_loader(MemSpec.from_folder, PACKAGED_ROOT)
 
 
 def load(root: Path | str | None = None) -> MemSpec:
     """The mem spec in ``root`` (default: the one shipped with this package), loaded once per
     folder."""
-    return _load_folder(Path(root).resolve() if root is not None else PACKAGED_ROOT)
+    return _load(root)

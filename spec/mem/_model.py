@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Level = Literal["must", "should", "profile"]
-Document = Literal["seed", "upstream", "design"]
+from ..rules import RuleHead, source_fields
 
 #: How a quote joins passages of the seed that are not next to each other.
 QUOTE_GAP = " … "
@@ -18,15 +17,9 @@ def normalized(text: str) -> str:
 
 
 @dataclass(frozen=True)
-class Rule:
-    id: str
-    family: str
-    level: Level
-    statement: str
-    source_document: Document
-    source_section: str
-    tools: tuple[str, ...]
-    testable: bool
+class Rule(RuleHead):
+    """A rule of the catalogue; ``source_document`` is ``seed``, ``upstream`` or ``design``."""
+
     untestable_reason: str | None = None
     notes: str = ""
     #: the seed's own words the rule rests on (every must and seed-sourced rule quotes them)
@@ -41,10 +34,7 @@ class Rule:
     def from_dict(cls, data: dict[str, Any]) -> Rule:
         rest = {k: v for k, v in data.items() if k not in ("source", "tools", "requires")}
         return cls(
-            source_document=data["source"]["document"],
-            source_section=data["source"]["section"],
-            source_quote=data["source"].get("quote"),
-            tools=tuple(data["tools"]),
+            **source_fields(data),
             requires={tool: tuple(names) for tool, names in data.get("requires", {}).items()},
             **rest,
         )

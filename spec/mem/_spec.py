@@ -4,28 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+from referencing import Registry
 
+from ..loaded import Found, LoadedSpec, registry_of
 from ..pointers import to_pointer
-from ._files import CATALOGUES, TOOLS_META, Documents, SpecFileError, read_documents
+from ._files import CATALOGUES, TOOLS_META, Documents, read_documents
 from ._model import MemTool, Rule, SeedStatement, ToolLine
-
-Found = tuple[str, str, str]
 
 
 def build_registry(documents: Documents) -> Registry:
     """Every meta-schema of the folder, addressable by its ``$id``."""
-    resources = [
-        (doc["$id"], Resource.from_contents(doc, default_specification=DRAFT202012))
-        for doc in documents.metas().values()
-        if isinstance(doc, dict) and "$id" in doc
-    ]
-    return Registry().with_resources(resources).crawl()
+    return registry_of(documents.metas().values())
 
 
 def shape_errors(documents: Documents, registry: Registry) -> list[Found]:
@@ -61,7 +53,7 @@ def shape_errors(documents: Documents, registry: Registry) -> list[Found]:
 
 
 @dataclass(frozen=True)
-class MemSpec:
+class MemSpec(LoadedSpec):
     """One mem spec folder, loaded and meta-validated.
 
     ``tools`` is the union of the version lines' tools: every name a mem server may list and a
@@ -69,20 +61,12 @@ class MemSpec:
     twelve that seed 003 names; ``lines`` holds each version line's own schemas.
     """
 
+    rule_type: ClassVar[type[Rule]] = Rule
+    read_documents = staticmethod(read_documents)
+    build_registry = staticmethod(build_registry)
+    shape_errors = staticmethod(shape_errors)
     documents: Documents
     registry: Registry
-
-    @classmethod
-    def from_folder(cls, root: Path) -> MemSpec:
-        documents = read_documents(root)
-        registry = build_registry(documents)
-        for path, pointer, message in shape_errors(documents, registry):
-            raise SpecFileError(Path(path), pointer, message)
-        return cls(documents, registry)
-
-    @property
-    def contract(self) -> dict[str, Any]:
-        return self.documents.catalogue("contract.json")
 
     @cached_property
     def lines(self) -> dict[str, ToolLine]:
@@ -115,15 +99,6 @@ class MemSpec:
         return tools
 
     @cached_property
-    def families(self) -> dict[str, str]:
-        return dict(self.documents.catalogue("rules.json")["families"])
-
-    @cached_property
-    def rules(self) -> dict[str, Rule]:
-        items = self.documents.catalogue("rules.json")["rules"]
-        return {r["id"]: Rule.from_dict(r) for r in items}
-
-    @cached_property
     def statements(self) -> tuple[SeedStatement, ...]:
         items = self.documents.catalogue("seed.json")["statements"]
         return tuple(SeedStatement(**item) for item in items)
@@ -138,12 +113,3 @@ class MemSpec:
             )
             for statement in self.statements
         }
-
-    def tool(self, name: str) -> MemTool:
-        """The tool of that name; KeyError names the known tools otherwise."""
-        try:
-            return self.tools[name]
-        except KeyError:
-            raise KeyError(
-                f"unknown tool {name!r}; the contract has {sorted(self.tools)}"
-            ) from None

@@ -15,42 +15,23 @@ statement must be the seed's own words.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..pointers import resolve
-from ._files import PACKAGED_ROOT, SpecFileError, read_documents
+from ..problems import Problem, file_problems
+from ._files import PACKAGED_ROOT
 from ._model import Rule, normalized
-from ._spec import MemSpec, build_registry, shape_errors
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the spec: the file (relative to the spec folder), where, and what."""
-
-    file: str
-    pointer: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}: at '{self.pointer}': {self.message}"
+from ._spec import MemSpec
 
 
 def lint(root: Path | str = PACKAGED_ROOT, seed_text: str | None = None) -> Iterator[Problem]:
     """Every problem of the mem spec in ``root``, lazily, file problems first. With
     ``seed_text`` (seed 003's Spanish text), every statement of seed.json must be in it."""
     root = Path(root)
-    try:
-        documents = read_documents(root)
-    except SpecFileError as error:
-        yield Problem(str(error.path), error.pointer, error.problem)
+    problems, spec = file_problems(MemSpec, root)
+    if problems:
+        yield from problems
         return
-    registry = build_registry(documents)
-    shape = [Problem(*found) for found in shape_errors(documents, registry)]
-    if shape:
-        yield from shape
-        return
-    spec = MemSpec(documents, registry)
     yield from _line_problems(spec)
     yield from _rule_problems(spec)
     yield from _level_problems(spec)

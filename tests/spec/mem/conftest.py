@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from engram_conformance.spec.mem import PACKAGED_ROOT, MemSpec, load
+
+from ...conftest import copy_spec_folder
 
 SEEDS = Path(__file__).resolve().parents[4] / "shared" / "seeds"
 
@@ -19,9 +20,7 @@ def mem_spec() -> MemSpec:
 @pytest.fixture
 def mem_spec_copy(tmp_path: Path) -> Path:
     """A private copy of the packaged mem spec folder, for tests that break a file."""
-    target = tmp_path / "mem"
-    shutil.copytree(PACKAGED_ROOT, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    return target
+    return copy_spec_folder(PACKAGED_ROOT, tmp_path / "mem")
 
 
 def seed_text() -> str | None:
