@@ -44,8 +44,17 @@ def test_every_statement_and_quote_is_the_seeds_own_words() -> None:
     assert list(lint(seed_text=seed_text())) == []
 
 
+def _statements_as_text() -> str:
+    """The seed's text as the spec keeps it (its statements, verbatim), for a machine that does
+    not have seed 003 beside the repository."""
+    import engram_conformance.spec.mem as mem
+
+    statements = json.loads((Path(mem.__file__).parent / "seed.json").read_text("utf-8"))
+    return "\n\n".join(statement["text"] for statement in statements["statements"])
+
+
 def test_a_statement_not_in_the_seed_text_is_named() -> None:
-    text = seed_text() or ""
+    text = seed_text() or _statements_as_text()
     problems = list(lint(seed_text=text.replace("Engram persiste", "Engram olvida")))
     assert problems == [
         Problem("seed.json", "/statements/0/text", "statement S01 is not in the seed's text")
