@@ -13,7 +13,7 @@ from engram_conformance.spec.engram_memory.openapi import openapi_document
 
 from ..check_registry import Checks
 from ..session import Session
-from ..spec_digest import spec_digest
+from ..spec_digest import spec_identity
 from ..transcripts import Replayed
 from .checks import registry
 from .checks.context import CheckContext
@@ -54,12 +54,7 @@ class EngramMemory:
         return openapi_document(spec)
 
     def identity(self, spec: Spec) -> dict[str, str]:
-        identity = spec.contract["identity"]
-        return {
-            "contract_version": identity["contract_version"],
-            "spec_version": identity["spec_version"],
-            "digest": spec_digest(spec.documents.root, spec.documents.by_path),
-        }
+        return spec_identity(spec)
 
     def conformance_class(self, spec: Spec, offered: list[str]) -> tuple[str, str]:
         if len(offered) == len(spec.tools):

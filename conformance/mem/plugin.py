@@ -14,7 +14,7 @@ from engram_conformance.spec.mem.openapi import openapi
 
 from ..check_registry import Checks
 from ..session import Session
-from ..spec_digest import spec_digest
+from ..spec_digest import spec_identity
 from ..transcripts import Replayed, compared
 from .checks import registry
 from .checks.context import MemContext
@@ -59,12 +59,7 @@ class Mem:
         return openapi(spec)
 
     def identity(self, spec: MemSpec) -> dict[str, str]:
-        identity = spec.contract["identity"]
-        return {
-            "contract_version": identity["contract_version"],
-            "spec_version": identity["spec_version"],
-            "digest": spec_digest(spec.documents.root, spec.documents.by_path),
-        }
+        return spec_identity(spec)
 
     def conformance_class(self, spec: MemSpec, offered: list[str]) -> tuple[str, str]:
         """Full when the server offers every tool seed 003 names."""
