@@ -1,7 +1,7 @@
 """A mem check's context: the shared one (``check_context.BaseContext``) and the mem calls.
 
 The mem protocol binds no identity, so a call carries no ``_meta``; checks keep apart by fresh
-project names and unique tokens (``unique``).
+project names and unique tokens (``unique``, ``steps.fresh_project``).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from ...observation import Observation
 
 
 class MemContext(BaseContext):
+    _listing: dict[str, Any] | None = None
+
     async def call(self, tool: str, arguments: dict[str, Any]) -> Observation:
         """``tool`` called with ``arguments`` as given."""
         return await self.session.call(tool, arguments, None, None)
@@ -20,4 +22,14 @@ class MemContext(BaseContext):
     async def listed(self) -> dict[str, Any]:
         """The server's tools/list, by name (the SDK's ``Tool`` objects)."""
         _, tools = await self.session.list_tools()
-        return {tool.name: tool for tool in tools}
+        self._listing = {tool.name: tool for tool in tools}
+        return self._listing
+
+    async def properties(self, tool: str) -> set[str]:
+        """The argument names ``tool``'s published input schema lists (none for a tool not
+        listed), from the check's last tools/list (made once when it has none)."""
+        listing = self._listing if self._listing is not None else await self.listed()
+        listed = listing.get(tool)
+        schema = listed.input_schema if listed is not None else None
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        return set(properties) if isinstance(properties, dict) else set()

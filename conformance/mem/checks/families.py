@@ -1,3 +1,19 @@
-"""Imports every family module so that their checks register, in the order they run."""
+"""Imports every family module so that their checks register (the runner runs discovery first)."""
 
-from . import discovery  # noqa: F401
+from . import (  # noqa: F401
+    dedupe,
+    deletes,
+    discovery,
+    errors,
+    judging,
+    passive,
+    privacy,
+    projects,
+    recall,
+    saving,
+    scopes,
+    searching,
+    sessions,
+    topics,
+    updates,
+)

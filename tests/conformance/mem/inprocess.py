@@ -1,9 +1,11 @@
-"""Run the harness against the mem reference server in this process, optionally with a mutant
-answering in place of its MCP handlers (``tests/mutants/catalog/mem_discovery.py``)."""
+"""Run the harness against the mem reference server in this process (with its default dedupe
+window), optionally with a mutant answering in place of its MCP handlers
+(``tests/mutants/catalog/mem_*.py``)."""
 
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import anyio
@@ -14,9 +16,12 @@ from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.reference_impl.mem.project import current_project
 from engram_conformance.reference_impl.mem.server import Handlers, build_server
 from engram_conformance.reference_impl.mem.service import MemService
+from engram_conformance.reference_impl.mem.serving import DEFAULT_DEDUPE_WINDOW_S
 
 #: the current project of the server in this process (no working folder names it)
 PROJECT = "conformance-inprocess"
+#: the dedupe window the reference serves with by default
+DEDUPE_WINDOW = timedelta(seconds=DEFAULT_DEDUPE_WINDOW_S)
 
 
 def run_against(
@@ -29,7 +34,7 @@ def run_against(
 ) -> RunResult:
     """The harness's result for the mem reference (its handlers mutated as asked)."""
     spec = CONTRACT.load_spec()
-    service = MemService(state_dir, current_project(PROJECT, state_dir), None)
+    service = MemService(state_dir, current_project(PROJECT, state_dir), DEDUPE_WINDOW)
     server = build_server(service, wiring_mutant)
     target = InProcessTarget("mem-reference-in-process", lambda: server, state_dir)
     host = CONTRACT.host(spec, secrets.token_hex(3))

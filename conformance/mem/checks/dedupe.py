@@ -1,0 +1,5 @@
+"""Dedupe (DEDUP): repeated saves inside the window make no second observation.
+
+No check yet: its helper fills this module in."""
+
+from __future__ import annotations

@@ -1,0 +1,167 @@
+"""The steps mem checks are made of: a fresh project to work in, a call read into its fact, a
+save whose id is read back, a search, a read of one memory, a context.
+
+Every step reads the answer through ``answers.read``; an answer the reader cannot understand
+stops the check (``require``: its rules become ``error`` with the answer's text as evidence),
+so no verdict rests on a half-read answer. A step a check builds on (a save, a project) stops the
+check when it fails; the steps that read (``search``, ``observation``, ``context``) hand back a
+``ToolFailure`` for the check to judge.
+
+Projects are made as every version accepts them: ``mem_session_start`` names the new project
+(``project`` on the v1.7.0 line, the base name of a fresh ``directory`` on later ones, which
+accept an explicit ``project`` on writes only once it is known), and writes then name it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..answer_text import Unreadable
+from ..answers import read
+from ..facts import Context, Fact, Observation, Saved, SearchResult, ToolFailure
+from .context import MemContext
+
+F = TypeVar("F", bound=Fact)
+#: where the fresh projects' folders are made (a server names a project by its folder)
+PROJECTS_FOLDER = Path(tempfile.gettempdir(), "engram-conformance-projects")
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project no other check uses, and the session started for it."""
+
+    name: str
+    session: str
+
+
+async def fact(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> Fact:
+    """``tool``'s answer to ``arguments`` as its fact (a ``ToolFailure`` for ``isError``)."""
+    answer = await ctx.call(tool, arguments)
+    ctx.require(answer.outcome == "result", f"{tool} answered no tool result", answer)
+    try:
+        return read(tool, answer)
+    except Unreadable as unreadable:
+        ctx.require(False, str(unreadable), unreadable.text)
+        raise  # not reached: require raised
+
+
+async def done(ctx: MemContext, tool: str, arguments: dict[str, Any], kind: type[F]) -> F:
+    """``fact``, for a call the check builds on: anything but a ``kind`` stops the check."""
+    found = await fact(ctx, tool, arguments)
+    ctx.require(isinstance(found, kind), f"{tool} did not succeed", found)
+    assert isinstance(found, kind)
+    return found
+
+
+async def fresh_project(ctx: MemContext, label: str = "proj") -> Project:
+    """A new project, made by starting a session for it."""
+    name = ctx.unique(label).lower()
+    session = ctx.unique("sess")
+    folder = PROJECTS_FOLDER / name
+    folder.mkdir(parents=True, exist_ok=True)
+    offered = await ctx.properties("mem_session_start")
+    arguments = {"id": session, "project": name, "directory": str(folder)}
+    await fact(ctx, "mem_session_start", {k: v for k, v in arguments.items() if k in offered})
+    return Project(name, session)
+
+
+def what_why(token: str, what: str = "a memory to find again") -> str:
+    """A content in seed 003's What/Why/Where/Learned form, holding ``token``."""
+    return (
+        f"**What**: {what} ({token})\n**Why**: the check needs one\n"
+        f"**Where**: conformance/{token}\n**Learned**: it can be found by {token}"
+    )
+
+
+async def save(
+    ctx: MemContext,
+    project: Project,
+    title: str,
+    content: str,
+    type: str = "discovery",
+    **extra: Any,
+) -> Saved:
+    """A successful ``mem_save`` of a memory in ``project`` (``extra``: scope, topic_key, …)."""
+    arguments = {"title": title, "content": content, "type": type, "project": project.name}
+    return await done(ctx, "mem_save", arguments | extra, Saved)
+
+
+async def search(ctx: MemContext, query: str, **filters: Any) -> SearchResult | ToolFailure:
+    """``mem_search`` of ``query`` with ``filters`` (project, type, scope, limit, …)."""
+    found = await fact(ctx, "mem_search", {"query": query} | filters)
+    ctx.require(isinstance(found, SearchResult | ToolFailure), "mem_search read", found)
+    assert isinstance(found, SearchResult | ToolFailure)
+    return found
+
+
+async def found_ids(ctx: MemContext, query: str, **filters: Any) -> list[int]:
+    """The ids ``mem_search`` finds; a failed search stops the check."""
+    found = await search(ctx, query, **filters)
+    ctx.require(isinstance(found, SearchResult), "mem_search succeeded", found)
+    assert isinstance(found, SearchResult)
+    return found.ids
+
+
+async def saved_id(ctx: MemContext, project: Project, saved: Saved, token: str) -> int:
+    """The id of the memory ``saved`` made: its answer's, else the one hit of ``token`` in its
+    project (v1.7.0's ``mem_save`` answers no id)."""
+    if saved.id is not None:
+        return saved.id
+    ids = await found_ids(ctx, token, project=project.name)
+    ctx.require(len(ids) == 1, f"one memory found by {token}", ids)
+    return ids[0]
+
+
+async def saved_memory(
+    ctx: MemContext, project: Project, token: str, type: str = "discovery", **extra: Any
+) -> int:
+    """The id of a new memory of ``project`` whose title and content hold ``token``."""
+    title = extra.pop("title", f"Memory {token}")
+    content = extra.pop("content", what_why(token))
+    saved = await save(ctx, project, title, content, type, **extra)
+    return await saved_id(ctx, project, saved, token)
+
+
+async def observation(ctx: MemContext, memory_id: int) -> Observation | ToolFailure:
+    """``mem_get_observation`` of ``memory_id``."""
+    found = await fact(ctx, "mem_get_observation", {"id": memory_id})
+    ctx.require(isinstance(found, Observation | ToolFailure), "mem_get_observation read", found)
+    assert isinstance(found, Observation | ToolFailure)
+    return found
+
+
+async def live(ctx: MemContext, memory_id: int) -> Observation:
+    """``observation``, for a memory the check builds on: a failure stops the check."""
+    found = await observation(ctx, memory_id)
+    ctx.require(isinstance(found, Observation), f"memory #{memory_id} read back", found)
+    assert isinstance(found, Observation)
+    return found
+
+
+async def context(ctx: MemContext, project: Project | None, **extra: Any) -> Context | ToolFailure:
+    """``mem_context`` of ``project`` (``None``: no project argument)."""
+    arguments = extra | ({"project": project.name} if project is not None else {})
+    found = await fact(ctx, "mem_context", arguments)
+    ctx.require(isinstance(found, Context | ToolFailure), "mem_context read", found)
+    assert isinstance(found, Context | ToolFailure)
+    return found
+
+
+def titles(found: Context | SearchResult | ToolFailure) -> list[str]:
+    """The titles a context or a search shows (none for a failure)."""
+    if isinstance(found, SearchResult):
+        return [hit.title for hit in found.hits]
+    if isinstance(found, Context):
+        return [o.title for o in (*found.pinned, *found.observations)]
+    return []
+
+
+def shows(found: Context | SearchResult | ToolFailure, token: str) -> bool:
+    """Whether ``token`` is in a title (or, for a context, a content) that ``found`` shows."""
+    if isinstance(found, Context):
+        shown = (*found.pinned, *found.observations)
+        return any(token in o.title or token in o.content for o in shown)
+    return any(token in title for title in titles(found))
