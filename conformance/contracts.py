@@ -46,6 +46,8 @@ class Contract(Protocol):
     no_tools: str
     #: what ``engram-reference serve --contract NAME`` needs besides ``--state-dir``
     reference_arguments: tuple[str, ...]
+    #: what those arguments make the reference promise: its descriptor's ``[policy]`` table
+    reference_policy: Mapping[str, Any]
     #: the spec folder shipped with the kit, and the error a bad one raises
     spec_root: Path
     spec_file_error: type[Exception]

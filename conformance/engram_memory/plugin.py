@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from engram_conformance.spec.engram_memory import PACKAGED_ROOT, Spec, SpecFileError, load
@@ -30,6 +31,7 @@ class EngramMemory:
     discovery_check = DISCOVERY_CHECK
     no_tools = "no Engram memory tools discovered: the server lists none of the six tools"
     reference_arguments = ("--host-public-key", "{host_public_key_file}")
+    reference_policy = MappingProxyType({})
     spec_root = PACKAGED_ROOT
     spec_file_error = SpecFileError
     docs_page = "docs/contract.md"

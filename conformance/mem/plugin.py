@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from engram_conformance.spec.mem import PACKAGED_ROOT, MemSpec, SpecFileError, load
@@ -31,11 +32,17 @@ class MemHost:
         return None
 
 
+#: the dedupe window ``run --reference`` starts the mem reference with: short enough for DEDUP-005
+#: to wait it out, long enough for every other check's repeated saves to fall inside it
+REFERENCE_DEDUPE_WINDOW_S = 6
+
+
 class Mem:
     name = "mem"
     discovery_check = registry.DISCOVERY
     no_tools = "no mem tools discovered: the server lists none of the mem_* tools"
-    reference_arguments: tuple[str, ...] = ()
+    reference_arguments = ("--dedupe-window-s", str(REFERENCE_DEDUPE_WINDOW_S))
+    reference_policy = MappingProxyType({"dedupe_window_s": REFERENCE_DEDUPE_WINDOW_S})
     spec_root = PACKAGED_ROOT
     spec_file_error = SpecFileError
     docs_page = "docs/spec/mem.md"

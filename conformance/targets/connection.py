@@ -52,11 +52,16 @@ class Connection:
         open_raw: OpenRaw | None = None,
         group: TaskGroup | None = None,
         explain: Callable[[Any], str | None] | None = None,
+        extra_is_a_process: bool = False,
     ):
         """``open_for`` (a per-identity binding) needs ``group``, a task group of the task
         that closes ``stack``: each identity's client lives in a task of its own there.
-        ``explain`` tells why a client's connection ended, when its transport knows."""
+        ``explain`` tells why a client's connection ended, when its transport knows.
+        ``extra_is_a_process``: each extra client is a server process of its own, started
+        when it opens and stopped when it closes (stdio), so that closing one and opening
+        another restarts the server on the same state."""
         self.default = default
+        self.extra_is_a_process = extra_is_a_process
         self.explain = explain or (lambda client: None)
         self._open_for = open_for
         self._open_extra = open_extra

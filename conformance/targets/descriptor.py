@@ -62,6 +62,9 @@ class Policy:
     semantic_channel: bool = False
     #: the tools the target claims; None: every tool of the contract it is tested for
     tools: tuple[str, ...] | None = None
+    #: how long a mem server absorbs a repeated save, when it was started with a window of its
+    #: own; None: the default of the mem contract (15 minutes)
+    dedupe_window_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ class TargetDescriptor:
                 redacted_fields=frozenset(policy.get("redacted_fields", ())),
                 semantic_channel=policy.get("semantic_channel", False),
                 tools=tuple(policy["tools"]) if "tools" in policy else None,
+                dedupe_window_s=policy.get("dedupe_window_s"),
             ),
             state_files=tuple(data.get("state", {}).get("files", ())),
             source=source,

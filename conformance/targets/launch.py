@@ -176,6 +176,7 @@ class LaunchedTarget(Target):
                     open_raw=self._raw if per_identity else self._discovery_raw,
                     group=group,
                     explain=self.explain,
+                    extra_is_a_process=self.transport == "stdio",
                 )
 
     def explain(self, client: Any) -> str | None:

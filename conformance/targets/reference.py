@@ -5,15 +5,16 @@ from __future__ import annotations
 import sys
 
 from .. import contracts
-from .descriptor import TargetDescriptor
+from .descriptor import Policy, TargetDescriptor
 
 
 def reference_descriptor(contract: str = contracts.DEFAULT) -> TargetDescriptor:
     """``engram-reference serve --contract CONTRACT`` over stdio, run by this Python, with its
-    default policy and what the contract's server needs (the host's public key, say).
+    contract's arguments (the host's public key, say) and the policy they make it promise.
 
     Its whole state folder is listed as state files, as in ``targets/reference.toml``.
     """
+    plugin = contracts.contract(contract)
     command = (
         sys.executable,
         "-m",
@@ -23,12 +24,13 @@ def reference_descriptor(contract: str = contracts.DEFAULT) -> TargetDescriptor:
         contract,
         "--state-dir",
         "{state_dir}",
-        *contracts.contract(contract).reference_arguments,
+        *plugin.reference_arguments,
     )
     return TargetDescriptor(
         name="reference",
         transport="stdio",
         command=command,
+        policy=Policy(**plugin.reference_policy),
         state_files=("{state_dir}/**",),
         contract=contract,
     )

@@ -31,11 +31,19 @@ def run_described(
     mutant: str,
     call_timeout_s: float | None = None,
     state_files: bool = False,
+    contract: str | None = None,
 ) -> dict[str, Any]:
     """The report's rules (by id) of a run of the ``only`` rules against ``server`` (a stdio
-    command, given the run's state folder and host key), named ``mutant`` in the report."""
-    command = [*server, "--state-dir", "{state_dir}", "--host-public-key", "{host_public_key_file}"]
-    lines = [f"name = {json.dumps(mutant)}", "[server]", 'transport = "stdio"']
+    command, given the run's state folder and host key; with ``contract``, that contract's
+    reference serving, given its name and the state folder), named ``mutant`` in the report."""
+    lines = [f"name = {json.dumps(mutant)}"]
+    if contract is None:
+        arguments = ["--state-dir", "{state_dir}", "--host-public-key", "{host_public_key_file}"]
+    else:
+        arguments = ["--contract", contract, "--state-dir", "{state_dir}"]
+        lines += ["[contract]", f"name = {json.dumps(contract)}"]
+    command = [*server, *arguments]
+    lines += ["[server]", 'transport = "stdio"']
     lines.append(f"command = {json.dumps(command)}")
     if call_timeout_s is not None:
         lines.append(f"call_timeout_s = {call_timeout_s}")

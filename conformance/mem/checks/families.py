@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401
     dedupe,
+    dedupe_window,
     deletes,
     discovery,
     errors,
@@ -10,6 +11,7 @@ from . import (  # noqa: F401
     privacy,
     projects,
     recall,
+    restart,
     saving,
     scopes,
     searching,

@@ -5,6 +5,7 @@ window), optionally with a mutant answering in place of its MCP handlers
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -31,14 +32,19 @@ def run_against(
     target_policy: Policy | None = None,
     only: tuple[str, ...] = (),
     seed: int = 1,
+    dedupe_window_s: float | None = None,
 ) -> RunResult:
-    """The harness's result for the mem reference (its handlers mutated as asked)."""
+    """The harness's result for the mem reference (its handlers mutated as asked), served with
+    ``dedupe_window_s`` as its window when given (and the policy saying so)."""
     spec = CONTRACT.load_spec()
-    service = MemService(state_dir, current_project(PROJECT, state_dir), DEDUPE_WINDOW)
+    window = DEDUPE_WINDOW if dedupe_window_s is None else timedelta(seconds=dedupe_window_s)
+    service = MemService(state_dir, current_project(PROJECT, state_dir), window)
     server = build_server(service, wiring_mutant)
     target = InProcessTarget("mem-reference-in-process", lambda: server, state_dir)
     host = CONTRACT.host(spec, secrets.token_hex(3))
     options = RunOptions(only=only, seed=seed)
+    if dedupe_window_s is not None:
+        target_policy = replace(target_policy or Policy(), dedupe_window_s=dedupe_window_s)
     try:
         return anyio.run(run, target, CONTRACT, spec, target_policy or Policy(), host, options)
     finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from engram_conformance.conformance.check_registry import Checks
@@ -27,6 +28,7 @@ class Toy:
     discovery_check = "echo_answers_its_text"
     no_tools = "no toy tools discovered: the server lists no toy_echo"
     reference_arguments: tuple[str, ...] = ()
+    reference_policy = MappingProxyType({})
     spec_root = Path(__file__).parent
     spec_file_error = ValueError
     docs_page = "docs/toy.md"
