@@ -74,6 +74,9 @@ class TargetDescriptor:
     command: tuple[str, ...] = ()
     url: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: the folder the server starts in (placeholders filled; ``{work_dir}`` is an empty folder
+    #: of the run); None: the harness's working folder
+    cwd: str | None = None
     startup_timeout_s: float = 30.0
     call_timeout_s: float = 10.0
     binding_mode: str = BindingMode.SIGNED_META
@@ -107,6 +110,7 @@ class TargetDescriptor:
             command=tuple(server.get("command", ())),
             url=server.get("url"),
             env=dict(server.get("env", {})),
+            cwd=server.get("cwd"),
             startup_timeout_s=float(server.get("startup_timeout_s", 30)),
             call_timeout_s=float(server.get("call_timeout_s", 10)),
             binding_mode=BindingMode(binding.get("mode", BindingMode.SIGNED_META)),

@@ -85,6 +85,11 @@ class Workspace:
     def stderr_log(self) -> Path:
         return self.root / "server-stderr.log"
 
+    @property
+    def work_dir(self) -> Path:
+        """An empty folder of the run, for a server to start in (``{work_dir}``)."""
+        return self.root / "work"
+
 
 class _Environment(dict[str, str]):
     """``{env[NAME]}`` in a descriptor: the harness's environment variable NAME (say, where a
@@ -143,6 +148,7 @@ class LaunchedTarget(Target):
         key = self.workspace.host_public_key_file
         values = {
             "state_dir": str(self.workspace.state_dir),
+            "work_dir": str(self.workspace.work_dir),
             **({"host_public_key_file": str(key)} if key is not None else {}),
             "port": str(self.port),
             "env": _Environment(os.environ),
@@ -196,6 +202,18 @@ class LaunchedTarget(Target):
         """A raw channel filled with the discovery identity, as ``_discovery_client``."""
         return self._raw(DISCOVERY_IDENTITY)
 
+    def _working_folder(self) -> str | None:
+        """The folder the server starts in: the descriptor's ``cwd`` filled in (the run's
+        ``{work_dir}`` made, empty, on first use), None for the harness's own."""
+        if self.descriptor.cwd is None:
+            return None
+        folder = Path(self.fill(self.descriptor.cwd))
+        if folder == self.workspace.work_dir:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not folder.is_dir():
+            raise StartupFailed(f"the server's working folder {folder} (server.cwd) is no folder")
+        return str(folder)
+
     def _stdio_command(self, identity: dict[str, str]) -> tuple[list[str], dict[str, str]]:
         """The command line and the environment of a stdio server process for ``identity``."""
         command = [self.fill(part, identity) for part in self.descriptor.command]
@@ -213,7 +231,8 @@ class LaunchedTarget(Target):
             command, env = self._stdio_command(identity)
             wire = Wire()
             startup = self.descriptor.startup_timeout_s
-            transport = guarded_stdio(command, env, self.server_log, wire, startup)
+            cwd = self._working_folder()
+            transport = guarded_stdio(command, env, self.server_log, wire, startup, cwd)
             # the transport bounds initialize (startup_timeout_s), the session each call
             async with _initialized(transport, None, self.stderr_log, wire) as client:
                 self._wires[id(client)] = wire
@@ -239,7 +258,8 @@ class LaunchedTarget(Target):
         timeout = max(self.descriptor.call_timeout_s, self.descriptor.startup_timeout_s)
         if self.transport == "stdio":
             command, env = self._stdio_command(identity)
-            opened = over_stdio(command, env, self.server_log, self.descriptor.startup_timeout_s)
+            startup = self.descriptor.startup_timeout_s
+            opened = over_stdio(command, env, self.server_log, startup, self._working_folder())
         else:
             url = self.fill(self.descriptor.url or "", identity)
             opened = over_http(url, self._headers(identity) or {}, timeout)
@@ -253,7 +273,8 @@ class LaunchedTarget(Target):
         command = [self.fill(part) for part in self.descriptor.command]
         try:
             env = {**os.environ, **self._env()}
-            process = processes.spawn_detached(command, env, self.server_log)
+            cwd = self._working_folder()
+            process = processes.spawn_detached(command, env, self.server_log, cwd)
         except OSError as error:
             raise StartupFailed(f"cannot run {shlex.join(command)}: {error}") from None
         self._http_process = process

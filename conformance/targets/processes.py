@@ -41,15 +41,19 @@ def exit_status(returncode: int | None) -> str:
     return f"exited with code {returncode}"
 
 
-async def spawn(command: Sequence[str], env: dict[str, str], log: ServerLog) -> Process:
+async def spawn(
+    command: Sequence[str], env: dict[str, str], log: ServerLog, cwd: str | None = None
+) -> Process:
     """``command`` with piped input and output, its stderr copied into ``log`` by a thread
     (so that no task group holds the process: any task may stop it), leading a process group
-    of its own. Raises OSError when it cannot run."""
+    of its own, in the folder ``cwd`` (None: the harness's). Raises OSError when it cannot
+    run."""
     reading, writing = os.pipe()
     try:
         process = await anyio.open_process(
             list(command),
             env=env,
+            cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=writing,
@@ -66,14 +70,15 @@ async def spawn(command: Sequence[str], env: dict[str, str], log: ServerLog) -> 
 
 
 def spawn_detached(
-    command: Sequence[str], env: dict[str, str], log: ServerLog
+    command: Sequence[str], env: dict[str, str], log: ServerLog, cwd: str | None = None
 ) -> subprocess.Popen[bytes]:
     """``command`` with no input and its output and error copied into ``log`` (an HTTP server
-    the harness starts, then reaches by URL), leading a process group of its own. Raises
-    OSError when it cannot run."""
+    the harness starts, then reaches by URL), leading a process group of its own, in the folder
+    ``cwd`` (None: the harness's). Raises OSError when it cannot run."""
     process = subprocess.Popen(  # noqa: S603 - the target descriptor's own command
         list(command),
         env=env,
+        cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

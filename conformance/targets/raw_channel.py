@@ -163,11 +163,15 @@ class _Stdio(RawChannel):
 
 @asynccontextmanager
 async def over_stdio(
-    command: list[str], env: dict[str, str], log: ServerLog, timeout_s: float
+    command: list[str],
+    env: dict[str, str],
+    log: ServerLog,
+    timeout_s: float,
+    cwd: str | None = None,
 ) -> AsyncIterator[RawChannel]:
-    """A raw channel to a server process started as ``command`` with ``env`` (its stderr
-    kept in ``log``), initialized within ``timeout_s``."""
-    process = await processes.spawn(command, env, log)
+    """A raw channel to a server process started as ``command`` with ``env`` in the folder
+    ``cwd`` (its stderr kept in ``log``), initialized within ``timeout_s``."""
+    process = await processes.spawn(command, env, log, cwd)
     try:
         channel = _Stdio(process)
         await channel.handshake(timeout_s)

@@ -12,7 +12,8 @@ def reference_descriptor(contract: str = contracts.DEFAULT) -> TargetDescriptor:
     """``engram-reference serve --contract CONTRACT`` over stdio, run by this Python, with its
     contract's arguments (the host's public key, say) and the policy they make it promise.
 
-    Its whole state folder is listed as state files, as in ``targets/reference.toml``.
+    It starts in an empty folder of the run, and its whole state folder is listed as state
+    files, as in ``targets/reference.toml``.
     """
     plugin = contracts.contract(contract)
     command = (
@@ -30,6 +31,7 @@ def reference_descriptor(contract: str = contracts.DEFAULT) -> TargetDescriptor:
         name="reference",
         transport="stdio",
         command=command,
+        cwd="{work_dir}",
         policy=Policy(**plugin.reference_policy),
         state_files=("{state_dir}/**",),
         contract=contract,

@@ -66,12 +66,13 @@ async def guarded_stdio(
     log: ServerLog,
     wire: Wire,
     startup_timeout_s: float,
+    cwd: str | None = None,
 ) -> AsyncIterator[
     tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStream[SessionMessage]]
 ]:
-    """The SDK client's streams to ``command`` started with ``env``. Raises OSError when it
-    cannot run."""
-    process = await processes.spawn(command, env, log)
+    """The SDK client's streams to ``command`` started with ``env`` in the folder ``cwd``.
+    Raises OSError when it cannot run."""
+    process = await processes.spawn(command, env, log, cwd)
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     answered = anyio.Event()

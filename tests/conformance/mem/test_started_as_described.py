@@ -1,14 +1,17 @@
-"""The descriptor's ``[policy] dedupe_window_s``: the window a mem server was started with, read
-from the shipped mem reference descriptor and from ``run --reference``, and refused when it is no
-positive number."""
+"""What a mem server's descriptor says of how it was started: ``[policy] dedupe_window_s``, the
+window it was given (read from the shipped mem reference descriptor and from ``run --reference``,
+refused when it is no positive number), and ``[server] cwd``, the empty folder it starts in."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.mem.plugin import REFERENCE_DEDUPE_WINDOW_S
 from engram_conformance.conformance.targets.descriptor import DescriptorError, load_descriptor
+from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.conformance.targets.reference import reference_descriptor
 
 from ...conftest import REPO_ROOT
@@ -40,3 +43,23 @@ def test_a_window_that_is_no_positive_number_is_refused(tmp_path: Path, window: 
     with pytest.raises(DescriptorError) as raised:
         load_descriptor(path)
     assert raised.value.key == "policy.dedupe_window_s"
+
+
+def test_the_reference_starts_in_an_empty_folder_of_the_run(tmp_path: Path) -> None:
+    """``cwd = "{work_dir}"``: the mem reference names its current project after that folder."""
+    descriptor = load_descriptor(SHIPPED)
+    assert descriptor.cwd == reference_descriptor("mem").cwd == "{work_dir}"
+    target = LaunchedTarget(descriptor, Workspace(tmp_path, None))
+    assert target.fill(descriptor.cwd) == str(tmp_path / "work")
+
+
+def test_a_working_folder_that_is_no_folder_stops_the_run_with_exit_code_2(
+    tmp_path: Path,
+) -> None:
+    text = SHIPPED.read_text(encoding="utf-8").replace('"{work_dir}"', '"{state_dir}/missing"')
+    path = tmp_path / "missing.toml"
+    path.write_text(text, encoding="utf-8")
+    report = tmp_path / "report"
+    result = CliRunner().invoke(main, ["run", "--target", str(path), "--report-dir", str(report)])
+    assert result.exit_code == 2, result.output
+    assert "missing (server.cwd) is no folder" in result.output
