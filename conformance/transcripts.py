@@ -25,12 +25,19 @@ def read_transcript(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def compared(entry: dict[str, Any], observed: Observation, mask: Callable[[Any], Any]) -> Replayed:
+def compared(
+    entry: dict[str, Any],
+    observed: Observation,
+    mask: Callable[[Any], Any],
+    *,
+    replayed: Callable[[Any], Any] = lambda answer: answer,
+) -> Replayed:
     """What sending ``entry`` again found: the answer, and its unified diff from the recorded
-    one, both passed through ``mask`` (which hides what differs on every run)."""
+    one, both passed through ``mask`` (which hides what differs on every run), the new one
+    first through ``replayed`` (which names what the replay issued as the recording did)."""
     before, after = (
         json.dumps(mask(answer), indent=1, sort_keys=True, ensure_ascii=False).splitlines()
-        for answer in (entry["answer"], observed.answer())
+        for answer in (entry["answer"], replayed(observed.answer()))
     )
     diff = difflib.unified_diff(before, after, "recorded", "replayed", lineterm="")
     return Replayed(entry, observed, "\n".join(diff))

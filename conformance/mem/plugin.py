@@ -16,9 +16,10 @@ from engram_conformance.spec.mem.openapi import openapi
 from ..check_registry import Checks
 from ..session import Session
 from ..spec_digest import spec_identity
-from ..transcripts import Replayed, compared
+from ..transcripts import Replayed
 from .checks import registry
 from .checks.context import MemContext
+from .transcript_replay import replay
 
 
 class MemHost:
@@ -90,16 +91,9 @@ class Mem:
     async def replay(
         self, session: Session, host: MemHost, entries: list[dict[str, Any]]
     ) -> list[Replayed]:
-        """Each call sent again as recorded (a mem call carries no context to re-sign); the
-        diff shows every difference, the ids and times the server issues anew included."""
-        done = []
-        for entry in entries:
-            if entry["method"] == "tools/list":
-                observed, _ = await session.list_tools()
-            else:
-                observed = await session.call(entry["tool"], entry["arguments"], None, None)
-            done.append(compared(entry, observed, lambda answer: answer))
-        return done
+        """Each call sent again (``transcript_replay``): the ids the server issues mapped, its
+        times masked."""
+        return await replay(session, entries)
 
 
 CONTRACT = Mem()
