@@ -10,7 +10,11 @@ import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.mem.plugin import REFERENCE_DEDUPE_WINDOW_S
-from engram_conformance.conformance.targets.descriptor import DescriptorError, load_descriptor
+from engram_conformance.conformance.targets.descriptor import (
+    DescriptorError,
+    load_descriptor,
+    stdio_descriptor,
+)
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.conformance.targets.reference import reference_descriptor
 
@@ -63,3 +67,12 @@ def test_a_working_folder_that_is_no_folder_stops_the_run_with_exit_code_2(
     result = CliRunner().invoke(main, ["run", "--target", str(path), "--report-dir", str(report)])
     assert result.exit_code == 2, result.output
     assert "missing (server.cwd) is no folder" in result.output
+
+
+def test_a_stdio_command_keeps_a_mem_servers_memories_in_the_run(tmp_path: Path) -> None:
+    """``--stdio "engram mcp"``: Engram's data folder is the run's state folder, never the
+    user's own store."""
+    descriptor = stdio_descriptor("engram mcp")
+    target = LaunchedTarget(descriptor, Workspace(tmp_path, None))
+    assert target._env()["ENGRAM_DATA_DIR"] == str(tmp_path / "state")
+    assert descriptor.cwd is None
