@@ -12,10 +12,11 @@ Each check works in a fresh project and finds its memories again by unique token
   alone. ``mem_current_project`` lists no argument (upstream and the reference), so its token
   rides in one it does not list, which servers ignore.
 - SAVE-008 (a restart of the server) is the harness's to decide, not this module's.
-- SAVE-012 sends 60,000 ASCII characters, above both upstream caps (2,000 bytes at v1.7.0,
-  50,000 at v1.20.0; the reference's is 50,000 characters): the stored content must be a
-  beginning of it followed by ``... [truncated]``. A server that keeps it all has a larger cap
-  (or none), which the rule does not reach: not_applicable.
+- SAVE-012 sends 60,000 ASCII characters on one line, above both upstream caps (2,000 bytes
+  at v1.7.0, 50,000 at v1.20.0; the reference's is 50,000 characters): the stored content must
+  be a beginning of it followed by ``... [truncated]`` (the cut's length is the server's own
+  cap, not compared). A server that keeps it all has a larger cap (or none), which the rule
+  does not reach: not_applicable.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def hit_of(found: SearchResult | ToolFailure, memory_id: int) -> Hit | None:
 
 @check(rules=("SAVE-001", "SAVE-002"), tools=(SAVE, SEARCH))
 async def saved_memory_is_found(ctx: MemContext) -> None:
-    """Found by a word of its title (SAVE-001), and by a word only its content has (SAVE-002)."""
+    """Found by a word of its title (SAVE-001), and by a word only its content has (SAVE-002):
+    the memory the save answered (else the one its title search found)."""
     project = await steps.fresh_project(ctx)
     in_title, in_content = ctx.unique("titleword"), ctx.unique("contentword")
     title = f"Saved memory {in_title}"
@@ -111,13 +113,15 @@ async def saved_memory_is_found(ctx: MemContext) -> None:
         expected=f"mem_search {in_title!r} finds {title!r} of type decision",
         observed=hit,
     )
-    ctx.require(hit is not None, "the memory found by its title", hit)
-    assert hit is not None
+    assert isinstance(saved, Saved)
+    memory_id = saved.id if saved.id is not None else hit.id if hit is not None else None
+    ctx.require(memory_id is not None, "the memory's id, answered or found by its title", hit)
+    assert memory_id is not None
     by_content = await steps.search(ctx, in_content, project=project.name)
     ctx.expect(
         "SAVE-002",
-        hit_of(by_content, hit.id) is not None,
-        expected=f"mem_search {in_content!r} (a word of the content only) finds #{hit.id}",
+        hit_of(by_content, memory_id) is not None,
+        expected=f"mem_search {in_content!r} (a word of the content only) finds #{memory_id}",
         observed=by_content,
     )
 
@@ -142,7 +146,11 @@ async def content_keeps_its_lines(ctx: MemContext) -> None:
 async def seed_examples_are_found(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     for title, memory_type, word, content in (STRIPE, EVENT_SOURCING):
-        await steps.save(ctx, project, title, content, memory_type)
+        arguments = {"title": title, "type": memory_type, "content": content}
+        saved = await steps.fact(ctx, SAVE, arguments | {"project": project.name})
+        ctx.expect(
+            "SAVE-004", isinstance(saved, Saved), expected=f"{title!r} saved", observed=saved
+        )
         found = await steps.search(ctx, word, project=project.name)
         hit = hit_titled(found, title)
         ctx.expect(
@@ -300,7 +308,7 @@ async def save_suggests_a_key(ctx: MemContext) -> None:
 async def long_content_is_cut(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     token = ctx.unique("long")
-    head = steps.what_why(token) + "\n"
+    head = f"What: a long content, {token}, on one line: "
     sent = head + "filler " * ((LONG_CONTENT_CHARS - len(head)) // len("filler "))
     arguments = {"title": f"Long {token}", "type": "discovery", "content": sent}
     saved = await steps.fact(ctx, SAVE, arguments | {"project": project.name})
