@@ -77,6 +77,19 @@ def labelled_lines(token: str) -> list[str]:
     ]
 
 
+async def accepted(
+    ctx: MemContext, rule: str, project: Project, title: str, content: str, **extra: str
+) -> Saved | ToolFailure:
+    """A ``mem_save`` in ``project`` that ``rule`` asks to succeed (``extra``: its type, ...);
+    a refusal is the rule's failure, not the check's error."""
+    arguments = {"title": title, "content": content, "project": project.name} | extra
+    saved = await steps.fact(ctx, SAVE, arguments)
+    ctx.require(isinstance(saved, Saved | ToolFailure), "mem_save read", saved)
+    assert isinstance(saved, Saved | ToolFailure)
+    ctx.expect(rule, isinstance(saved, Saved), expected=f"{title!r} saved", observed=saved)
+    return saved
+
+
 def hit_titled(found: SearchResult | ToolFailure, title: str) -> Hit | None:
     """The search hit with ``title``, if ``found`` has one."""
     hits = found.hits if isinstance(found, SearchResult) else ()
@@ -95,17 +108,10 @@ async def saved_memory_is_found(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     in_title, in_content = ctx.unique("titleword"), ctx.unique("contentword")
     title = f"Saved memory {in_title}"
-    arguments = {
-        "title": title,
-        "type": "decision",
-        "content": steps.what_why(in_content),
-        "project": project.name,
-    }
-    saved = await steps.fact(ctx, SAVE, arguments)
-    ok = ctx.expect(
-        "SAVE-001", isinstance(saved, Saved), expected="mem_save succeeds", observed=saved
-    )
-    ctx.require(ok, "mem_save succeeded", saved)
+    content = steps.what_why(in_content)
+    saved = await accepted(ctx, "SAVE-001", project, title, content, type="decision")
+    ctx.require(isinstance(saved, Saved), "mem_save succeeded", saved)
+    assert isinstance(saved, Saved)
     hit = hit_titled(await steps.search(ctx, in_title, project=project.name), title)
     ctx.expect(
         "SAVE-001",
@@ -113,7 +119,6 @@ async def saved_memory_is_found(ctx: MemContext) -> None:
         expected=f"mem_search {in_title!r} finds {title!r} of type decision",
         observed=hit,
     )
-    assert isinstance(saved, Saved)
     memory_id = saved.id if saved.id is not None else hit.id if hit is not None else None
     ctx.require(memory_id is not None, "the memory's id, answered or found by its title", hit)
     assert memory_id is not None
@@ -146,11 +151,7 @@ async def content_keeps_its_lines(ctx: MemContext) -> None:
 async def seed_examples_are_found(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     for title, memory_type, word, content in (STRIPE, EVENT_SOURCING):
-        arguments = {"title": title, "type": memory_type, "content": content}
-        saved = await steps.fact(ctx, SAVE, arguments | {"project": project.name})
-        ctx.expect(
-            "SAVE-004", isinstance(saved, Saved), expected=f"{title!r} saved", observed=saved
-        )
+        await accepted(ctx, "SAVE-004", project, title, content, type=memory_type)
         found = await steps.search(ctx, word, project=project.name)
         hit = hit_titled(found, title)
         ctx.expect(
@@ -166,7 +167,13 @@ async def seed_types_are_stored(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     for memory_type in SEED_TYPES:
         token = ctx.unique(memory_type)
-        memory_id = await steps.saved_memory(ctx, project, token, memory_type)
+        title = f"Typed {token}"
+        saved = await accepted(
+            ctx, "SAVE-005", project, title, steps.what_why(token), type=memory_type
+        )
+        if not isinstance(saved, Saved):
+            continue
+        memory_id = await steps.saved_id(ctx, project, saved, token)
         read = await steps.observation(ctx, memory_id)
         ctx.expect(
             "SAVE-005",
@@ -309,16 +316,9 @@ async def long_content_is_cut(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     token = ctx.unique("long")
     head = f"What: a long content, {token}, on one line: "
-    sent = head + "filler " * ((LONG_CONTENT_CHARS - len(head)) // len("filler "))
-    arguments = {"title": f"Long {token}", "type": "discovery", "content": sent}
-    saved = await steps.fact(ctx, SAVE, arguments | {"project": project.name})
-    ok = ctx.expect(
-        "SAVE-012",
-        isinstance(saved, Saved),
-        expected=f"a content of {len(sent)} characters saved, not refused",
-        observed=saved,
-    )
-    ctx.require(ok, "the long content saved", saved)
+    sent = (head + "filler " * ((LONG_CONTENT_CHARS - len(head)) // len("filler "))).rstrip()
+    saved = await accepted(ctx, "SAVE-012", project, f"Long {token}", sent, type="discovery")
+    ctx.require(isinstance(saved, Saved), "the long content saved", saved)
     assert isinstance(saved, Saved)
     stored = (await steps.live(ctx, await steps.saved_id(ctx, project, saved, token))).content
     if stored == sent:

@@ -152,6 +152,13 @@ class RefusesNonAscii(SaveAnswerMutant):
         return None if ascii_only else "content must be ASCII"
 
 
+class RefusesLearningType(SaveAnswerMutant):
+    """mem_save refuses type learning, a type outside its own vocabulary."""
+
+    def refusal(self, arguments: dict[str, Any]) -> str | None:
+        return "unknown type: learning" if arguments.get("type") == "learning" else None
+
+
 class RefusesLongContent(SaveAnswerMutant):
     """mem_save refuses a content above the cap instead of cutting it."""
 
@@ -207,6 +214,7 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (RefusesNonAscii, _caught("SAVE-004")),
     (TypesBecomeFamilies, _caught("SAVE-004", "SAVE-005")),
     (ForgetsConfigType, _caught("SAVE-005")),
+    (RefusesLearningType, _caught("SAVE-005")),
     (KeysByType, _caught("SAVE-006")),
     (CapturesSearches, _caught("SAVE-007")),
     (TypeDefaultsToGeneral, _caught("SAVE-009")),
