@@ -5,12 +5,13 @@ Each check works in a fresh project and finds its memories again by unique token
 
 - SAVE-003 sends the seed's four labelled lines (``What:``, ``Why:``, ``Where:``, ``Learned:``)
   and asks for them back as four consecutive lines of the stored content, each as sent.
-- SAVE-007 calls each read tool with a token no memory holds (for ``mem_context``, the name of a
-  project nothing is saved in), then searches for it in that project, in the server's default
-  and, where ``mem_search`` lists ``all_projects``, in every project. ``mem_get_observation``
-  takes only an id, so its token is in the memory it reads: the search must find that memory
-  alone. ``mem_current_project`` lists no argument (upstream and the reference), so its token
-  rides in one it does not list, which servers ignore.
+- SAVE-007 calls each read tool with a token no memory holds (for ``mem_context``, the name of
+  a project nothing is saved in), then searches for it in the check's project (a failed search
+  stops the check) and, wider where the server can (a failure there is no evidence), in its
+  default project and, where ``mem_search`` lists ``all_projects``, in every project.
+  ``mem_get_observation`` takes only an id, so its token is in the memory it reads: the search
+  must find that memory alone. ``mem_current_project`` lists no argument (upstream and the
+  reference), so its token rides in one it does not list, which servers ignore.
 - SAVE-008 (a restart of the server) is the harness's to decide, not this module's.
 - SAVE-012 sends 60,000 ASCII characters on one line, above both upstream caps (2,000 bytes
   at v1.7.0, 50,000 at v1.20.0; the reference's is 50,000 characters): the stored content must
@@ -94,6 +95,11 @@ def hit_titled(found: SearchResult | ToolFailure, title: str) -> Hit | None:
     """The search hit with ``title``, if ``found`` has one."""
     hits = found.hits if isinstance(found, SearchResult) else ()
     return next((hit for hit in hits if hit.title == title), None)
+
+
+def _ids(found: SearchResult | ToolFailure) -> list[int]:
+    """The ids a search found (none when it failed: a wider search is not always possible)."""
+    return found.ids if isinstance(found, SearchResult) else []
 
 
 def hit_of(found: SearchResult | ToolFailure, memory_id: int) -> Hit | None:
@@ -236,13 +242,13 @@ async def _read_calls(ctx: MemContext, project: Project) -> dict[str, set[int]]:
 async def reads_store_nothing(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     tokens = await _read_calls(ctx, project)
-    wheres: list[dict[str, Any]] = [{"project": project.name}, {}]
+    wider: list[dict[str, Any]] = [{}]
     if "all_projects" in await ctx.properties(SEARCH):
-        wheres.append({"all_projects": True})
+        wider.append({"all_projects": True})
     for token, allowed in tokens.items():
-        found: set[int] = set()
-        for where in wheres:
-            found |= set(await steps.found_ids(ctx, token, **where))
+        found = set(await steps.found_ids(ctx, token, project=project.name))
+        for where in wider:
+            found |= set(_ids(await steps.search(ctx, token, **where)))
         ctx.expect(
             "SAVE-007",
             found <= allowed,
