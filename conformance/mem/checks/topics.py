@@ -284,8 +284,8 @@ async def suggested_key_flow(ctx: MemContext) -> None:
     assert isinstance(found, Suggestion)
     first_id = await first_save(ctx, project, token, found.topic_key)
     await next_save(ctx, project, token, found.topic_key, 2)
-    found_ids = await steps.found_ids(ctx, token, project=project.name)
-    expect_one_revised(ctx, "TOPIC-009", found_ids, await steps.live(ctx, first_id), 2)
+    ids = await steps.found_ids(ctx, token, project=project.name)
+    expect_one_revised(ctx, "TOPIC-009", ids, await steps.live(ctx, first_id), 2)
 
 
 async def placed(

@@ -70,6 +70,14 @@ class TopicsAcrossProjects(MatchesTopics):
         return store._newest_live("topic_key = ? AND scope = ?", (key, scope))
 
 
+class TopicsAcrossScopes(MatchesTopics):
+    """The topic lookup ignores the scope: a personal save with a project's key revises the
+    project memory."""
+
+    def match(self, store: Any, exact: Any, key: str, project: str, scope: str) -> Any:
+        return store._newest_live("topic_key = ? AND project = ?", (key, project))
+
+
 class RevisesTopics(StoreMutant):
     """A topic upsert (a revision that marks the memory seen) done wrong by ``revised``."""
 
@@ -238,6 +246,7 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (UpsertKeepsTitle, _caught("TOPIC-001", "TOPIC-003")),
     (HyphenatedKeysNeverMatch, _caught("TOPIC-003", "TOPIC-009", "TOPIC-012")),
     (TopicsAcrossProjects, _caught("TOPIC-010")),
+    (TopicsAcrossScopes, _caught("TOPIC-010")),
     (KeysMatchedAsGiven, _caught("TOPIC-012")),
     (SlugsWithUnderscores, _caught("TOPIC-004", "TOPIC-008", "TOPIC-014")),
     (LabelsSuggestion, _caught("TOPIC-005")),
