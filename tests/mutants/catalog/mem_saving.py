@@ -1,0 +1,225 @@
+"""mem servers that store wrong (SAVE), the way real servers drift: a column left out of the
+search index, contents whitespace-normalised, types rewritten or refused, saves merged without
+a topic key, tool calls captured as memories, blank or long contents mishandled.
+
+Each is the mem reference with its calls rewritten (``CallMutant``) or its store patched
+(``StoreMutant``); ``Caught`` says which SAVE rules it breaks, every other one keeping its
+verdict. SAVE-008 (a restart) is not run in process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+import anyio
+import mcp_types as types
+from engram_conformance.reference_impl.mem.memories import Draft, Saved
+from engram_conformance.reference_impl.mem.server import Handlers
+from engram_conformance.reference_impl.mem.service import MemService
+from engram_conformance.reference_impl.mem.store import Observation
+
+from ..caught import Caught
+from ..mem_calls import CallMutant, answering, text_of
+
+SAVE, SEARCH = "mem_save", "mem_search"
+#: the reference's content cap, in characters
+CAP = 50_000
+
+
+class StoreMutant(Handlers):
+    """The mem reference with its service changed by ``patch`` (the store, the saves)."""
+
+    def __init__(self, service: MemService) -> None:
+        super().__init__(service)
+        self.patch(service)
+
+    def patch(self, service: MemService) -> None:
+        """Replace what the mutant gets wrong on ``service``."""
+
+
+class SearchesOneColumn(StoreMutant):
+    """The search matches one column of the index only (``column``)."""
+
+    column: ClassVar[str]
+
+    def patch(self, service: MemService) -> None:
+        search = service.store.search
+
+        def one_column(match: str, *args: Any, **kwargs: Any) -> list[Observation]:
+            return search(f"{self.column} : ({match})", *args, **kwargs)
+
+        service.store.search = one_column  # type: ignore[method-assign]
+
+
+class IndexesNoTitle(SearchesOneColumn):
+    """Titles are not indexed: mem_search finds a memory by its content only."""
+
+    column = "content"
+
+
+class IndexesNoContent(SearchesOneColumn):
+    """Contents are not indexed: mem_search finds a memory by its title only."""
+
+    column = "title"
+
+
+class SavesRewritten(CallMutant):
+    """mem_save's arguments changed by ``rewritten`` before the reference sees them."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.rewritten(arguments) if tool == SAVE else arguments
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments
+
+
+class FlattensContent(SavesRewritten):
+    """A content's line breaks are stored as spaces (whitespace normalised on save)."""
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        content = arguments.get("content")
+        if not isinstance(content, str):
+            return arguments
+        return arguments | {"content": " ".join(content.splitlines())}
+
+
+class TypesBecomeFamilies(SavesRewritten):
+    """Type bugfix is stored as bug, the name of its topic family."""
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments | ({"type": "bug"} if arguments.get("type") == "bugfix" else {})
+
+
+class ForgetsConfigType(SavesRewritten):
+    """Type config is not in the server's vocabulary and is stored as manual."""
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments | ({"type": "manual"} if arguments.get("type") == "config" else {})
+
+
+class TypeDefaultsToGeneral(SavesRewritten):
+    """A save without type is stored with type general."""
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "general"} | arguments
+
+
+class StoresBlankContent(SavesRewritten):
+    """A blank content is stored as a placeholder instead of refused."""
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        content = arguments.get("content")
+        blank = content is None or (isinstance(content, str) and not content.strip())
+        return arguments | ({"content": "(no content)"} if blank else {})
+
+
+class CutsWithoutMarker(SavesRewritten):
+    """A content above the cap is cut to it silently, without the truncation marker."""
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        content = arguments.get("content")
+        return arguments | ({"content": content[:CAP]} if isinstance(content, str) else {})
+
+
+class SaveAnswerMutant(CallMutant):
+    """mem_save's answer changed (``refusal`` or ``changed``)."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        if tool != SAVE:
+            return result
+        refused = self.refusal(arguments)
+        if refused is not None:
+            return answering(result, refused, is_error=True)
+        return answering(result, self.changed(text_of(result)))
+
+    def refusal(self, arguments: dict[str, Any]) -> str | None:
+        """The error a save is refused with (the reference's answer is dropped), if refused."""
+        return None
+
+    def changed(self, text: str) -> str:
+        return text
+
+
+class RefusesNonAscii(SaveAnswerMutant):
+    """mem_save refuses a content that is not ASCII (accents, as in the seed's examples)."""
+
+    def refusal(self, arguments: dict[str, Any]) -> str | None:
+        content = arguments.get("content")
+        ascii_only = not isinstance(content, str) or content.isascii()
+        return None if ascii_only else "content must be ASCII"
+
+
+class RefusesLearningType(SaveAnswerMutant):
+    """mem_save refuses type learning, a type outside its own vocabulary."""
+
+    def refusal(self, arguments: dict[str, Any]) -> str | None:
+        return "unknown type: learning" if arguments.get("type") == "learning" else None
+
+
+class RefusesLongContent(SaveAnswerMutant):
+    """mem_save refuses a content above the cap instead of cutting it."""
+
+    def refusal(self, arguments: dict[str, Any]) -> str | None:
+        content = arguments.get("content")
+        return "content is too long" if isinstance(content, str) and len(content) > CAP else None
+
+
+class SuggestsNothing(SaveAnswerMutant):
+    """mem_save answers no suggested topic key."""
+
+    def changed(self, text: str) -> str:
+        lines = text.split("\n")
+        return "\n".join(line for line in lines if not line.startswith("Suggested topic_key:"))
+
+
+class KeysByType(StoreMutant):
+    """A save without topic_key is keyed by its type, so the project's next save of that type
+    revises it instead of inserting."""
+
+    def patch(self, service: MemService) -> None:
+        save = service.memories.save
+
+        def keyed(draft: Draft) -> Saved:
+            return save(replace(draft, topic_key=draft.topic_key or draft.type))
+
+        service.memories.save = keyed  # type: ignore[method-assign]
+
+
+class CapturesSearches(CallMutant):
+    """Every mem_search is also saved as a memory of the query (calls captured, not chosen)."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        result = await super().call_tool(ctx, params)
+        query = (params.arguments or {}).get("query")
+        if params.name == SEARCH and isinstance(query, str) and query.strip():
+            captured = {"title": f"Searched {query}", "content": f"mem_search {query}"}
+            await anyio.to_thread.run_sync(
+                self.service.call, SAVE, captured | {"type": "search"}, limiter=self.calls
+            )
+        return result
+
+
+def _caught(*rules: str) -> Caught:
+    return Caught(rules, contract="mem")
+
+
+#: each mutant and what it breaks
+MUTANTS: list[tuple[type[Handlers], Caught]] = [
+    (IndexesNoTitle, _caught("SAVE-001")),
+    (IndexesNoContent, _caught("SAVE-002")),
+    (FlattensContent, _caught("SAVE-003")),
+    (RefusesNonAscii, _caught("SAVE-004")),
+    (TypesBecomeFamilies, _caught("SAVE-004", "SAVE-005")),
+    (ForgetsConfigType, _caught("SAVE-005")),
+    (RefusesLearningType, _caught("SAVE-005")),
+    (KeysByType, _caught("SAVE-006")),
+    (CapturesSearches, _caught("SAVE-007")),
+    (TypeDefaultsToGeneral, _caught("SAVE-009")),
+    (StoresBlankContent, _caught("SAVE-010")),
+    (SuggestsNothing, _caught("SAVE-011")),
+    (RefusesLongContent, _caught("SAVE-012")),
+    (CutsWithoutMarker, _caught("SAVE-012")),
+]

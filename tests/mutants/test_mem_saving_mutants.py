@@ -1,0 +1,42 @@
+"""Each SAVE check of the mem contract fires on a server that breaks its rule
+(``catalog/mem_saving.py``), and only the rules it breaks; the mem reference passes them all.
+
+SAVE-008 (a restart of the server) is decided by the harness, not in process, so the runs
+select the other SAVE rules by id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engram_conformance.conformance.mem.plugin import CONTRACT
+from engram_conformance.reference_impl.mem.server import Handlers
+
+from ..conformance.mem.inprocess import run_against
+from .catalog.mem_saving import MUTANTS
+from .caught import Caught, assert_caught
+
+#: the SAVE rule left to the harness (a restart of the server)
+RESTART = "SAVE-008"
+SAVE = tuple(
+    rule.id
+    for rule in CONTRACT.load_spec().rules.values()
+    if rule.family == "SAVE" and rule.id != RESTART
+)
+
+
+@pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
+def test_mem_saving_mutant_is_caught(
+    tmp_path: Path, mutant: type[Handlers], caught: Caught
+) -> None:
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=SAVE), caught)
+
+
+def test_every_checked_save_rule_has_a_mutant() -> None:
+    assert {rule for _, caught in MUTANTS for rule in caught.broken} == set(SAVE)
+
+
+def test_the_mem_reference_passes_the_saving_rules(tmp_path: Path) -> None:
+    result = run_against(tmp_path, only=SAVE)
+    assert {rule: v.verdict for rule, v in result.verdicts.items()} == dict.fromkeys(SAVE, "pass")
