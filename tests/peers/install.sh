@@ -6,13 +6,17 @@
 #   DIR/server-memory/       npm --prefix: @modelcontextprotocol/server-memory (stdio)
 #   DIR/mcp-server-time/     a virtual environment of its own with mcp-server-time (stdio);
 #                            its `mcp` pin may differ from the kit's, so never the kit's venv
+#   DIR/engram-v1/bin/engram the Engram memory server (Go, Gentleman-Programming/engram), built
+#   DIR/engram-v3/bin/engram by module name through the Go module proxy; Go's module and build
+#                            caches stay in DIR/go/, so that a rerun builds nothing again
 #
 # Usage: tests/peers/install.sh [DIR]; DIR defaults to $ENGRAM_PEERS_DIR, else
 # ~/.cache/engram-conformance/peers. Point ENGRAM_PEERS_DIR at DIR for the tests to find them.
 #
 # Idempotent: a peer whose folder holds the stamp of the pinned version is left alone. Soft:
-# a peer that cannot be installed (no node/npm, no network, a failed build) is reported and its
-# folder removed, and the script still exits 0, so that the peer tests skip instead of failing.
+# a peer that cannot be installed (no node/npm or go, no network, a version the registry does
+# not serve, a failed build) is reported and its folder removed, and the script still exits 0,
+# so that the peer tests skip instead of failing.
 # Versions are pinned (override with the variables below) so that runs are reproducible.
 set -uo pipefail
 
@@ -20,7 +24,11 @@ DIR=${1:-${ENGRAM_PEERS_DIR:-${HOME}/.cache/engram-conformance/peers}}
 EVERYTHING=${ENGRAM_PEER_EVERYTHING:-@modelcontextprotocol/server-everything@2026.8.31}
 MEMORY=${ENGRAM_PEER_MEMORY:-@modelcontextprotocol/server-memory@2026.8.31}
 TIME=${ENGRAM_PEER_TIME:-mcp-server-time==2026.10.19}
+ENGRAM_V1=${ENGRAM_PEER_ENGRAM_V1:-github.com/Gentleman-Programming/engram@v1.20.0}
+ENGRAM_V3=${ENGRAM_PEER_ENGRAM_V3:-github.com/Gentleman-Programming/engram/v3@v3.7.2}
+ENGRAM_V3_TOOLCHAIN=${ENGRAM_PEER_ENGRAM_V3_TOOLCHAIN:-go1.27.3}  # v3's go.mod needs Go 1.27
 STEP_TIMEOUT_S=${ENGRAM_PEERS_TIMEOUT_S:-300}  # per peer; the registries' own timeouts are short
+GO_TIMEOUT_S=${ENGRAM_PEERS_GO_TIMEOUT_S:-1800}  # a cold Go build takes minutes on two cores
 
 say() { echo "peers: $*"; }
 
@@ -81,6 +89,45 @@ python_peer() {  # python_peer NAME SPEC
   finish "$1" "$2" $status
 }
 
+go_build() {  # go_build NAME MODULE VERSION: MODULE/cmd/engram at VERSION into DIR/NAME/bin/engram
+  local bin=$DIR/$1/bin
+  # `go install MODULE/cmd/engram@VERSION` first; where the proxy serves the version but refuses
+  # the module's version list (go install reads it for deprecation notices), the same build from
+  # a scratch module that requires exactly that version
+  GOBIN=$bin go install "$2/cmd/engram@$3" && return 0
+  mkdir -p "$DIR/$1/build" &&
+    (cd "$DIR/$1/build" && go mod init engram-peer-build && go get "$2/cmd/engram@$3" &&
+      go build -o "$bin/engram" "$2/cmd/engram")
+}
+
+go_peer() {  # go_peer NAME MODULE@VERSION [TOOLCHAIN]
+  if installed "$1" "$2"; then
+    say "$1: $2 already installed"
+    return
+  fi
+  if ! command -v go >/dev/null; then
+    say "$1: go not found; its peer tests will skip"
+    return
+  fi
+  rm -rf "${DIR:?}/$1"
+  mkdir -p "$DIR/$1/bin"
+  local toolchain=${3:-local}
+  (
+    export GOPATH=$DIR/go/path GOMODCACHE=$DIR/go/mod GOCACHE=$DIR/go/cache GOTOOLCHAIN=$toolchain
+    export GOFLAGS=-modcacherw  # the module cache stays removable (rm -rf) like the rest of DIR
+    if command -v timeout >/dev/null; then
+      export -f go_build
+      timeout "$GO_TIMEOUT_S" bash -c 'go_build "$@"' _ "$1" "${2%@*}" "${2##*@}"
+    else
+      go_build "$1" "${2%@*}" "${2##*@}"
+    fi
+  ) >"$DIR/$1.log" 2>&1
+  local status=$?
+  rm -rf "${DIR:?}/$1/build"
+  [ $status -eq 0 ] || tail -n 5 "$DIR/$1.log" | sed 's/^/peers:   /'
+  finish "$1" "$2" $status
+}
+
 if ! mkdir -p "$DIR" 2>/dev/null; then
   say "cannot create $DIR; the peer tests will skip"
   exit 0
@@ -92,5 +139,7 @@ cp "$(dirname "$0")/loopback.cjs" "$DIR/loopback.cjs"
 npm_peer server-everything "$EVERYTHING"
 npm_peer server-memory "$MEMORY"
 python_peer mcp-server-time "$TIME"
+go_peer engram-v1 "$ENGRAM_V1"
+go_peer engram-v3 "$ENGRAM_V3" "$ENGRAM_V3_TOOLCHAIN"
 say "done in $((SECONDS - started)) s; export ENGRAM_PEERS_DIR=$DIR"
 exit 0
