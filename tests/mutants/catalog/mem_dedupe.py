@@ -149,18 +149,19 @@ class DuplicateAnswersError(ServiceMutant):
         service.memories.save = refusing  # type: ignore[method-assign]
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
+def mem_caught(*rules: str, undecided: tuple[str, ...] = ()) -> Caught:
+    """What a mutant of the mem reference breaks (and leaves ``undecided``)."""
+    return Caught(rules, undecided, contract="mem")
 
 
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (DuplicateAnswersError, _caught("DEDUP-001")),
-    (DuplicateNotCounted, _caught("DEDUP-001", "DEDUP-004", "DEDUP-006")),
-    (LastSeenNotUpdated, _caught("DEDUP-002")),
-    (DedupeIgnoresTitle, _caught("DEDUP-003")),
-    (DedupeComparesScope, _caught("DEDUP-004")),
-    (ContentComparedExactly, _caught("DEDUP-006")),
-    (DedupeSeesSoftDeleted, _caught("DEDUP-007")),
-    (TopicSeesSoftDeleted, _caught("DEDUP-007")),
+    (DuplicateAnswersError, mem_caught("DEDUP-001")),
+    (DuplicateNotCounted, mem_caught("DEDUP-001", "DEDUP-004", "DEDUP-006")),
+    (LastSeenNotUpdated, mem_caught("DEDUP-002")),
+    (DedupeIgnoresTitle, mem_caught("DEDUP-003")),
+    (DedupeComparesScope, mem_caught("DEDUP-004")),
+    (ContentComparedExactly, mem_caught("DEDUP-006")),
+    (DedupeSeesSoftDeleted, mem_caught("DEDUP-007")),
+    (TopicSeesSoftDeleted, mem_caught("DEDUP-007")),
 ]
