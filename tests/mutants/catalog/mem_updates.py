@@ -73,10 +73,8 @@ class UpdateWithoutFieldsSucceeds(CallMutant):
         memory = self.service.store.observation(arguments["id"])
         if memory is None:
             return result
-        told = f"({memory.type}, scope={memory.scope})"
-        return answering(
-            result, f"Memory updated: #{memory.id} {quoted(memory.title)} {told}", False
-        )
+        told = f"{quoted(memory.title)} ({memory.type}, scope={memory.scope})"
+        return answering(result, f"Memory updated: #{memory.id} {told}", is_error=False)
 
 
 class UpdateReachesSoftDeleted(ServiceMutant):
