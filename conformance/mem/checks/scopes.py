@@ -39,9 +39,9 @@ async def _known_project(ctx: MemContext, label: str) -> Project:
     return project
 
 
-async def _read_context(ctx: MemContext, project: Project | None, **extra: str) -> Context:
-    """``mem_context``, for a read that must succeed to say anything."""
-    found = await context(ctx, project, **extra)
+async def _read_context(ctx: MemContext, project: Project) -> Context:
+    """``mem_context`` of ``project``, for a read that must succeed to say anything."""
+    found = await context(ctx, project)
     ctx.require(isinstance(found, Context), "mem_context succeeded", found)
     assert isinstance(found, Context)
     return found
