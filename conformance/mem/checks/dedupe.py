@@ -1,5 +1,194 @@
-"""Dedupe (DEDUP): repeated saves inside the window make no second observation.
+"""Dedupe (DEDUP): a save that repeats one inside the window makes no second observation.
 
-No check yet: its helper fills this module in."""
+Each check saves, in a fresh project, memories whose title and content hold a unique token, and
+counts the observations with ``mem_search`` by that token in that project: v1.7.0's ``mem_save``
+answers no id, and the id a save answers says nothing about how many rows it left. A repeated
+save is sent and read, but its answer is judged only where the rule speaks of it (DEDUP-001: the
+second call does not fail); elsewhere the rule is about what is stored. Counters are read with
+``mem_get_observation``.
+
+DEDUP-002 needs a duplicate to judge: when the repeat was not absorbed (DEDUP-001's business) it
+is undecided. It waits a little over a second between the saves, so that a clock of whole
+seconds moves. DEDUP-005 (how long the window lasts) is not decided here.
+"""
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import anyio
+
+from ..facts import Deleted, Saved
+from .context import MemContext
+from .registry import check
+from .steps import Project, done, fact, found_ids, fresh_project, live, saved_id, what_why
+
+SAVE, SEARCH, GET, DELETE = "mem_save", "mem_search", "mem_get_observation", "mem_delete"
+#: how long DEDUP-002 waits between a save and its repeat (a clock of whole seconds moves)
+SEEN_AGAIN_AFTER_S = 1.1
+
+
+def _arguments(project: Project, token: str, **changes: Any) -> dict[str, Any]:
+    """A ``mem_save`` in ``project`` whose title and content hold ``token``."""
+    title, content = f"Memory {token}", what_why(token, "a memory saved twice")
+    memory = {"title": title, "content": content, "type": "discovery", "project": project.name}
+    return memory | changes
+
+
+async def _saved(ctx: MemContext, project: Project, token: str, arguments: dict[str, Any]) -> int:
+    """The id of the memory a successful save of ``arguments`` made."""
+    return await saved_id(ctx, project, await done(ctx, SAVE, arguments, Saved), token)
+
+
+async def _expect_absorbed(
+    ctx: MemContext, rule: str, project: Project, token: str, first: int
+) -> None:
+    """Expect that the repeat left one observation, the first, its duplicate_count 2."""
+    ids = await found_ids(ctx, token, project=project.name)
+    ctx.expect(
+        rule,
+        ids == [first],
+        expected=f"mem_search by {token} finds one observation, #{first}",
+        observed=ids,
+    )
+    counted = (await live(ctx, first)).duplicate_count
+    ctx.expect(rule, counted == 2, expected=f"#{first} duplicate_count 2", observed=counted)
+
+
+@check(rules=("DEDUP-001",), tools=(SAVE, SEARCH, GET))
+async def repeated_save_is_absorbed(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token = ctx.unique("twice")
+    arguments = _arguments(project, token)
+    first = await _saved(ctx, project, token, arguments)
+    repeat = await fact(ctx, SAVE, arguments)
+    ctx.expect(
+        "DEDUP-001",
+        isinstance(repeat, Saved),
+        expected="the repeated mem_save succeeds (isError false)",
+        observed=repeat,
+    )
+    await _expect_absorbed(ctx, "DEDUP-001", project, token, first)
+
+
+def _instant(ctx: MemContext, stamp: str) -> datetime:
+    """A timestamp the server wrote, as a time (every version writes an ISO 8601 form)."""
+    try:
+        return datetime.fromisoformat(stamp)
+    except ValueError:
+        ctx.require(False, "last_seen_at readable as an ISO 8601 time", stamp)
+        raise  # not reached: require raised
+
+
+@check(rules=("DEDUP-002",), tools=(SAVE, SEARCH, GET))
+async def repeat_is_seen_again(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token = ctx.unique("seen")
+    arguments = _arguments(project, token)
+    first = await _saved(ctx, project, token, arguments)
+    before = (await live(ctx, first)).last_seen_at
+    if before is None:
+        ctx.not_applicable("DEDUP-002", "mem_get_observation shows no last_seen_at")
+        return
+    await anyio.sleep(SEEN_AGAIN_AFTER_S)
+    await fact(ctx, SAVE, arguments)
+    ids = await found_ids(ctx, token, project=project.name)
+    ctx.require(ids == [first], f"the repeated save absorbed into #{first}", ids)
+    after = (await live(ctx, first)).last_seen_at
+    ctx.expect(
+        "DEDUP-002",
+        after is not None and _instant(ctx, after) > _instant(ctx, before),
+        expected=f"last_seen_at later than {before} after the duplicate save",
+        observed=after,
+    )
+
+
+@check(rules=("DEDUP-003",), tools=(SAVE, SEARCH))
+async def differing_saves_are_kept_apart(ctx: MemContext) -> None:
+    """Each variant differs from the first save in one of the four the seed compares."""
+    project, other = await fresh_project(ctx), await fresh_project(ctx, "other")
+    token = ctx.unique("apart")
+    first = _arguments(project, token)
+    await done(ctx, SAVE, first, Saved)
+    variants = {
+        "content": first | {"content": first["content"] + "\nAnd one more line."},
+        "title": first | {"title": first["title"] + " again"},
+        "type": first | {"type": "decision"},
+    }
+    for differing, arguments in variants.items():
+        before = await found_ids(ctx, token, project=project.name)
+        await done(ctx, SAVE, arguments, Saved)
+        after = await found_ids(ctx, token, project=project.name)
+        ctx.expect(
+            "DEDUP-003",
+            len(after) == len(before) + 1 and set(before) < set(after),
+            expected=f"a save differing in {differing} only adds one to the {before} found",
+            observed=after,
+        )
+    await done(ctx, SAVE, first | {"project": other.name}, Saved)
+    elsewhere = await found_ids(ctx, token, project=other.name)
+    mine = await found_ids(ctx, token, project=project.name)
+    ctx.expect(
+        "DEDUP-003",
+        len(elsewhere) == 1 and elsewhere[0] not in mine,
+        expected=f"a save differing in project only makes one observation of {other.name}",
+        observed={other.name: elsewhere, project.name: mine},
+    )
+
+
+@check(rules=("DEDUP-004",), tools=(SAVE, SEARCH, GET))
+async def scope_is_not_compared(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token = ctx.unique("scoped")
+    arguments = _arguments(project, token, scope="project")
+    first = await _saved(ctx, project, token, arguments)
+    await fact(ctx, SAVE, arguments | {"scope": "personal"})
+    await _expect_absorbed(ctx, "DEDUP-004", project, token, first)
+
+
+@check(rules=("DEDUP-006",), tools=(SAVE, SEARCH, GET))
+async def content_compared_loosely(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token = ctx.unique("loose")
+    content = f"Same  Content for {token}\n\nWritten   In  Mixed Case"
+    first = await _saved(ctx, project, token, _arguments(project, token, content=content))
+    loosely = " ".join(content.lower().split())
+    await fact(ctx, SAVE, _arguments(project, token, content=loosely))
+    await _expect_absorbed(ctx, "DEDUP-006", project, token, first)
+
+
+async def _expect_new_after_delete(
+    ctx: MemContext,
+    project: Project,
+    token: str,
+    saves: tuple[dict[str, Any], dict[str, Any]],
+    what: str,
+) -> None:
+    """Save the first of ``saves``, soft-delete it, save the second (``what``): one observation
+    found, a new one."""
+    first, again = saves
+    deleted = await _saved(ctx, project, token, first)
+    await done(ctx, DELETE, {"id": deleted}, Deleted)
+    await fact(ctx, SAVE, again)
+    ids = await found_ids(ctx, token, project=project.name)
+    ctx.expect(
+        "DEDUP-007",
+        len(ids) == 1 and ids[0] != deleted,
+        expected=f"{what} of soft-deleted #{deleted} makes a new observation",
+        observed=ids,
+    )
+
+
+@check(rules=("DEDUP-007",), tools=(SAVE, DELETE, SEARCH))
+async def soft_deleted_memories_are_not_matched(ctx: MemContext) -> None:
+    """An identical save, then a revision of a topic (same key, new content)."""
+    project = await fresh_project(ctx)
+    token = ctx.unique("gone")
+    identical = _arguments(project, token)
+    await _expect_new_after_delete(ctx, project, token, (identical, identical), "a repeat")
+    keyed_token = ctx.unique("gonekey")
+    keyed = _arguments(project, keyed_token, topic_key=f"discovery/{keyed_token}")
+    revised = keyed | {"content": what_why(keyed_token, "the topic, revised")}
+    saves = (keyed, revised)
+    await _expect_new_after_delete(ctx, project, keyed_token, saves, "a save with the topic_key")
