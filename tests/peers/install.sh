@@ -89,15 +89,14 @@ python_peer() {  # python_peer NAME SPEC
   finish "$1" "$2" $status
 }
 
-go_build() {  # go_build NAME MODULE VERSION: MODULE/cmd/engram at VERSION into DIR/NAME/bin/engram
-  local bin=$DIR/$1/bin
+go_build() {  # go_build FOLDER MODULE VERSION: MODULE/cmd/engram at VERSION into FOLDER/bin/engram
   # `go install MODULE/cmd/engram@VERSION` first; where the proxy serves the version but refuses
   # the module's version list (go install reads it for deprecation notices), the same build from
   # a scratch module that requires exactly that version
-  GOBIN=$bin go install "$2/cmd/engram@$3" && return 0
-  mkdir -p "$DIR/$1/build" &&
-    (cd "$DIR/$1/build" && go mod init engram-peer-build && go get "$2/cmd/engram@$3" &&
-      go build -o "$bin/engram" "$2/cmd/engram")
+  GOBIN=$1/bin go install "$2/cmd/engram@$3" && return 0
+  mkdir -p "$1/build" &&
+    (cd "$1/build" && go mod init engram-peer-build && go get "$2/cmd/engram@$3" &&
+      go build -o "$1/bin/engram" "$2/cmd/engram")
 }
 
 go_peer() {  # go_peer NAME MODULE@VERSION [TOOLCHAIN]
@@ -117,12 +116,13 @@ go_peer() {  # go_peer NAME MODULE@VERSION [TOOLCHAIN]
     export GOFLAGS=-modcacherw  # the module cache stays removable (rm -rf) like the rest of DIR
     if command -v timeout >/dev/null; then
       export -f go_build
-      timeout "$GO_TIMEOUT_S" bash -c 'go_build "$@"' _ "$1" "${2%@*}" "${2##*@}"
+      timeout "$GO_TIMEOUT_S" bash -c 'go_build "$@"' _ "$DIR/$1" "${2%@*}" "${2##*@}"
     else
-      go_build "$1" "${2%@*}" "${2##*@}"
+      go_build "$DIR/$1" "${2%@*}" "${2##*@}"
     fi
   ) >"$DIR/$1.log" 2>&1
   local status=$?
+  [ $status -ne 0 ] || [ -x "$DIR/$1/bin/engram" ] || status=127  # built, but not where it runs
   rm -rf "${DIR:?}/$1/build"
   [ $status -eq 0 ] || tail -n 5 "$DIR/$1.log" | sed 's/^/peers:   /'
   finish "$1" "$2" $status
