@@ -234,7 +234,9 @@ async def memories_belong_to_their_session(ctx: MemContext) -> None:
             observed=memory,
         )
     first, middle, last = ids
-    timeline = await fact(ctx, TIMELINE, {"observation_id": middle})
+    arguments = {"observation_id": middle, "project": project.name}
+    offered = await ctx.properties(TIMELINE)
+    timeline = await fact(ctx, TIMELINE, {k: v for k, v in arguments.items() if k in offered})
     around = (
         {entry.id for entry in (*timeline.before, *timeline.after)}
         if isinstance(timeline, Timeline)
