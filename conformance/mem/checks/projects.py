@@ -23,7 +23,8 @@ from ..answer_text import Unreadable, answer_of, json_object
 from ..facts import CurrentProject, Saved, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
-from .steps import done, fact, found_ids, search, what_why
+from .sessions import memory_arguments
+from .steps import done, fact, found_ids, search
 
 CURRENT, SAVE, SEARCH = "mem_current_project", "mem_save", "mem_search"
 #: project sources that say the project was configured, not detected from the working folder
@@ -33,11 +34,6 @@ CONFIGURED = ("process_override", "config", "explicit_override")
 async def current(ctx: MemContext) -> CurrentProject:
     """What ``mem_current_project`` answers; a failure stops the check."""
     return await done(ctx, CURRENT, {}, CurrentProject)
-
-
-def memory_arguments(token: str) -> dict[str, str]:
-    """A memory holding ``token``, its project left to the server."""
-    return {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
 
 
 @check(rules=("PROJ-001",), tools=(CURRENT,))

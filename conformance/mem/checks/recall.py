@@ -42,7 +42,7 @@ async def context_shows_recent_memories(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     saved = [f"Memory {ctx.unique('recent')}" for _ in range(2)]
     for title in saved:
-        await save(ctx, project, title, what_why(title.split()[-1]))
+        await save(ctx, project, title, what_why(title))
     shown = await context(ctx, project)
     for title in saved:
         ctx.expect(

@@ -87,6 +87,12 @@ async def required(ctx: MemContext, tool: str) -> set[str]:
     return set(names) if isinstance(names, list) else set()
 
 
+def memory_arguments(token: str) -> dict[str, str]:
+    """``mem_save``'s arguments of a memory holding ``token``, its project and session left to
+    the caller."""
+    return {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
+
+
 def summary_content(goal: str) -> str:
     """A summary in seed 003's four sections, its Goal ``goal``."""
     return (
@@ -186,8 +192,8 @@ async def session_start_generates_an_id(ctx: MemContext) -> None:
     if not generated:
         return
     token = ctx.unique("generated")
-    arguments = {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
-    saved = await fact(ctx, SAVE, arguments | {"project": name, "session_id": generated})
+    arguments = memory_arguments(token) | {"project": name, "session_id": generated}
+    saved = await fact(ctx, SAVE, arguments)
     ctx.expect(
         "SESS-002",
         not failed(saved),
@@ -277,8 +283,8 @@ async def saves_join_the_active_session(ctx: MemContext) -> None:
 async def unknown_session_is_refused(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     ghost, token = ctx.unique("ghost"), ctx.unique("ghostsave")
-    arguments = {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
-    saved = await fact(ctx, SAVE, arguments | {"project": project.name, "session_id": ghost})
+    arguments = memory_arguments(token) | {"project": project.name, "session_id": ghost}
+    saved = await fact(ctx, SAVE, arguments)
     ctx.expect(
         "SESS-011",
         failed(saved),
@@ -368,12 +374,12 @@ async def newest_summary_comes_first(ctx: MemContext) -> None:
 async def session_cycle_runs(ctx: MemContext) -> None:
     project = Project(ctx.unique("proj").lower(), ctx.unique("sess"))
     token = ctx.unique("cycle")
-    memory = {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
+    memory = memory_arguments(token) | {"project": project.name, "session_id": project.session}
     cycle = [
         (START, await start_arguments(ctx, project.name, project.session)),
         (CURRENT, {}),
         (CONTEXT, {"project": project.name}),
-        (SAVE, memory | {"project": project.name, "session_id": project.session}),
+        (SAVE, memory),
         (SUMMARY, await summary_arguments(ctx, project, summary_content(token))),
         (END, {"id": project.session}),
     ]
