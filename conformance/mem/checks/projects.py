@@ -85,9 +85,11 @@ def unmet_precondition(found: CurrentProject) -> str | None:
     if not found.cwd:
         return "mem_current_project reports no working folder"
     folder = Path(found.cwd)
-    if not folder.is_dir():
-        return f"the server's working folder {found.cwd} is not one the harness can see"
-    if any(folder.iterdir()):
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return f"the server's working folder {found.cwd} is not one the harness can read"
+    if entries:
         return f"the server's working folder {found.cwd} is not empty"
     if any((place / ".git").exists() for place in (folder, *folder.parents)):
         return f"the server's working folder {found.cwd} is inside a git repository"
