@@ -1,5 +1,141 @@
-"""Projects (PROJ): mem_current_project and where a memory belongs.
+"""The current project (PROJ): named by mem_current_project, taken by writes without a project;
+and an explicit project, which names the project a write goes to.
 
-No check yet: its helper fills this module in."""
+PROJ-003 is about how the server was started (in an empty folder outside git, no project
+configured), which the harness cannot set for every target. So the check reads what
+``mem_current_project`` reports and decides only where that shows the precondition held: no
+configured source (``process_override``, ``config``, ``explicit_override``: a ``--project`` option,
+``ENGRAM_PROJECT`` or a ``.engram/config.json``), a working folder it reports (``cwd``) that the
+harness can see, empty and in no git repository. Otherwise the rule is not applicable, with what
+failed as its reason (the in-process reference runs with a configured project; a server started
+in the harness's own checkout runs inside git). The name is compared with the folder's base name
+as it is and lowercased (upstream and the reference normalise names to lowercase).
+
+PROJ-004 reads ``mem_current_project``'s JSON itself, not through the reader, so that an answer
+without ``project_source`` fails the rule instead of leaving it undecided.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+
+from ..answer_text import Unreadable, answer_of, json_object
+from ..facts import CurrentProject, Saved, SearchResult, ToolFailure
+from .context import MemContext
+from .registry import check
+from .sessions import memory_arguments
+from .steps import done, fact, found_ids, search
+
+CURRENT, SAVE, SEARCH = "mem_current_project", "mem_save", "mem_search"
+#: project sources that say the project was configured, not detected from the working folder
+CONFIGURED = ("process_override", "config", "explicit_override")
+
+
+async def current(ctx: MemContext) -> CurrentProject:
+    """What ``mem_current_project`` answers; a failure stops the check."""
+    return await done(ctx, CURRENT, {}, CurrentProject)
+
+
+@check(rules=("PROJ-001",), tools=(CURRENT,))
+async def current_project_is_named(ctx: MemContext) -> None:
+    found = await fact(ctx, CURRENT, {})
+    ctx.expect(
+        "PROJ-001",
+        isinstance(found, CurrentProject) and bool(found.project),
+        expected="mem_current_project answering a non-empty project name",
+        observed=found,
+    )
+
+
+@check(rules=("PROJ-002",), tools=(CURRENT, SAVE, SEARCH))
+async def saves_go_to_the_current_project(ctx: MemContext) -> None:
+    name = (await current(ctx)).project
+    ctx.require(bool(name), "mem_current_project named a project", name)
+    token = ctx.unique("current")
+    await done(ctx, SAVE, memory_arguments(token), Saved)
+    found = await search(ctx, token, project=name)
+    ctx.expect(
+        "PROJ-002",
+        isinstance(found, SearchResult) and bool(found.hits),
+        expected=f"the memory saved without project found in the current project {name!r}",
+        observed=found,
+    )
+
+
+@check(rules=("PROJ-003",), tools=(CURRENT,))
+async def empty_folder_names_the_project(ctx: MemContext) -> None:
+    found = await current(ctx)
+    unmet = unmet_precondition(found)
+    if unmet is not None:
+        ctx.not_applicable("PROJ-003", unmet)
+        return
+    base = Path(found.cwd).name
+    ctx.expect(
+        "PROJ-003",
+        found.project in (base, base.strip().lower()),
+        expected=f"the current project named after the empty working folder: {base!r}",
+        observed=found,
+    )
+
+
+def unmet_precondition(found: CurrentProject) -> str | None:
+    """Why PROJ-003's precondition is not shown to hold, ``None`` when it is."""
+    if found.source in CONFIGURED:
+        return f"the current project is configured (project_source {found.source})"
+    if not found.cwd:
+        return "mem_current_project reports no working folder"
+    folder = Path(found.cwd)
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return f"the server's working folder {found.cwd} is not one the harness can read"
+    if entries:
+        return f"the server's working folder {found.cwd} is not empty"
+    if any((place / ".git").exists() for place in (folder, *folder.parents)):
+        return f"the server's working folder {found.cwd} is inside a git repository"
+    return None
+
+
+@check(rules=("PROJ-004",), tools=(CURRENT,))
+async def current_project_says_how(ctx: MemContext) -> None:
+    answer = await ctx.call(CURRENT, {})
+    ctx.expect(
+        "PROJ-004",
+        answer.outcome == "result" and not answer.is_error,
+        expected="mem_current_project answering isError false",
+        observed=answer,
+    )
+    if answer.outcome != "result" or answer.is_error:
+        return
+    try:
+        fields = json_object(CURRENT, answer_of(CURRENT, answer).text)
+    except Unreadable:
+        fields = None
+    mapping = fields.mapping if fields is not None else {}
+    ctx.expect(
+        "PROJ-004",
+        isinstance(mapping.get("project"), str) and bool(mapping.get("project_source")),
+        expected="an answer carrying project and a non-empty project_source",
+        observed=answer,
+    )
+
+
+@check(rules=("PROJ-005",), tools=(SAVE, SEARCH))
+async def explicit_project_is_taken(ctx: MemContext) -> None:
+    name, token = ctx.unique("newproj").lower(), ctx.unique("explicit")
+    saved = await fact(ctx, SAVE, memory_arguments(token) | {"project": name})
+    ctx.expect(
+        "PROJ-005",
+        not isinstance(saved, ToolFailure),
+        expected=f"mem_save with the new project {name!r} accepted",
+        observed=saved,
+    )
+    if isinstance(saved, ToolFailure):
+        return
+    ids = await found_ids(ctx, token, project=name)
+    ctx.expect(
+        "PROJ-005",
+        bool(ids),
+        expected=f"the memory found in project {name!r}",
+        observed=ids,
+    )

@@ -1,5 +1,420 @@
-"""Sessions (SESS): started, summarised and ended, and what carries over.
+"""Sessions (SESS): started, summarised and ended, and what carries over from one to the next.
 
-No check yet: its helper fills this module in."""
+Each check starts its sessions in a fresh project as ``steps.fresh_project`` does
+(``start_arguments``: the ``project`` or the ``directory`` the server's schema lists), and names
+sessions with ``ctx.unique``. Non-obvious choices:
+
+- SESS-001 starts a session *for the current project*: it sends no project where the schema lets
+  it (the answer must name the project ``mem_current_project`` names, when the server has that
+  tool); where the schema requires ``project`` (v1.7.0, which has no current project), the project
+  the agent names is its current one.
+- A summary is recognised in a context by its Goal's unique token, wherever the context shows it:
+  the reference's ``### Latest Session Summary``, or upstream's observation line of type
+  ``session_summary`` (SESS-004, SESS-008, SESS-012).
+- SESS-009's second session's id sorts after the first's: upstream breaks a tie of ``started_at``
+  (whole seconds) by id, descending, so the later session is the most recent on every version
+  without waiting a second. SESS-012 does wait (1.1 s) between its two summaries, as upstream
+  lists a context's observations by a creation time of whole seconds.
+- SESS-010 saves one memory first, so that the context it reads to see that nothing was stored
+  is a project's ordinary context, not the empty one.
+"""
 
 from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+from ..facts import (
+    Context,
+    CurrentProject,
+    Fact,
+    SearchResult,
+    SessionEnded,
+    SessionStarted,
+    SummarySaved,
+    Timeline,
+    ToolFailure,
+)
+from .context import MemContext
+from .registry import check
+from .steps import (
+    PROJECTS_FOLDER,
+    Project,
+    context,
+    done,
+    fact,
+    found_ids,
+    fresh_project,
+    live,
+    save,
+    saved_memory,
+    search,
+    what_why,
+)
+
+START, SUMMARY, END = "mem_session_start", "mem_session_summary", "mem_session_end"
+SAVE, SEARCH, CONTEXT = "mem_save", "mem_search", "mem_context"
+OBSERVATION, TIMELINE, CURRENT = "mem_get_observation", "mem_timeline", "mem_current_project"
+SUMMARY_TYPE = "session_summary"
+#: SESS-010: contents that hold no summary
+BLANK_SUMMARIES = ("", "  \n\t ")
+#: SESS-012: how long to wait so that a second summary is created in a later second
+NEXT_SECOND_S = 1.1
+
+
+# steps: sessions and summaries ----------------------------------------------------------------
+async def start_arguments(ctx: MemContext, name: str, session: str | None) -> dict[str, Any]:
+    """The arguments of a ``mem_session_start`` of project ``name`` (as ``fresh_project`` sends
+    them: the ``project``, or a fresh folder named ``name`` as the ``directory``), with ``session``
+    as its id (``None``: no id), each only where the server's schema lists it."""
+    folder = PROJECTS_FOLDER / name
+    folder.mkdir(parents=True, exist_ok=True)
+    offered = await ctx.properties(START)
+    arguments = {"id": session, "project": name, "directory": str(folder)}
+    return {k: v for k, v in arguments.items() if k in offered and v is not None}
+
+
+async def start(ctx: MemContext, name: str, session: str | None) -> Fact:
+    """``mem_session_start`` of project ``name`` (``start_arguments``)."""
+    return await fact(ctx, START, await start_arguments(ctx, name, session))
+
+
+async def required(ctx: MemContext, tool: str) -> set[str]:
+    """The argument names ``tool``'s published input schema requires."""
+    schema = (await ctx.listed())[tool].input_schema
+    names = schema.get("required") if isinstance(schema, dict) else None
+    return set(names) if isinstance(names, list) else set()
+
+
+def memory_arguments(token: str) -> dict[str, str]:
+    """``mem_save``'s arguments of a memory holding ``token``, its project and session left to
+    the caller."""
+    return {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
+
+
+def summary_content(goal: str) -> str:
+    """A summary in seed 003's four sections, its Goal ``goal``."""
+    return (
+        f"## Goal\n{goal}\n## Discoveries\nnothing unexpected\n"
+        "## Accomplished\nthe conformance check ran\n## Files\nconformance/mem/checks/sessions.py"
+    )
+
+
+async def summary_arguments(ctx: MemContext, project: Project, content: str) -> dict[str, Any]:
+    """A ``mem_session_summary`` of ``project``'s session, as the server's schema lists them."""
+    offered = await ctx.properties(SUMMARY)
+    arguments = {"content": content, "project": project.name, "session_id": project.session}
+    return {k: v for k, v in arguments.items() if k == "content" or k in offered}
+
+
+async def summarise(ctx: MemContext, project: Project, goal: str) -> Fact:
+    """``mem_session_summary`` of ``project``'s session, its Goal ``goal``."""
+    return await fact(ctx, SUMMARY, await summary_arguments(ctx, project, summary_content(goal)))
+
+
+async def summarised(ctx: MemContext, project: Project, goal: str) -> SummarySaved:
+    """``summarise``, for a summary the check builds on: a failure stops the check."""
+    arguments = await summary_arguments(ctx, project, summary_content(goal))
+    return await done(ctx, SUMMARY, arguments, SummarySaved)
+
+
+def shown_texts(found: Context) -> list[str]:
+    """What a context shows, in its order: the latest summary, then each listed memory."""
+    latest = [found.latest_summary.content] if found.latest_summary is not None else []
+    listed = (*found.pinned, *found.observations)
+    return latest + [f"{o.title}\n{o.content}" for o in listed]
+
+
+def first_showing(found: Context | ToolFailure, token: str) -> int | None:
+    """Where a context first shows ``token`` (``None``: nowhere, or no context)."""
+    if not isinstance(found, Context):
+        return None
+    return next((i for i, text in enumerate(shown_texts(found)) if token in text), None)
+
+
+def summaries_shown(found: Context) -> bool:
+    """Whether a context shows a session summary."""
+    return found.latest_summary is not None or bool(found.summaries)
+
+
+def failed(found: Fact) -> bool:
+    return isinstance(found, ToolFailure)
+
+
+# SESS-001, SESS-002, SESS-006: one session --------------------------------------------------
+@check(rules=("SESS-001",), tools=(START,))
+async def session_start_names_session_and_project(ctx: MemContext) -> None:
+    session = ctx.unique("sess")
+    arguments: dict[str, Any] = {"id": session} if "id" in await ctx.properties(START) else {}
+    if "project" in await required(ctx, START):
+        current: str | None = ctx.unique("proj").lower()
+        arguments["project"] = current
+    else:
+        current = await current_project(ctx)
+    started = await fact(ctx, START, arguments)
+    named = started.id if isinstance(started, SessionStarted) else None
+    project = started.project if isinstance(started, SessionStarted) else None
+    ctx.expect(
+        "SESS-001",
+        bool(named) and named == arguments.get("id", named) and bool(project),
+        expected=f"an answer naming session {arguments.get('id', '<a new id>')} and a project",
+        observed=started,
+    )
+    if current is not None:
+        ctx.expect(
+            "SESS-001",
+            project == current,
+            expected=f"the session started for the current project {current!r}",
+            observed=started,
+        )
+
+
+async def current_project(ctx: MemContext) -> str | None:
+    """The project ``mem_current_project`` names (``None`` without that tool, or a name)."""
+    if CURRENT not in await ctx.listed():
+        return None
+    found = await fact(ctx, CURRENT, {})
+    return (found.project or None) if isinstance(found, CurrentProject) else None
+
+
+@check(rules=("SESS-002",), tools=(START, SAVE, OBSERVATION))
+async def session_start_generates_an_id(ctx: MemContext) -> None:
+    name = ctx.unique("proj").lower()
+    started = await start(ctx, name, None)
+    generated = started.id if isinstance(started, SessionStarted) else ""
+    ctx.expect(
+        "SESS-002",
+        bool(generated),
+        expected="a session started without id, its answer naming a new non-empty id",
+        observed=started,
+    )
+    if not generated:
+        return
+    token = ctx.unique("generated")
+    arguments = memory_arguments(token) | {"project": name, "session_id": generated}
+    saved = await fact(ctx, SAVE, arguments)
+    ctx.expect(
+        "SESS-002",
+        not failed(saved),
+        expected=f"a save with the generated session_id {generated!r} accepted",
+        observed=saved,
+    )
+    if failed(saved):
+        return
+    ids = await found_ids(ctx, token, project=name)
+    ctx.require(len(ids) == 1, f"one memory found by {token}", ids)
+    memory = await live(ctx, ids[0])
+    ctx.expect(
+        "SESS-002",
+        memory.session_id == generated,
+        expected=f"the memory saved with session_id {generated!r} in that session",
+        observed=memory,
+    )
+
+
+@check(rules=("SESS-006",), tools=(START, END))
+async def session_end_names_the_session(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    ended = await fact(ctx, END, {"id": project.session})
+    ctx.expect(
+        "SESS-006",
+        isinstance(ended, SessionEnded) and ended.id == project.session,
+        expected=f"mem_session_end succeeding and naming session {project.session!r}",
+        observed=ended,
+    )
+
+
+# SESS-003, SESS-009, SESS-011: which session a memory belongs to ----------------------------
+@check(rules=("SESS-003",), tools=(START, SAVE, OBSERVATION, TIMELINE))
+async def memories_belong_to_their_session(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    tokens = [ctx.unique("insession") for _ in range(3)]
+    ids = [await saved_memory(ctx, project, t, session_id=project.session) for t in tokens]
+    for memory_id in ids:
+        memory = await live(ctx, memory_id)
+        ctx.expect(
+            "SESS-003",
+            memory.session_id == project.session,
+            expected=f"memory #{memory_id}, saved with session_id {project.session!r}, in it",
+            observed=memory,
+        )
+    first, middle, last = ids
+    arguments = {"observation_id": middle, "project": project.name}
+    offered = await ctx.properties(TIMELINE)
+    timeline = await fact(ctx, TIMELINE, {k: v for k, v in arguments.items() if k in offered})
+    around = (
+        {entry.id for entry in (*timeline.before, *timeline.after)}
+        if isinstance(timeline, Timeline)
+        else set()
+    )
+    ctx.expect(
+        "SESS-003",
+        {first, last} <= around,
+        expected=f"the timeline of #{middle} listing #{first} and #{last} of its session",
+        observed=timeline,
+    )
+
+
+@check(rules=("SESS-009",), tools=(START, SAVE, END, OBSERVATION))
+async def saves_join_the_active_session(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    later = f"{project.session}b"  # sorts after the first session's id (see the module's text)
+    started = await start(ctx, project.name, later)
+    ctx.require(isinstance(started, SessionStarted), "a second session started", started)
+    joined = await live(ctx, await saved_memory(ctx, project, ctx.unique("active")))
+    ctx.expect(
+        "SESS-009",
+        joined.session_id == later,
+        expected=f"a save without session_id in the most recent active session {later!r}",
+        observed=joined,
+    )
+    await done(ctx, END, {"id": later}, SessionEnded)
+    after = await live(ctx, await saved_memory(ctx, project, ctx.unique("ended")))
+    ctx.expect(
+        "SESS-009",
+        after.session_id != later,
+        expected=f"a save after session {later!r} ended no longer in it",
+        observed=after,
+    )
+
+
+@check(rules=("SESS-011",), tools=(START, SAVE, SEARCH))
+async def unknown_session_is_refused(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    ghost, token = ctx.unique("ghost"), ctx.unique("ghostsave")
+    arguments = memory_arguments(token) | {"project": project.name, "session_id": ghost}
+    saved = await fact(ctx, SAVE, arguments)
+    ctx.expect(
+        "SESS-011",
+        failed(saved),
+        expected=f"isError for a save with session_id {ghost!r}, which no session has",
+        observed=saved,
+    )
+    found = await search(ctx, token, project=project.name)
+    ctx.expect(
+        "SESS-011",
+        isinstance(found, SearchResult) and not found.hits,
+        expected=f"nothing stored: no memory found by {token}",
+        observed=found,
+    )
+
+
+# SESS-004, SESS-005, SESS-010, SESS-012: summaries ------------------------------------------
+@check(rules=("SESS-004", "SESS-005"), tools=(START, SUMMARY, CONTEXT, SEARCH))
+async def summary_comes_back_in_context(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    goal = ctx.unique("goal")
+    summary = await summarise(ctx, project, goal)
+    ctx.expect(
+        "SESS-004",
+        isinstance(summary, SummarySaved),
+        expected="mem_session_summary of Goal, Discoveries, Accomplished and Files succeeding",
+        observed=summary,
+    )
+    shown = await context(ctx, project)
+    ctx.expect(
+        "SESS-004",
+        first_showing(shown, goal) is not None,
+        expected=f"the next mem_context showing the summary's Goal ({goal})",
+        observed=shown,
+    )
+    found = await search(ctx, goal, project=project.name, type=SUMMARY_TYPE)
+    hits = found.hits if isinstance(found, SearchResult) else ()
+    ctx.expect(
+        "SESS-005",
+        any(hit.type == SUMMARY_TYPE for hit in hits),
+        expected=f"mem_search with type {SUMMARY_TYPE} finding the summary ({goal})",
+        observed=found,
+    )
+
+
+@check(rules=("SESS-010",), tools=(START, SAVE, SUMMARY, CONTEXT))
+async def blank_summary_is_refused(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    await saved_memory(ctx, project, ctx.unique("beforeblank"))
+    for content in BLANK_SUMMARIES:
+        answer = await fact(ctx, SUMMARY, await summary_arguments(ctx, project, content))
+        ctx.expect(
+            "SESS-010",
+            failed(answer),
+            expected=f"isError for a summary of content {content!r}",
+            observed=answer,
+        )
+    shown = await context(ctx, project)
+    ctx.require(isinstance(shown, Context), "mem_context of the project succeeded", shown)
+    assert isinstance(shown, Context)
+    ctx.expect(
+        "SESS-010",
+        not summaries_shown(shown),
+        expected="no session summary stored for the project",
+        observed=shown,
+    )
+
+
+@check(rules=("SESS-012",), tools=(START, SUMMARY, CONTEXT))
+async def newest_summary_comes_first(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    older, newer = ctx.unique("oldergoal"), ctx.unique("newergoal")
+    await summarised(ctx, project, older)
+    await anyio.sleep(NEXT_SECOND_S)
+    await summarised(ctx, project, newer)
+    shown = await context(ctx, project)
+    at_newer, at_older = first_showing(shown, newer), first_showing(shown, older)
+    ctx.expect(
+        "SESS-012",
+        at_newer is not None and (at_older is None or at_newer < at_older),
+        expected=f"the newer summary ({newer}) shown before the older ({older})",
+        observed=shown,
+    )
+
+
+# SESS-007, SESS-008: the whole cycle --------------------------------------------------------
+@check(rules=("SESS-007",), tools=(START, CURRENT, CONTEXT, SAVE, SUMMARY, END))
+async def session_cycle_runs(ctx: MemContext) -> None:
+    project = Project(ctx.unique("proj").lower(), ctx.unique("sess"))
+    token = ctx.unique("cycle")
+    memory = memory_arguments(token) | {"project": project.name, "session_id": project.session}
+    cycle = [
+        (START, await start_arguments(ctx, project.name, project.session)),
+        (CURRENT, {}),
+        (CONTEXT, {"project": project.name}),
+        (SAVE, memory),
+        (SUMMARY, await summary_arguments(ctx, project, summary_content(token))),
+        (END, {"id": project.session}),
+    ]
+    for tool, arguments in cycle:
+        answer = await ctx.call(tool, arguments)
+        ctx.expect(
+            "SESS-007",
+            answer.outcome == "result" and not answer.is_error,
+            expected=f"{tool} answering isError false in the session cycle",
+            observed=answer,
+        )
+
+
+@check(rules=("SESS-008",), tools=(START, SAVE, SUMMARY, END, SEARCH, CONTEXT))
+async def knowledge_carries_over(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    memory, goal = ctx.unique("carried"), ctx.unique("carriedgoal")
+    await save(ctx, project, f"Memory {memory}", what_why(memory), session_id=project.session)
+    await summarised(ctx, project, goal)
+    await done(ctx, END, {"id": project.session}, SessionEnded)
+    started = await start(ctx, project.name, ctx.unique("nextsess"))
+    ctx.require(isinstance(started, SessionStarted), "a new session started", started)
+    for token, what in ((memory, "memory"), (goal, "summary")):
+        found = await search(ctx, token, project=project.name)
+        ctx.expect(
+            "SESS-008",
+            isinstance(found, SearchResult) and bool(found.hits),
+            expected=f"the ended session's {what} found by mem_search {token}",
+            observed=found,
+        )
+    shown = await context(ctx, project)
+    for token, what in ((memory, "memory"), (goal, "summary")):
+        ctx.expect(
+            "SESS-008",
+            first_showing(shown, token) is not None,
+            expected=f"the ended session's {what} shown by mem_context ({token})",
+            observed=shown,
+        )

@@ -1,0 +1,133 @@
+"""mem servers whose passive capture goes wrong (PASS): free text without a learnings heading
+ignored, a whole list stored as one memory, content made optional, an error for text with
+nothing to learn, learnings stored again on each capture or under another type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+import mcp_types as types
+from engram_conformance.reference_impl.mem.arguments import Arguments
+from engram_conformance.reference_impl.mem.call import Call
+from engram_conformance.reference_impl.mem.memories import DUPLICATE, INSERTED, Draft, Saved
+from engram_conformance.reference_impl.mem.passive import title_of
+from engram_conformance.reference_impl.mem.server import Handlers
+from engram_conformance.reference_impl.mem.service import Answer, MemService
+from engram_conformance.reference_impl.mem.text import one_line
+
+from ..caught import Caught
+from ..mem_calls import CallMutant, answering, text_of
+from .mem_sessions import ServiceMutant
+
+CAPTURE = "mem_capture_passive"
+NOTHING_CAPTURED = "Passive capture complete: extracted=0 saved=0 duplicates=0"
+#: upstream's learnings heading (``## Key Learnings:``, ``### Aprendizajes``, …)
+HEADING = re.compile(
+    r"^#{2,3}\s+(key\s+learnings?|learnings?|aprendizajes(\s+clave)?)\s*:?\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def content_of(sent: Any) -> str:
+    content = sent.get("content")
+    return content if isinstance(content, str) else ""
+
+
+class CapturesOnlyUnderHeading(ServiceMutant):
+    """mem_capture_passive extracts nothing from text without a learnings heading (upstream),
+    such as seed 003's error log."""
+
+    def serve(self, tool: str, sent: Any) -> Answer:
+        content = content_of(sent)
+        if tool == CAPTURE and content.strip() and not HEADING.search(content):
+            return Answer(NOTHING_CAPTURED, is_error=False)
+        return self.reference(tool, sent)
+
+
+class StoresTheWholeText(ServiceMutant):
+    """mem_capture_passive stores the whole text as one passive memory, not each learning."""
+
+    def serve(self, tool: str, sent: Any) -> Answer:
+        content = content_of(sent)
+        if tool != CAPTURE or not content.strip():
+            return self.reference(tool, sent)
+        call = Call(Arguments(sent), self.store, self.service.memories, self.service.current)
+        project = call.project()
+        draft = Draft.of(
+            title=title_of(one_line(content)),
+            content=content,
+            type="passive",
+            project=project,
+            session_id=call.session_id(project),
+        )
+        repeated = self.service.memories.capture(draft).outcome == DUPLICATE
+        counts = f"saved={int(not repeated)} duplicates={int(repeated)}"
+        return Answer(f"Passive capture complete: extracted=1 {counts}", is_error=False)
+
+
+class ContentOptional(CallMutant):
+    """mem_capture_passive without content (or a blank one) captures nothing, without error."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if tool == CAPTURE and not content_of(arguments).strip():
+            return arguments | {"content": "(no content)"}
+        return arguments
+
+
+class NothingToLearnIsAnError(CallMutant):
+    """mem_capture_passive answers isError when the text holds no learning."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        if tool == CAPTURE and not result.is_error and "extracted=0 " in text_of(result):
+            return answering(result, "no learnings found in the content", is_error=True)
+        return result
+
+
+class CaptureMutant(Handlers):
+    """The reference with each passive learning stored by ``captured``."""
+
+    def __init__(self, service: MemService) -> None:
+        super().__init__(service)
+        self.memories = service.memories
+        self.reference = service.memories.capture
+        service.memories.capture = self.captured  # type: ignore[method-assign]
+
+    def captured(self, draft: Draft) -> Saved:
+        return self.reference(draft)
+
+
+class CaptureStoresRepeats(CaptureMutant):
+    """mem_capture_passive stores a learning again each time it is captured (no dedupe)."""
+
+    def captured(self, draft: Draft) -> Saved:
+        store = self.memories.store
+        with store.transaction():
+            store.ensure_session(draft.session_id, draft.project)
+            return Saved(store.insert_observation(draft.values()), INSERTED)
+
+
+class CapturedAsLearning(CaptureMutant):
+    """mem_capture_passive stores its learnings with type learning, not passive."""
+
+    def captured(self, draft: Draft) -> Saved:
+        return self.reference(replace(draft, type="learning"))
+
+
+def _caught(*rules: str) -> Caught:
+    return Caught(rules, contract="mem")
+
+
+#: each mutant and what it breaks
+MUTANTS: list[tuple[type[Handlers], Caught]] = [
+    (CapturesOnlyUnderHeading, _caught("PASS-001")),
+    (StoresTheWholeText, _caught("PASS-002")),
+    (ContentOptional, _caught("PASS-003")),
+    (NothingToLearnIsAnError, _caught("PASS-003")),
+    (CaptureStoresRepeats, _caught("PASS-004")),
+    (CapturedAsLearning, _caught("PASS-005")),
+]

@@ -1,0 +1,101 @@
+"""mem servers whose context goes wrong (CTX): no memories listed, an error for a project with
+nothing yet, a byte budget ignored, counted in characters, cut inside a character or too
+generous by default.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from engram_conformance.reference_impl.mem.server import Handlers
+from engram_conformance.reference_impl.mem.store import Store
+
+from ..caught import Caught
+from ..mem_calls import CallMutant, answering, text_of
+from .mem_sessions import EmptyContextIsAnError, StoreMutant
+
+CONTEXT = "mem_context"
+#: the most bytes the reference's context takes
+MOST_BYTES = 64 * 1024
+
+
+class ContextListsNoMemories(StoreMutant):
+    """mem_context lists no recent observations (only sessions, prompts and the summary)."""
+
+    def patch(self, store: Store) -> None:
+        store.recent = lambda *args, **kwargs: []  # type: ignore[method-assign]
+
+
+class IgnoresMaxBytes(CallMutant):
+    """mem_context ignores max_bytes: every context takes the default budget."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if tool == CONTEXT:
+            return {name: value for name, value in arguments.items() if name != "max_bytes"}
+        return arguments
+
+
+class DefaultBudgetIs64KiB(CallMutant):
+    """mem_context without a positive max_bytes takes 64 KiB, not 16 KiB."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        budget = arguments.get("max_bytes")
+        if tool == CONTEXT and (budget is None or budget <= 0):
+            return arguments | {"max_bytes": MOST_BYTES}
+        return arguments
+
+
+class RecutsContext(CallMutant):
+    """The reference's context with the most bytes, cut by ``cut`` to the max_bytes asked."""
+
+    #: the max_bytes of the context call under way (``None``: left to the reference)
+    asked: int | None = None
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        budget = arguments.get("max_bytes")
+        if tool != CONTEXT or budget is None or not 0 < budget < MOST_BYTES:
+            self.asked = None
+            return arguments
+        self.asked = budget
+        return arguments | {"max_bytes": MOST_BYTES}
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        if tool != CONTEXT or self.asked is None or result.is_error:
+            return result
+        return answering(result, self.cut(text_of(result), self.asked))
+
+    def cut(self, text: str, budget: int) -> str:
+        raise NotImplementedError
+
+
+class CountsCharacters(RecutsContext):
+    """mem_context's max_bytes is counted in characters, not UTF-8 bytes."""
+
+    def cut(self, text: str, budget: int) -> str:
+        return text[:budget]
+
+
+class SplitsCharacters(RecutsContext):
+    """mem_context cuts its bytes at max_bytes, inside a character if one is there (decoded
+    with U+FFFD)."""
+
+    def cut(self, text: str, budget: int) -> str:
+        return text.encode("utf-8")[:budget].decode("utf-8", errors="replace")
+
+
+def _caught(*rules: str) -> Caught:
+    return Caught(rules, contract="mem")
+
+
+#: each mutant and what it breaks
+MUTANTS: list[tuple[type[Handlers], Caught]] = [
+    (ContextListsNoMemories, _caught("CTX-001")),
+    (EmptyContextIsAnError, _caught("CTX-002")),
+    (IgnoresMaxBytes, _caught("CTX-003")),
+    (DefaultBudgetIs64KiB, _caught("CTX-003")),
+    (CountsCharacters, _caught("CTX-003")),
+    (SplitsCharacters, _caught("CTX-003")),
+]

@@ -1,0 +1,35 @@
+"""Each SESS check of the mem contract fires on a server that breaks its rule
+(``catalog/mem_sessions.py``), and only the rules it breaks; the mem reference passes them all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engram_conformance.conformance.mem.plugin import CONTRACT
+from engram_conformance.reference_impl.mem.server import Handlers
+
+from ..conformance.mem.inprocess import run_against
+from .catalog.mem_sessions import MUTANTS
+from .caught import Caught, assert_caught
+
+SESS = ("SESS",)
+
+
+@pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
+def test_mem_sessions_mutant_is_caught(
+    tmp_path: Path, mutant: type[Handlers], caught: Caught
+) -> None:
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=SESS), caught)
+
+
+def test_every_sess_rule_has_a_mutant() -> None:
+    rules = {rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "SESS"}
+    assert {rule for _, caught in MUTANTS for rule in caught.broken} == rules
+
+
+def test_the_mem_reference_passes_the_session_rules(tmp_path: Path) -> None:
+    result = run_against(tmp_path, only=SESS)
+    sess = [rule for rule in CONTRACT.load_spec().rules if rule.startswith("SESS-")]
+    assert {rule: v.verdict for rule, v in result.verdicts.items()} == dict.fromkeys(sess, "pass")
