@@ -87,10 +87,10 @@ async def given(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> dict[s
     return {name: value for name, value in arguments.items() if name in listed}
 
 
-async def expect_unfound(ctx: MemContext, rule: str, project: Project, secrets: list[str]) -> None:
-    """A search by each secret finds nothing in ``project``."""
+async def expect_unfound(ctx: MemContext, rule: str, secrets: list[str], **where: Any) -> None:
+    """A search by each secret (with the filters ``where``) finds nothing."""
     for secret in secrets:
-        found = await search(ctx, secret, project=project.name)
+        found = await search(ctx, secret, **where)
         hits = found.hits if isinstance(found, SearchResult) else ()
         ctx.expect(
             rule,
@@ -98,6 +98,13 @@ async def expect_unfound(ctx: MemContext, rule: str, project: Project, secrets: 
             expected=f"a search for {secret}, written inside <private>, finds nothing",
             observed=found,
         )
+
+
+async def searched_everywhere(ctx: MemContext, project: Project) -> dict[str, Any]:
+    """The search filters of every project (``all_projects``), else of ``project``."""
+    if "all_projects" in await ctx.properties(SEARCH):
+        return {"all_projects": True}
+    return {"project": project.name}
 
 
 def expect_hidden(
@@ -136,7 +143,7 @@ async def saved_private_text_is_redacted(ctx: MemContext) -> None:
     expect_hidden(ctx, "PRIV-001", "mem_search", search_texts(found), secrets, found)
     shown = await context(ctx, project)
     expect_hidden(ctx, "PRIV-001", "mem_context", context_texts(shown), secrets, shown)
-    await expect_unfound(ctx, "PRIV-001", project, secrets)
+    await expect_unfound(ctx, "PRIV-001", secrets, project=project.name)
 
 
 @check(rules=("PRIV-002",), tools=(SAVE, UPDATE, GET))
@@ -171,7 +178,7 @@ async def session_summary_is_redacted(ctx: MemContext) -> None:
     texts = context_texts(shown)
     ctx.require(bool(kept(texts, [token])), "the summary shown by mem_context", shown)
     expect_hidden(ctx, "PRIV-003", "mem_context after mem_session_summary", texts, [secret], shown)
-    await expect_unfound(ctx, "PRIV-003", project, [secret])
+    await expect_unfound(ctx, "PRIV-003", [secret], project=project.name)
 
 
 @check(rules=("PRIV-003",), tools=(PASSIVE, SEARCH))
@@ -186,14 +193,17 @@ async def passive_capture_is_redacted(ctx: MemContext) -> None:
     }
     captured = await done(ctx, PASSIVE, await given(ctx, PASSIVE, arguments), PassiveCapture)
     ctx.require(captured.saved >= 1, "the learning saved", captured)
-    found = await search(ctx, token, project=project.name)
+    # upstream's mem_capture_passive takes no project (v1.20 on): its learning is searched for
+    # in every project where the server can
+    everywhere = await searched_everywhere(ctx, project)
+    found = await search(ctx, token, **everywhere)
     ctx.require(isinstance(found, SearchResult) and bool(found.hits), "learning found", found)
     assert isinstance(found, SearchResult)
     read = [await observation(ctx, memory) for memory in found.ids]
     texts = [t for m in read if isinstance(m, Observation) for t in (m.title, m.content)]
     where = "the captured learning (mem_search, mem_get_observation)"
     expect_hidden(ctx, "PRIV-003", where, [*search_texts(found), *texts], [secret], read)
-    await expect_unfound(ctx, "PRIV-003", project, [secret])
+    await expect_unfound(ctx, "PRIV-003", [secret], **everywhere)
 
 
 @check(rules=("PRIV-003",), tools=(END, CONTEXT))
