@@ -7,10 +7,14 @@ not testable), so the checks judge the shape of the answer: a verdict of the see
 every id given, the same verdicts again on an unchanged store, and the refusals JUDGE-002 pins.
 
 JUDGE-004 and JUDGE-005 need upstream's ``judgment_id`` and ``relation``: a server whose
-mem_judge schema lists neither gets them not applicable. Their candidates come from two saves
-in a fresh project whose titles share every word but one. JUDGE-005's "records nothing" is read
-where a client can see a recorded relation: the annotations mem_search shows under each of the
-two memories are the same before and after the refused verdict.
+mem_judge schema lists neither gets them not applicable. JUDGE-004's candidate is a memory of
+the same project whose title is the saved one's but for its last word. JUDGE-005 only needs a
+pending judgment, which upstream v1.20 gives only for a weak full-text match (its floor keeps
+the rows whose FTS5 bm25 is at least -2.0, and FTS5 scores a better match lower): so its
+candidate holds the shared token in a title of a hundred more words (a long column weighs each
+match little) and not in its content. Its "records nothing" is read where a client can see a
+recorded relation: the annotations mem_search shows under each memory are the same before and
+after the refused verdict.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ UNUSED_ID_OFFSET = 10**9
 #: upstream's relation words, one of them, and a word that is none of them
 RELATION, NOT_A_RELATION = "compatible", "contradicts"
 UNKNOWN_JUDGMENT = "rel-0000000000000000"
+#: JUDGE-005: the long title of a memory whose words are all in that title, and its content
+PADDING = " ".join(["padding"] * 100)
+PADDED_CONTENT = "A memory with a long title, padded word after word."
 
 
 async def judged(ctx: MemContext, ids: list[int]) -> Any:
@@ -121,14 +128,23 @@ async def _lacks_verdicts(ctx: MemContext, rule: str) -> bool:
     return bool(missing)
 
 
-async def _resembling_pair(ctx: MemContext, project: Project) -> tuple[str, int, Saved]:
-    """A token, a memory whose title holds it, and the save of a second one whose title has
-    every word of the first's and one more."""
+async def _resembling_pair(ctx: MemContext, project: Project) -> tuple[int, Saved]:
+    """A memory, and the save of a second one whose title has every word of the first's and
+    one more."""
     token = ctx.unique("judgepair")
     title = f"Auth middleware {token} token rotation"
     older = await saved_memory(ctx, project, token, title=title)
     newer = await save(ctx, project, f"{title} policy", what_why(token, "a second look"))
-    return token, older, newer
+    return older, newer
+
+
+async def _pending_judgment(ctx: MemContext, project: Project) -> tuple[str, Saved]:
+    """A token, and the save of a memory titled by it and one more word whose candidate is a
+    memory with the token in a long title (see the module's docstring)."""
+    token = ctx.unique("judgepending")
+    title = f"{token} {PADDING}"
+    await saved_memory(ctx, project, token, title=title, content=PADDED_CONTENT)
+    return token, await save(ctx, project, f"{token} notes", what_why(token, "a later note"))
 
 
 async def _verdict(ctx: MemContext, project: Project, judgment_id: str, relation: str) -> Any:
@@ -144,7 +160,7 @@ async def save_surfaces_candidates_to_judge(ctx: MemContext) -> None:
     if await _lacks_verdicts(ctx, "JUDGE-004"):
         return
     project = await fresh_project(ctx)
-    _, older, newer = await _resembling_pair(ctx, project)
+    older, newer = await _resembling_pair(ctx, project)
     candidates = {candidate.id: candidate.judgment_id for candidate in newer.candidates}
     ctx.expect(
         "JUDGE-004",
@@ -187,7 +203,7 @@ async def judge_refuses_unknown_judgments_and_relations(ctx: MemContext) -> None
         expected=f"mem_judge of the unknown judgment_id {UNKNOWN_JUDGMENT} answers isError",
         observed=unknown,
     )
-    token, _, newer = await _resembling_pair(ctx, project)
+    token, newer = await _pending_judgment(ctx, project)
     ctx.require(newer.judgment_id is not None, "the second save answers a judgment_id", newer)
     assert newer.judgment_id is not None
     before = await _annotations(ctx, project, token)
