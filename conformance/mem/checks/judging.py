@@ -35,7 +35,8 @@ UNUSED_ID_OFFSET = 10**9
 #: upstream's relation words, one of them, and a word that is none of them
 RELATION, NOT_A_RELATION = "compatible", "contradicts"
 UNKNOWN_JUDGMENT = "rel-0000000000000000"
-#: JUDGE-005: the long title of a memory whose words are all in that title, and its content
+#: JUDGE-005: the hundred words that lengthen the candidate's title, and its content (which
+#: holds no word of the saved title)
 PADDING = " ".join(["padding"] * 100)
 PADDED_CONTENT = "A memory with a long title, padded word after word."
 
