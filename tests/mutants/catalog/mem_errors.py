@@ -71,6 +71,18 @@ class TypesCheckedByFramework(Handlers):
         return await super().call_tool(ctx, params)
 
 
+class UnknownArgumentRefused(Handlers):
+    """An argument the schema does not list is refused by the framework (additionalProperties
+    false, enforced): JSON-RPC error -32602."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        properties = _schema_of(params.name).get("properties", {}) if params.name in TOOLS else {}
+        unknown = [name for name in params.arguments or {} if name not in properties]
+        if properties and unknown:
+            raise MCPError(types.INVALID_PARAMS, f"unexpected argument {unknown[0]}")
+        return await super().call_tool(ctx, params)
+
+
 class NullThrows(Handlers):
     """A handler dereferences a null argument and throws; the exception reaches the MCP
     framework, which answers a JSON-RPC internal error."""
@@ -136,6 +148,7 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (UnknownToolAsToolError, _caught("ERR-002")),
     (UnknownToolAsUnknownMethod, _caught("ERR-002")),
     (TypesCheckedByFramework, _caught("ERR-003")),
+    (UnknownArgumentRefused, _caught("ERR-003")),
     (NullThrows, _caught("ERR-003")),
     (IdZeroIsNoError, _caught("ERR-004")),
     (MissingObservationIsText, _caught("ERR-004")),

@@ -157,6 +157,24 @@ class OperatorsKept(ServiceMutant):
         store.search = search  # type: ignore[method-assign]
 
 
+class LimitNotClamped(ServiceMutant):
+    """mem_search takes a limit above 20 as given (no maximum)."""
+
+    def __init__(self, service: MemService) -> None:
+        super().__init__(service)
+        store = service.store
+        searched = store.search
+
+        def search(
+            match: str, project: Any, memory_type: Any, scope: Any, limit: int, **named: Any
+        ) -> Any:
+            asked = self.arguments.get("limit")
+            unclamped = int(asked) if isinstance(asked, int | float) and asked > limit else limit
+            return searched(match, project, memory_type, scope, unclamped, **named)
+
+        store.search = search  # type: ignore[method-assign]
+
+
 #: the triggers that keep the index in step, with the type left out of what they index
 _UNTYPED_INDEX = """
 DROP TRIGGER observations_indexed;
@@ -197,6 +215,7 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (TypeNotIndexed, _caught("SRCH-002")),
     (LimitIgnored, _caught("SRCH-003")),
     (DefaultLimitTwenty, _caught("SRCH-003")),
+    (LimitNotClamped, _caught("SRCH-003")),
     (ProjectFilterIgnored, _caught("SRCH-004")),
     # the hostile queries of SRCH-006 and SRCH-007 find nothing, so they fail too
     (NoHitIsAnError, _caught("SRCH-005", "SRCH-006", "SRCH-007")),
