@@ -12,8 +12,9 @@ older line (no mem_judge, no mem_current_project) still has these rules decided.
   refuses).
 - ERR-003 sends each listed tool, from its published schema, no argument, then each property
   alone with a value of another JSON type, ``null``, an array and an object, then an unknown
-  argument; every answer must be a tool result. A fault is a failure (the server stopped
-  serving), after which the runner reconnects. After the last, a plain search must be answered.
+  argument, each in a fresh project where the tool takes a project; every answer must be a
+  tool result. A fault is a failure (the server stopped serving), after which the runner
+  reconnects. After the last, a plain search must be answered.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ...exceptions import ServerFault
 from ...observation import Observation
 from .context import MemContext
 from .registry import check
+from .steps import Project, fresh_project
 
 #: JSON-RPC's code for invalid params, which an unknown tool gets
 INVALID_PARAMS = -32602
@@ -124,41 +126,48 @@ async def unknown_tool_is_invalid_params(ctx: MemContext) -> None:
     )
 
 
-def bad_arguments(schema: Any) -> Iterator[dict[str, Any]]:
+def bad_arguments(schema: Any, project: Project) -> Iterator[dict[str, Any]]:
     """The bad arguments of a tool of input ``schema``: none, each property alone with a
-    value of another type, null, an array and an object, and an unknown argument."""
+    value of another type, null, an array and an object, and an unknown argument; each call
+    names ``project`` where the tool takes one (but for a bad ``project``), so that whatever a
+    server takes lands there, not in the current project other checks use."""
     properties = schema.get("properties") if isinstance(schema, dict) else None
-    yield {}
-    for name, spec in (properties or {}).items():
+    properties = properties if isinstance(properties, dict) else {}
+    anchor = {"project": project.name} if "project" in properties else {}
+    yield anchor
+    for name, spec in properties.items():
         declared = spec.get("type") if isinstance(spec, dict) else None
-        if declared in OTHER_TYPE:
-            yield {name: OTHER_TYPE[declared]}
-        for value in ANY_WRONG:
-            yield {name: value}
-    yield {"not_an_argument_of_any_mem_tool": "x"}
+        wrong = ((OTHER_TYPE[declared],) if declared in OTHER_TYPE else ()) + ANY_WRONG
+        for value in wrong:
+            yield anchor | {name: value}
+    yield anchor | {"not_an_argument_of_any_mem_tool": "x"}
+
+
+async def _answered(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> Observation:
+    """``tool``'s answer; a fault (the server stopped serving) is ERR-003's failure, then
+    raised again so that the runner reconnects for the next check."""
+    try:
+        return await ctx.call(tool, arguments)
+    except ServerFault as fault:
+        expected = f"{tool}({arguments}) answered, and the server still serving"
+        ctx.expect("ERR-003", False, expected=expected, observed=str(fault))
+        raise
 
 
 @check(rules=("ERR-003",))
 async def bad_arguments_get_tool_results(ctx: MemContext) -> None:
+    project = await fresh_project(ctx, "errbad")
     for tool, listed in (await _listed_err_tools(ctx)).items():
-        for arguments in bad_arguments(listed.input_schema):
-            try:
-                answer = await ctx.call(tool, arguments)
-            except ServerFault as fault:
-                ctx.expect(
-                    "ERR-003",
-                    False,
-                    expected=f"{tool}({arguments}) answered, and the server still serving",
-                    observed=str(fault),
-                )
-                raise  # the runner reconnects for the next check
+        for arguments in bad_arguments(listed.input_schema, project):
+            answer = await _answered(ctx, tool, arguments)
             ctx.expect(
                 "ERR-003",
                 answer.outcome == "result",
                 expected=f"{tool}({arguments}) answers a tool result, not a JSON-RPC error",
                 observed=answer,
             )
-    answer = await ctx.call("mem_search", {"query": ctx.unique("errafter")})
+    after = {"query": ctx.unique("errafter"), "project": project.name}
+    answer = await _answered(ctx, "mem_search", after)
     ctx.expect(
         "ERR-003",
         answer.outcome == "result",
