@@ -2,7 +2,8 @@
 
 Each secret is a token of its own between the tags, beside a token outside them by which the
 check finds the stored text again; a secret counts as kept when any text a read shows holds it
-(in any case: a slug lowercases it), or a search by it finds anything in the check's project.
+(in any case: a slug lowercases it), or a search by it finds anything in the check's project
+(in every project, for a passive capture: upstream's takes no project).
 That a span becomes ``[REDACTED]`` is judged where the memory is read back in full
 (``mem_get_observation``): one ``[REDACTED]`` per span.
 
