@@ -28,8 +28,6 @@ from .context import MemContext
 from .registry import check
 from .steps import Project, fresh_project
 
-#: JSON-RPC's code for invalid params, which an unknown tool gets
-INVALID_PARAMS = -32602
 #: the tools ERR-001 and ERR-003 call (those their rules name)
 ERR_TOOLS = (
     "mem_save",
@@ -116,12 +114,12 @@ async def unknown_tool_is_invalid_params(ctx: MemContext) -> None:
     name = f"mem_{ctx.unique('nosuchtool')}"
     listed = await ctx.listed()
     ctx.require(name not in listed, f"{name} is not listed", sorted(listed))
+    code = ctx.spec.rules["ERR-002"].protocol_error
     answer = await ctx.call(name, {})
     ctx.expect(
         "ERR-002",
-        answer.outcome == "protocol_error" and answer.error_code == INVALID_PARAMS,
-        expected=f"tools/call of {name}, which the server does not list: JSON-RPC error "
-        f"{INVALID_PARAMS}",
+        answer.outcome == "protocol_error" and answer.error_code == code,
+        expected=f"tools/call of {name}, which the server does not list: JSON-RPC error {code}",
         observed=answer,
     )
 

@@ -7,7 +7,7 @@ not testable), so the checks judge the shape of the answer: a verdict of the see
 every id given, the same verdicts again on an unchanged store, and the refusals JUDGE-002 pins.
 
 JUDGE-004 and JUDGE-005 need upstream's ``judgment_id`` and ``relation``: a server whose
-mem_judge schema lists neither gets them not applicable. JUDGE-004's candidate is a memory of
+mem_judge schema lacks either gets them not applicable. JUDGE-004's candidate is a memory of
 the same project whose title is the saved one's but for its last word. JUDGE-005 only needs a
 pending judgment, which upstream v1.20 gives only for a weak full-text match (its floor keeps
 the rows whose FTS5 bm25 is at least -2.0, and FTS5 scores a better match lower): so its
@@ -24,6 +24,7 @@ from typing import Any
 from ..facts import Annotation, JudgedMemories, Saved, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
+from .searching import requirements_unmet
 from .steps import Project, fact, fresh_project, save, saved_memory, search, what_why
 
 SAVE, JUDGE = "mem_save", "mem_judge"
@@ -120,15 +121,6 @@ async def judge_takes_a_list_of_ids(ctx: MemContext) -> None:
         )
 
 
-async def _lacks_verdicts(ctx: MemContext, rule: str) -> bool:
-    """Whether mem_judge's schema lacks judgment_id or relation; then ``rule`` is not
-    applicable."""
-    missing = {"judgment_id", "relation"} - await ctx.properties(JUDGE)
-    if missing:
-        ctx.not_applicable(rule, f"mem_judge's input schema lists no {', '.join(sorted(missing))}")
-    return bool(missing)
-
-
 async def _resembling_pair(ctx: MemContext, project: Project) -> tuple[int, Saved]:
     """A memory, and the save of a second one whose title has every word of the first's and
     one more."""
@@ -158,7 +150,7 @@ async def _verdict(ctx: MemContext, project: Project, judgment_id: str, relation
 
 @check(rules=("JUDGE-004",), tools=JUDGING)
 async def save_surfaces_candidates_to_judge(ctx: MemContext) -> None:
-    if await _lacks_verdicts(ctx, "JUDGE-004"):
+    if await requirements_unmet(ctx, "JUDGE-004"):
         return
     project = await fresh_project(ctx)
     older, newer = await _resembling_pair(ctx, project)
@@ -194,7 +186,7 @@ def _sorted(annotations: tuple[Annotation, ...]) -> list[Annotation]:
 
 @check(rules=("JUDGE-005",), tools=JUDGING)
 async def judge_refuses_unknown_judgments_and_relations(ctx: MemContext) -> None:
-    if await _lacks_verdicts(ctx, "JUDGE-005"):
+    if await requirements_unmet(ctx, "JUDGE-005"):
         return
     project = await fresh_project(ctx)
     unknown = await _verdict(ctx, project, UNKNOWN_JUDGMENT, "related")

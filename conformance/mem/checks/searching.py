@@ -8,8 +8,9 @@ a search word each also carry a token of their own in the title, by which its id
 The hostile query texts of SRCH-006 and SRCH-007 are judged on the answer alone (a tool result,
 ``isError`` false), whatever it finds; SRCH-007's operator words are also probed as plain words:
 a memory holding every word of ``<token> NOT near`` is found by it (an operator ``NOT`` would
-leave it out). SRCH-009 and SRCH-010 need arguments upstream added after v1.7.0: a server whose
-``mem_search`` schema lists none gets them ``not_applicable``.
+leave it out). SRCH-009 and SRCH-010 need arguments upstream added after v1.7.0 (their rules'
+``requires``): a server whose ``mem_search`` schema lacks one gets the rule ``not_applicable``
+(``requirements_unmet``: the runner does not read ``requires`` itself).
 """
 
 from __future__ import annotations
@@ -203,17 +204,23 @@ async def every_word_is_required(ctx: MemContext) -> None:
     )
 
 
-async def _lacks(ctx: MemContext, rule: str, argument: str) -> bool:
-    """Whether mem_search's schema lacks ``argument``; then ``rule`` is not applicable."""
-    if argument in await ctx.properties(SEARCH):
-        return False
-    ctx.not_applicable(rule, f"mem_search's input schema lists no {argument}")
-    return True
+async def requirements_unmet(ctx: MemContext, rule: str) -> bool:
+    """Whether a published input schema lacks an argument ``rule`` requires (the rule's
+    ``requires``); then the rule is not applicable, its reason naming what is missing."""
+    missing = []
+    for tool, names in ctx.spec.rules[rule].requires.items():
+        listed = await ctx.properties(tool)
+        lacking = [name for name in names if name not in listed]
+        if lacking:
+            missing.append(f"{tool}'s input schema lists no {', '.join(lacking)}")
+    if missing:
+        ctx.not_applicable(rule, "; ".join(missing))
+    return bool(missing)
 
 
 @check(rules=("SRCH-009",), tools=SEARCHING)
 async def match_mode_any_or_all(ctx: MemContext) -> None:
-    if await _lacks(ctx, "SRCH-009", "match_mode"):
+    if await requirements_unmet(ctx, "SRCH-009"):
         return
     project = await fresh_project(ctx)
     first, second = ctx.unique("srchleft"), ctx.unique("srchright")
@@ -245,7 +252,7 @@ async def match_mode_any_or_all(ctx: MemContext) -> None:
 
 @check(rules=("SRCH-010",), tools=SEARCHING)
 async def all_projects_searches_everywhere(ctx: MemContext) -> None:
-    if await _lacks(ctx, "SRCH-010", "all_projects"):
+    if await requirements_unmet(ctx, "SRCH-010"):
         return
     shared = ctx.unique("srchevery")
     asked, other = await fresh_project(ctx, "srchasked"), await fresh_project(ctx, "srchother")
