@@ -1,5 +1,235 @@
-"""Privacy (PRIV): <private> spans redacted before anything is stored.
+"""Privacy (PRIV): what ``<private>…</private>`` hides, in every text the server stores.
 
-No check yet: its helper fills this module in."""
+Each secret is a token of its own between the tags, beside a token outside them by which the
+check finds the stored text again; a secret counts as kept when any text a read shows holds it
+(in any case: a slug lowercases it), or a search by it finds anything in the check's project
+(in every project, for a passive capture: upstream's takes no project).
+That a span becomes ``[REDACTED]`` is judged where the memory is read back in full
+(``mem_get_observation``): one ``[REDACTED]`` per span.
+
+PRIV-003's four texts are four checks, so that a server without one of those tools, or one that
+does not show what it stored, still gets the others judged. A session summary and a passive
+capture are read back by ``mem_context`` and ``mem_search``; ``mem_session_end``'s summary by the
+``Recent Sessions`` of ``mem_context``; ``mem_suggest_topic_key``'s derivation by the key it
+answers.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..facts import (
+    Context,
+    Observation,
+    PassiveCapture,
+    SearchResult,
+    SessionEnded,
+    Suggestion,
+    SummarySaved,
+    ToolFailure,
+    Updated,
+)
+from .context import MemContext
+from .registry import check
+from .steps import (
+    Project,
+    context,
+    done,
+    fresh_project,
+    live,
+    observation,
+    save,
+    saved_id,
+    search,
+    what_why,
+)
+
+REDACTED = "[REDACTED]"
+SAVE, UPDATE, GET = "mem_save", "mem_update", "mem_get_observation"
+SEARCH, CONTEXT = "mem_search", "mem_context"
+SUMMARY, PASSIVE, END = "mem_session_summary", "mem_capture_passive", "mem_session_end"
+SUGGEST = "mem_suggest_topic_key"
+
+
+def private(secret: str) -> str:
+    return f"<private>{secret}</private>"
+
+
+def kept(texts: Iterable[str | None], secrets: Iterable[str]) -> list[str]:
+    """The secrets that one of ``texts`` holds."""
+    shown = " ".join(text.lower() for text in texts if text)
+    return [secret for secret in secrets if secret.lower() in shown]
+
+
+def context_texts(found: Context | ToolFailure) -> list[str | None]:
+    """Every text a context shows: summaries, sessions, prompts, memories."""
+    if not isinstance(found, Context):
+        return []
+    summary = found.latest_summary
+    shown = (*found.pinned, *found.observations)
+    return [
+        *((summary.title, summary.content) if summary else ()),
+        *(session.summary for session in found.sessions),
+        *(prompt.content for prompt in found.prompts),
+        *(text for memory in shown for text in (memory.title, memory.content)),
+    ]
+
+
+def search_texts(found: SearchResult | ToolFailure) -> list[str]:
+    hits = found.hits if isinstance(found, SearchResult) else ()
+    return [text for hit in hits for text in (hit.title, hit.preview)]
+
+
+async def given(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` without those ``tool``'s schema does not list (``project`` and
+    ``session_id`` are not on every version's session tools)."""
+    listed = await ctx.properties(tool)
+    return {name: value for name, value in arguments.items() if name in listed}
+
+
+async def expect_unfound(ctx: MemContext, rule: str, secrets: list[str], **where: Any) -> None:
+    """A search by each secret (with the filters ``where``) finds nothing."""
+    for secret in secrets:
+        found = await search(ctx, secret, **where)
+        hits = found.hits if isinstance(found, SearchResult) else ()
+        ctx.expect(
+            rule,
+            not hits,
+            expected=f"a search for {secret}, written inside <private>, finds nothing",
+            observed=found,
+        )
+
+
+async def searched_everywhere(ctx: MemContext, project: Project) -> dict[str, Any]:
+    """The search filters of every project (``all_projects``), else of ``project``."""
+    if "all_projects" in await ctx.properties(SEARCH):
+        return {"all_projects": True}
+    return {"project": project.name}
+
+
+def expect_hidden(
+    ctx: MemContext, rule: str, where: str, texts: list[str | None], secrets: list[str], seen: Any
+) -> None:
+    shown = kept(texts, secrets)
+    ctx.expect(rule, not shown, expected=f"{where} shows no private text", observed=seen)
+
+
+def expect_redacted(
+    ctx: MemContext, rule: str, memory: Observation, spans: dict[str, int], secrets: list[str]
+) -> None:
+    """``memory`` read back in full keeps no secret, and each field has ``spans[field]``
+    ``[REDACTED]`` marks (one per span)."""
+    expect_hidden(ctx, rule, "mem_get_observation", [memory.title, memory.content], secrets, memory)
+    for field, count in spans.items():
+        text = getattr(memory, field)
+        ctx.expect(
+            rule,
+            text.count(REDACTED) == count,
+            expected=f"the {field} with {count} {REDACTED} (one per private span)",
+            observed=text,
+        )
+
+
+@check(rules=("PRIV-001",), tools=(SAVE, GET, SEARCH, CONTEXT))
+async def saved_private_text_is_redacted(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token, secrets = ctx.unique("privsaved"), [ctx.unique("privtitle"), ctx.unique("privbody")]
+    title = f"Memory {token} {private(secrets[0])}"
+    content = f"{what_why(token)}\nKey: {private(secrets[1])}"
+    memory = await saved_id(ctx, project, await save(ctx, project, title, content), token)
+    expect_redacted(ctx, "PRIV-001", await live(ctx, memory), {"title": 1, "content": 1}, secrets)
+    found = await search(ctx, token, project=project.name)
+    ctx.require(isinstance(found, SearchResult) and memory in found.ids, "memory found", found)
+    expect_hidden(ctx, "PRIV-001", "mem_search", search_texts(found), secrets, found)
+    shown = await context(ctx, project)
+    texts = context_texts(shown)
+    ctx.require(bool(kept(texts, [token])), "the memory shown by mem_context", shown)
+    expect_hidden(ctx, "PRIV-001", "mem_context", texts, secrets, shown)
+    await expect_unfound(ctx, "PRIV-001", secrets, project=project.name)
+
+
+@check(rules=("PRIV-002",), tools=(SAVE, UPDATE, GET))
+async def every_span_is_redacted_and_updates_too(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token = ctx.unique("privspans")
+    upper, lower, mixed = (ctx.unique(label) for label in ("privupper", "privlower", "privmixed"))
+    second_line = ctx.unique("privline")
+    across_lines = private(f"{lower}\n{second_line}")
+    spans = f"A <PRIVATE>{upper}</PRIVATE> b {across_lines} c <Private>{mixed}</Private> d"
+    saved = await save(ctx, project, f"Memory {token}", f"{what_why(token)}\n{spans}")
+    memory = await saved_id(ctx, project, saved, token)
+    secrets = [upper, lower, second_line, mixed]
+    expect_redacted(ctx, "PRIV-002", await live(ctx, memory), {"content": 3}, secrets)
+    updated = [ctx.unique("privnewtitle"), ctx.unique("privnewbody")]
+    changes = {
+        "title": f"Updated {token} {private(updated[0])}",
+        "content": f"{what_why(token)}\nNow: {private(updated[1])}",
+    }
+    await done(ctx, UPDATE, {"id": memory} | changes, Updated)
+    expect_redacted(ctx, "PRIV-002", await live(ctx, memory), {"title": 1, "content": 1}, updated)
+
+
+@check(rules=("PRIV-003",), tools=(SUMMARY, CONTEXT, SEARCH))
+async def session_summary_is_redacted(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token, secret = ctx.unique("privsummary"), ctx.unique("privgoal")
+    content = f"## Goal\n{token} {private(secret)}\n## Accomplished\n- the check ran"
+    arguments = {"content": content, "project": project.name, "session_id": project.session}
+    await done(ctx, SUMMARY, await given(ctx, SUMMARY, arguments), SummarySaved)
+    shown = await context(ctx, project)
+    texts = context_texts(shown)
+    ctx.require(bool(kept(texts, [token])), "the summary shown by mem_context", shown)
+    expect_hidden(ctx, "PRIV-003", "mem_context after mem_session_summary", texts, [secret], shown)
+    await expect_unfound(ctx, "PRIV-003", [secret], project=project.name)
+
+
+@check(rules=("PRIV-003",), tools=(PASSIVE, SEARCH))
+async def passive_capture_is_redacted(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token, secret = ctx.unique("privlearned"), ctx.unique("privkey")
+    learning = f"{token} is learned with a key {private(secret)} left out"
+    arguments = {
+        "content": f"## Key Learnings:\n1. {learning}\n",
+        "project": project.name,
+        "session_id": project.session,
+    }
+    captured = await done(ctx, PASSIVE, await given(ctx, PASSIVE, arguments), PassiveCapture)
+    ctx.require(captured.saved >= 1, "the learning saved", captured)
+    # upstream's mem_capture_passive takes no project (v1.20 on): its learning is searched for
+    # in every project where the server can
+    everywhere = await searched_everywhere(ctx, project)
+    found = await search(ctx, token, **everywhere)
+    ctx.require(isinstance(found, SearchResult) and bool(found.hits), "learning found", found)
+    assert isinstance(found, SearchResult)
+    read = [await observation(ctx, memory) for memory in found.ids]
+    texts = [t for m in read if isinstance(m, Observation) for t in (m.title, m.content)]
+    where = "the captured learning (mem_search, mem_get_observation)"
+    expect_hidden(ctx, "PRIV-003", where, [*search_texts(found), *texts], [secret], read)
+    await expect_unfound(ctx, "PRIV-003", [secret], **everywhere)
+
+
+@check(rules=("PRIV-003",), tools=(END, CONTEXT))
+async def session_end_summary_is_redacted(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    token, secret = ctx.unique("privended"), ctx.unique("privend")
+    summary = f"{token} ended {private(secret)}"
+    await done(ctx, END, {"id": project.session, "summary": summary}, SessionEnded)
+    shown = await context(ctx, project)
+    summaries = [s.summary for s in shown.sessions] if isinstance(shown, Context) else []
+    ctx.require(bool(kept(summaries, [token])), "the session's summary shown", shown)
+    where = "mem_context's sessions after mem_session_end"
+    expect_hidden(ctx, "PRIV-003", where, summaries, [secret], shown)
+
+
+@check(rules=("PRIV-003",), tools=(SUGGEST,))
+async def suggested_key_is_redacted(ctx: MemContext) -> None:
+    secrets = [ctx.unique("privpick"), ctx.unique("privword")]
+    asked = (
+        {"type": "decision", "title": f"{private(secrets[0])} pick"},
+        {"type": "decision", "content": f"{private(secrets[1])} the words of the content"},
+    )
+    for arguments in asked:
+        suggested = await done(ctx, SUGGEST, arguments, Suggestion)
+        where = f"the key suggested from {arguments}"
+        expect_hidden(ctx, "PRIV-003", where, [suggested.topic_key], secrets, suggested)

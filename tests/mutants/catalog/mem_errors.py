@@ -1,0 +1,155 @@
+"""mem servers that answer failures wrong (ERR) the way real ones do: an error without a
+message, arguments checked against the schema by the framework (JSON-RPC errors where a tool
+result is due), a handler that throws on a null, an unknown tool answered as a tool result or as
+an unknown method, an id of 0 or of no memory taken as a success.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as types
+from engram_conformance.reference_impl.mem.catalogue import TOOLS
+from engram_conformance.reference_impl.mem.server import Handlers
+from mcp.shared.exceptions import MCPError
+
+from ..caught import Caught
+from ..mem_calls import CallMutant, answering, text_of
+
+#: the JSON types of the schema's words, as Python sees the values
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _of_type(value: Any, declared: str) -> bool:
+    """Whether ``value`` is of the JSON type ``declared`` (a boolean is no number)."""
+    is_bool = isinstance(value, bool)
+    return isinstance(value, _TYPES[declared]) and not (is_bool and declared == "number")
+
+
+def _schema_of(tool: str) -> dict[str, Any]:
+    schema = TOOLS[tool].input_schema
+    return schema if isinstance(schema, dict) else {}
+
+
+class EmptyErrorText(CallMutant):
+    """A failed call answers isError with an empty text (the message is lost)."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        return answering(result, "") if result.is_error else result
+
+
+class RequiredCheckedByFramework(Handlers):
+    """A call missing a required argument is refused by the framework's schema validation:
+    JSON-RPC error -32602 before any handler runs."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        required = _schema_of(params.name).get("required", ()) if params.name in TOOLS else ()
+        missing = [name for name in required if name not in (params.arguments or {})]
+        if missing:
+            raise MCPError(types.INVALID_PARAMS, f"missing required argument {missing[0]}")
+        return await super().call_tool(ctx, params)
+
+
+class TypesCheckedByFramework(Handlers):
+    """An argument of another JSON type than its schema's is refused by the framework:
+    JSON-RPC error -32602 (as a high-level SDK validating with pydantic does)."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        properties = _schema_of(params.name).get("properties", {}) if params.name in TOOLS else {}
+        for name, value in (params.arguments or {}).items():
+            declared = properties.get(name, {}).get("type")
+            if value is not None and declared in _TYPES and not _of_type(value, declared):
+                raise MCPError(types.INVALID_PARAMS, f"{name}: not of type {declared}")
+        return await super().call_tool(ctx, params)
+
+
+class UnknownArgumentRefused(Handlers):
+    """An argument the schema does not list is refused by the framework (additionalProperties
+    false, enforced): JSON-RPC error -32602."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        properties = _schema_of(params.name).get("properties", {}) if params.name in TOOLS else {}
+        unknown = [name for name in params.arguments or {} if name not in properties]
+        if properties and unknown:
+            raise MCPError(types.INVALID_PARAMS, f"unexpected argument {unknown[0]}")
+        return await super().call_tool(ctx, params)
+
+
+class NullThrows(Handlers):
+    """A handler dereferences a null argument and throws; the exception reaches the MCP
+    framework, which answers a JSON-RPC internal error."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if any(value is None for value in (params.arguments or {}).values()):
+            raise TypeError("nil pointer dereference")
+        return await super().call_tool(ctx, params)
+
+
+class UnknownToolAsToolError(Handlers):
+    """A tool not listed is answered as a tool result with isError, not a JSON-RPC error."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if params.name not in TOOLS:
+            text = types.TextContent(type="text", text=f"Unknown tool: {params.name}")
+            return types.CallToolResult(content=[text], is_error=True)
+        return await super().call_tool(ctx, params)
+
+
+class UnknownToolAsUnknownMethod(Handlers):
+    """A tool not listed is answered JSON-RPC -32601 (method not found), not -32602."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if params.name not in TOOLS:
+            raise MCPError(types.METHOD_NOT_FOUND, f"Method {params.name} not found")
+        return await super().call_tool(ctx, params)
+
+
+class IdZeroIsNoError(CallMutant):
+    """mem_update and mem_delete of id 0 answer success (nothing changed, nothing said)."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        if tool in ("mem_update", "mem_delete") and arguments.get("id") == 0:
+            return answering(result, "Memory #0 soft-deleted", is_error=False)
+        return result
+
+
+class MissingObservationIsText(CallMutant):
+    """mem_get_observation of an id no memory has answers isError false ("not found" as
+    text)."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        if tool == "mem_get_observation" and "not found" in text_of(result):
+            return answering(result, text_of(result), is_error=False)
+        return result
+
+
+def _caught(*rules: str) -> Caught:
+    return Caught(rules, contract="mem")
+
+
+#: each mutant and what it breaks
+MUTANTS: list[tuple[type[Handlers], Caught]] = [
+    (EmptyErrorText, _caught("ERR-001")),
+    # a call without its required arguments is ERR-001's failure, ERR-003's bad argument and
+    # ERR-004's call without an id
+    (RequiredCheckedByFramework, _caught("ERR-001", "ERR-003", "ERR-004")),
+    (UnknownToolAsToolError, _caught("ERR-002")),
+    (UnknownToolAsUnknownMethod, _caught("ERR-002")),
+    (TypesCheckedByFramework, _caught("ERR-003")),
+    (UnknownArgumentRefused, _caught("ERR-003")),
+    (NullThrows, _caught("ERR-003")),
+    (IdZeroIsNoError, _caught("ERR-004")),
+    (MissingObservationIsText, _caught("ERR-004")),
+]

@@ -1,0 +1,228 @@
+"""mem servers whose mem_search goes wrong (SRCH) the way real ones do: a filter or an argument
+not read, the type left out of the index, limits not applied, a search without hits taken for a
+failure, query text handed to FTS5 as its syntax, any word enough by default.
+
+Most rewrite the arguments the reference gets (``CallMutant.sent``) or its answer; the index and
+the query sanitiser are changed on the mutant's own store (its triggers, its ``search``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, ClassVar
+
+import mcp_types as types
+from engram_conformance.reference_impl.mem.read_tools import MATCH_MODES, fts_query
+from engram_conformance.reference_impl.mem.server import Handlers
+from engram_conformance.reference_impl.mem.service import MemService
+
+from ..caught import Caught
+from ..mem_calls import CallMutant, answering, text_of
+
+SEARCH = "mem_search"
+
+
+class SearchArguments(CallMutant):
+    """The reference, with ``changed`` rewriting the arguments of each mem_search."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.changed(arguments) if tool == SEARCH else arguments
+
+    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments
+
+
+class Ignores(SearchArguments):
+    """mem_search does not read ``ignored`` (a wrong name in its handler)."""
+
+    ignored: ClassVar[str]
+
+    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {name: value for name, value in arguments.items() if name != self.ignored}
+
+
+class TypeFilterIgnored(Ignores):
+    """mem_search ignores its type filter: every type that matches is returned."""
+
+    ignored = "type"
+
+
+class LimitIgnored(Ignores):
+    """mem_search ignores limit: always the default 10."""
+
+    ignored = "limit"
+
+
+class AllProjectsIgnored(Ignores):
+    """mem_search ignores all_projects: only the project argument's memories."""
+
+    ignored = "all_projects"
+
+
+class DefaultLimitTwenty(SearchArguments):
+    """mem_search without a limit returns up to 20 (the maximum taken for the default)."""
+
+    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"limit": 20} | arguments
+
+
+class ProjectFilterIgnored(SearchArguments):
+    """mem_search with a project searches every project (the filter is not applied)."""
+
+    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments | {"all_projects": True} if "project" in arguments else arguments
+
+
+class DefaultMatchAny(SearchArguments):
+    """mem_search without match_mode takes any word as enough (OR by default)."""
+
+    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"match_mode": "any"} | arguments
+
+
+class MatchModeAnyIgnored(SearchArguments):
+    """mem_search ignores match_mode any: every word is always required."""
+
+    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in arguments.items() if (k, v) != ("match_mode", "any")}
+
+
+class UnknownMatchModeAccepted(SearchArguments):
+    """mem_search takes a match_mode other than all and any as all, not as an error."""
+
+    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        if arguments.get("match_mode") in MATCH_MODES:
+            return arguments
+        return {k: v for k, v in arguments.items() if k != "match_mode"}
+
+
+class NoHitIsAnError(CallMutant):
+    """A search without hits answers isError ("No memories found" as a failure)."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        if tool == SEARCH and text_of(result).startswith("No memories found"):
+            return answering(result, text_of(result), is_error=True)
+        return result
+
+
+class InnerQuoteBreaksSearch(CallMutant):
+    """A word with a double quote inside breaks the FTS5 query (upstream v1.7.0 stripped only
+    the quotes around each word): ``Search error: fts5: syntax error``."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        words = str(arguments.get("query", "")).split()
+        if tool == SEARCH and any('"' in word.strip('"') for word in words):
+            text = "Search error: fts5: syntax error near '\"'. Try simpler keywords."
+            return answering(result, text, is_error=True)
+        return result
+
+
+class ServiceMutant(Handlers):
+    """The reference, each tool call's arguments kept (``self.arguments``) for the mutated
+    store to read."""
+
+    def __init__(self, service: MemService) -> None:
+        super().__init__(service)
+        self.arguments: dict[str, Any] = {}
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        self.arguments = dict(params.arguments or {})
+        return await super().call_tool(ctx, params)
+
+
+#: an FTS5 operator word, or a word holding FTS5 query syntax
+_FTS_SYNTAX = re.compile(r"^(AND|OR|NOT|NEAR)$|[*^:()+\-]")
+
+
+class OperatorsKept(ServiceMutant):
+    """The query sanitiser quotes plain words only: operator words (AND, OR, NOT, NEAR) and
+    words with FTS5 syntax (``*``, ``^``, ``:``, parentheses, ``+``, ``-``) reach FTS5 as they
+    are, as operators or syntax errors."""
+
+    def __init__(self, service: MemService) -> None:
+        super().__init__(service)
+        store = service.store
+        searched = store.search
+
+        def search(match: str, *rest: Any, **named: Any) -> Any:
+            joiner = MATCH_MODES.get(str(self.arguments.get("match_mode") or "all"), " ")
+            terms = str(self.arguments.get("query", "")).split()
+            kept = [term if _FTS_SYNTAX.search(term) else fts_query(term) for term in terms]
+            return searched(joiner.join(kept) or match, *rest, **named)
+
+        store.search = search  # type: ignore[method-assign]
+
+
+class LimitNotClamped(ServiceMutant):
+    """mem_search takes a limit above 20 as given (no maximum)."""
+
+    def __init__(self, service: MemService) -> None:
+        super().__init__(service)
+        store = service.store
+        searched = store.search
+
+        def search(
+            match: str, project: Any, memory_type: Any, scope: Any, limit: int, **named: Any
+        ) -> Any:
+            asked = self.arguments.get("limit")
+            unclamped = int(asked) if isinstance(asked, int | float) and asked > limit else limit
+            return searched(match, project, memory_type, scope, unclamped, **named)
+
+        store.search = search  # type: ignore[method-assign]
+
+
+#: the triggers that keep the index in step, with the type left out of what they index
+_UNTYPED_INDEX = """
+DROP TRIGGER observations_indexed;
+DROP TRIGGER observations_unindexed;
+DROP TRIGGER observations_reindexed;
+CREATE TRIGGER observations_indexed AFTER INSERT ON observations BEGIN
+    INSERT INTO observations_fts (rowid, title, content, type, topic_key)
+    VALUES (new.id, new.title, new.content, '', new.topic_key);
+END;
+CREATE TRIGGER observations_unindexed AFTER DELETE ON observations BEGIN
+    INSERT INTO observations_fts (observations_fts, rowid, title, content, type, topic_key)
+    VALUES ('delete', old.id, old.title, old.content, '', old.topic_key);
+END;
+CREATE TRIGGER observations_reindexed AFTER UPDATE ON observations BEGIN
+    INSERT INTO observations_fts (observations_fts, rowid, title, content, type, topic_key)
+    VALUES ('delete', old.id, old.title, old.content, '', old.topic_key);
+    INSERT INTO observations_fts (rowid, title, content, type, topic_key)
+    VALUES (new.id, new.title, new.content, '', new.topic_key);
+END;
+"""
+
+
+class TypeNotIndexed(Handlers):
+    """The full-text index holds title, content and topic key but not the type."""
+
+    def __init__(self, service: MemService) -> None:
+        super().__init__(service)
+        service.store.connection.executescript(_UNTYPED_INDEX)
+
+
+def _caught(*rules: str) -> Caught:
+    return Caught(rules, contract="mem")
+
+
+#: each mutant and what it breaks
+MUTANTS: list[tuple[type[Handlers], Caught]] = [
+    (TypeFilterIgnored, _caught("SRCH-001")),
+    (TypeNotIndexed, _caught("SRCH-002")),
+    (LimitIgnored, _caught("SRCH-003")),
+    (DefaultLimitTwenty, _caught("SRCH-003")),
+    (LimitNotClamped, _caught("SRCH-003")),
+    (ProjectFilterIgnored, _caught("SRCH-004")),
+    # the hostile queries of SRCH-006 and SRCH-007 find nothing, so they fail too
+    (NoHitIsAnError, _caught("SRCH-005", "SRCH-006", "SRCH-007")),
+    (InnerQuoteBreaksSearch, _caught("SRCH-006")),
+    (OperatorsKept, _caught("SRCH-007")),
+    (DefaultMatchAny, _caught("SRCH-008")),
+    (MatchModeAnyIgnored, _caught("SRCH-009")),
+    (UnknownMatchModeAccepted, _caught("SRCH-009")),
+    (AllProjectsIgnored, _caught("SRCH-010")),
+]

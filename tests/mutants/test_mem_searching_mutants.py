@@ -1,0 +1,64 @@
+"""Each SRCH check of the mem contract fires on a server that breaks its rule
+(``catalog/mem_searching.py``), and only the rules it breaks; the mem reference passes them all,
+and a server whose mem_search lists neither match_mode nor all_projects gets their rules
+not applicable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engram_conformance.conformance.mem.plugin import CONTRACT
+from engram_conformance.reference_impl.mem.server import Handlers
+
+from ..conformance.mem.inprocess import run_against
+from .catalog.mem_discovery import WiringMutant
+from .catalog.mem_searching import MUTANTS
+from .caught import Caught, assert_caught
+
+SRCH = ("SRCH",)
+#: the rules that need an argument upstream added after v1.7.0, and that argument
+REQUIRING = {"SRCH-009": "match_mode", "SRCH-010": "all_projects"}
+
+
+class ListsV17Search(WiringMutant):
+    """mem_search's schema as v1.7.0 lists it: no match_mode, no all_projects."""
+
+    def altered(self, tools: dict[str, dict[str, Any]]) -> None:
+        properties = tools["mem_search"]["inputSchema"]["properties"]
+        for name in REQUIRING.values():
+            del properties[name]
+
+
+def _srch_rules() -> list[str]:
+    return [rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "SRCH"]
+
+
+@pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
+def test_mem_searching_mutant_is_caught(
+    tmp_path: Path, mutant: type[Handlers], caught: Caught
+) -> None:
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=SRCH), caught)
+
+
+def test_every_srch_rule_has_a_mutant() -> None:
+    assert {rule for _, caught in MUTANTS for rule in caught.broken} == set(_srch_rules())
+
+
+def test_the_mem_reference_passes_the_search_rules(tmp_path: Path) -> None:
+    result = run_against(tmp_path, only=SRCH)
+    verdicts = {rule: v.verdict for rule, v in result.verdicts.items()}
+    assert verdicts == dict.fromkeys(_srch_rules(), "pass")
+
+
+def test_rules_of_later_arguments_are_not_applicable_without_them(tmp_path: Path) -> None:
+    result = run_against(tmp_path, wiring_mutant=ListsV17Search, only=SRCH)
+    for rule, argument in REQUIRING.items():
+        verdict = result.verdicts[rule]
+        assert (verdict.verdict, verdict.reason) == (
+            "not_applicable",
+            f"mem_search's input schema lists no {argument}",
+        )
+    others = {rule: v.verdict for rule, v in result.verdicts.items() if rule not in REQUIRING}
+    assert others == dict.fromkeys(others, "pass")
