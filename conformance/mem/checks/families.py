@@ -18,4 +18,5 @@ from . import (  # noqa: F401
     sessions,
     topics,
     updates,
+    writers,
 )
