@@ -19,6 +19,7 @@ from .steps import (
     found_ids,
     fresh_project,
     live,
+    read_context,
     saved_memory,
     search,
     shows,
@@ -37,14 +38,6 @@ async def _known_project(ctx: MemContext, label: str) -> Project:
     project = await fresh_project(ctx, label)
     await saved_memory(ctx, project, ctx.unique("known"), scope=PROJECT)
     return project
-
-
-async def _read_context(ctx: MemContext, project: Project) -> Context:
-    """``mem_context`` of ``project``, for a read that must succeed to say anything."""
-    found = await context(ctx, project)
-    ctx.require(isinstance(found, Context), "mem_context succeeded", found)
-    assert isinstance(found, Context)
-    return found
 
 
 def _shown(found: Context | SearchResult | ToolFailure) -> object:
@@ -82,7 +75,7 @@ async def memories_stay_in_their_project(ctx: MemContext) -> None:
         expected=f"mem_search of {away.name} finds no memory of {home.name}",
         observed=ids,
     )
-    shown = await _read_context(ctx, away)
+    shown = await read_context(ctx, away)
     ctx.expect(
         "SCOPE-003",
         not shows(shown, token),
