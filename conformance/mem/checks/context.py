@@ -25,7 +25,7 @@ class MemContext(BaseContext):
         self._listing = {tool.name: tool for tool in tools}
         return self._listing
 
-    async def _input_schema(self, tool: str) -> dict[str, Any]:
+    async def input_schema(self, tool: str) -> dict[str, Any]:
         """``tool``'s published input schema (empty for a tool not listed), from the check's
         last tools/list (made once when it has none)."""
         listing = self._listing if self._listing is not None else await self.listed()
@@ -36,12 +36,12 @@ class MemContext(BaseContext):
     async def properties(self, tool: str) -> set[str]:
         """The argument names ``tool``'s published input schema lists (none for a tool not
         listed)."""
-        properties = (await self._input_schema(tool)).get("properties")
+        properties = (await self.input_schema(tool)).get("properties")
         return set(properties) if isinstance(properties, dict) else set()
 
     async def required(self, tool: str) -> set[str]:
         """The argument names ``tool``'s published input schema requires."""
-        names = (await self._input_schema(tool)).get("required")
+        names = (await self.input_schema(tool)).get("required")
         return set(names) if isinstance(names, list) else set()
 
     async def offered(

@@ -22,7 +22,17 @@ import anyio
 from ..facts import Deleted, Saved
 from .context import MemContext
 from .registry import check
-from .steps import Project, done, fact, found_ids, fresh_project, live, saved_id, what_why
+from .steps import (
+    Project,
+    done,
+    fact,
+    found_ids,
+    fresh_project,
+    live,
+    memory_arguments,
+    saved_id,
+    what_why,
+)
 from .times import instant
 
 SAVE, SEARCH, GET, DELETE = "mem_save", "mem_search", "mem_get_observation", "mem_delete"
@@ -32,8 +42,7 @@ SEEN_AGAIN_AFTER_S = 1.1
 
 def _arguments(project: Project, token: str, **changes: Any) -> dict[str, Any]:
     """A ``mem_save`` in ``project`` whose title and content hold ``token``."""
-    title, content = f"Memory {token}", what_why(token, "a memory saved twice")
-    memory = {"title": title, "content": content, "type": "discovery", "project": project.name}
+    memory = memory_arguments(token, "a memory saved twice") | {"project": project.name}
     return memory | changes
 
 

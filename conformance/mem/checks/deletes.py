@@ -151,8 +151,7 @@ async def hard_delete_removes_the_memory(ctx: MemContext) -> None:
 @check(rules=("DEL-004",), tools=(SAVE, DELETE))
 async def delete_takes_the_seed_spelling(ctx: MemContext) -> None:
     """The later delete uses the published flag: after a soft delete it would still succeed."""
-    schema = (await ctx.listed())[DELETE].input_schema
-    properties = schema.get("properties") if isinstance(schema, dict) else None
+    properties = (await ctx.input_schema(DELETE)).get("properties")
     hard = properties.get("hard") if isinstance(properties, dict) else None
     ctx.expect(
         "DEL-004",

@@ -95,8 +95,7 @@ async def judge_gives_each_memory_a_verdict(ctx: MemContext) -> None:
 
 @check(rules=("JUDGE-002",), tools=JUDGING)
 async def judge_takes_a_list_of_ids(ctx: MemContext) -> None:
-    schema = (await ctx.listed())[JUDGE].input_schema
-    listed = (schema.get("properties") or {}).get("ids") if isinstance(schema, dict) else None
+    listed = ((await ctx.input_schema(JUDGE)).get("properties") or {}).get("ids")
     ctx.expect(
         "JUDGE-002",
         isinstance(listed, dict) and listed.get("type") == "array",

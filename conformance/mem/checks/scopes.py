@@ -19,12 +19,12 @@ from .steps import (
     found_ids,
     fresh_project,
     live,
+    memory_arguments,
     read_context,
     saved_memory,
     search,
     shows,
     titles,
-    what_why,
 )
 
 SAVE, SEARCH, GET, CONTEXT = "mem_save", "mem_search", "mem_get_observation", "mem_context"
@@ -155,13 +155,7 @@ async def scope_filter_separates_scopes(ctx: MemContext) -> None:
 async def other_scopes_are_refused(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token = ctx.unique("team")
-    arguments = {
-        "title": f"Memory {token}",
-        "content": what_why(token),
-        "type": "discovery",
-        "project": project.name,
-        "scope": "team",
-    }
+    arguments = memory_arguments(token) | {"project": project.name, "scope": "team"}
     answer = await fact(ctx, SAVE, arguments)
     ctx.expect(
         "SCOPE-007",

@@ -76,6 +76,18 @@ async def _sharing(
     return await saved_memory(ctx, project, own, memory_type, content=what_why(f"{own} {shared}"))
 
 
+async def _in_two_projects(
+    ctx: MemContext, label: str
+) -> tuple[str, tuple[Project, int], tuple[Project, int]]:
+    """A search word (``label`` names it), and two fresh projects each with a memory holding
+    it: the one a search asks for, and another."""
+    shared = ctx.unique(label)
+    asked, other = await fresh_project(ctx, "srchasked"), await fresh_project(ctx, "srchother")
+    mine = await _sharing(ctx, asked, "srchmine", shared)
+    theirs = await _sharing(ctx, other, "srchtheirs", shared)
+    return shared, (asked, mine), (other, theirs)
+
+
 @check(rules=("SRCH-001",), tools=SEARCHING)
 async def type_filter_returns_that_type(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
@@ -132,10 +144,7 @@ async def limit_bounds_the_results(ctx: MemContext) -> None:
 
 @check(rules=("SRCH-004",), tools=SEARCHING)
 async def project_filter_keeps_to_the_project(ctx: MemContext) -> None:
-    shared = ctx.unique("srchproj")
-    asked, other = await fresh_project(ctx, "srchasked"), await fresh_project(ctx, "srchother")
-    mine = await _sharing(ctx, asked, "srchmine", shared)
-    theirs = await _sharing(ctx, other, "srchtheirs", shared)
+    shared, (asked, mine), (other, theirs) = await _in_two_projects(ctx, "srchproj")
     found = await search(ctx, shared, project=asked.name)
     ctx.require(mine in ids_of(found), f"#{mine} found in its own project", found)
     ctx.expect(
@@ -246,10 +255,7 @@ async def match_mode_any_or_all(ctx: MemContext) -> None:
 async def all_projects_searches_everywhere(ctx: MemContext) -> None:
     if await requirements_unmet(ctx, "SRCH-010"):
         return
-    shared = ctx.unique("srchevery")
-    asked, other = await fresh_project(ctx, "srchasked"), await fresh_project(ctx, "srchother")
-    mine = await _sharing(ctx, asked, "srchmine", shared)
-    theirs = await _sharing(ctx, other, "srchtheirs", shared)
+    shared, (asked, mine), (_, theirs) = await _in_two_projects(ctx, "srchevery")
     found = await search(ctx, shared, project=asked.name, all_projects=True)
     ctx.expect(
         "SRCH-010",

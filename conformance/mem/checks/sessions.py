@@ -47,6 +47,7 @@ from .steps import (
     fresh_project,
     hits_of,
     live,
+    memory_arguments,
     read_context,
     save,
     saved_memory,
@@ -67,12 +68,6 @@ NEXT_SECOND_S = 1.1
 
 
 # steps: sessions and summaries ----------------------------------------------------------------
-def memory_arguments(token: str) -> dict[str, str]:
-    """``mem_save``'s arguments of a memory holding ``token``, its project and session left to
-    the caller."""
-    return {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
-
-
 def summary_content(goal: str) -> str:
     """A summary in seed 003's four sections, its Goal ``goal``."""
     return (

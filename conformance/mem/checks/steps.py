@@ -126,6 +126,12 @@ def what_why(token: str, what: str = "a memory to find again") -> str:
     )
 
 
+def memory_arguments(token: str, what: str = "a memory to find again") -> dict[str, str]:
+    """``mem_save``'s arguments of a memory holding ``token`` (``what_why`` of ``what``), its
+    project and session left to the caller."""
+    return {"title": f"Memory {token}", "content": what_why(token, what), "type": "discovery"}
+
+
 async def save(
     ctx: MemContext,
     project: Project,
