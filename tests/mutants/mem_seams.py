@@ -5,7 +5,10 @@ A mutant is the mem reference's handlers with one thing changed: its calls on th
 the client gets); its service, patched on that one instance (``ServiceMutant.patch``: a store
 or memories method replaced); or every call served by ``ServingMutant.serve`` (in the service's
 worker thread, before the reference or instead of it). Each changes one service, so nothing
-leaks into the next run. ``mem_caught`` is the ``Caught`` of a mem catalogue's entry.
+leaks into the next run. The seams more than one catalogue narrows are here too: an argument
+rewritten (``Rewrites``) or not read (``Ignores``), a save rekeyed (``KeysDrafts``), the
+context's listing replaced (``ListsRecent``). ``mem_caught`` is the ``Caught`` of a mem
+catalogue's entry.
 """
 
 from __future__ import annotations
@@ -46,6 +49,19 @@ class CallMutant(Handlers):
     ) -> types.CallToolResult:
         """The result the client gets (by default the reference's)."""
         return result
+
+
+class Rewrites(CallMutant):
+    """The arguments of each call of ``tool`` changed by ``rewritten`` before the reference
+    sees them."""
+
+    tool: ClassVar[str]
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return self.rewritten(arguments) if tool == self.tool else arguments
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        return arguments
 
 
 class Ignores(CallMutant):

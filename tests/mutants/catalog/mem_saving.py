@@ -19,7 +19,15 @@ from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ..caught import Caught
-from ..mem_seams import CallMutant, KeysDrafts, ServiceMutant, answering, mem_caught, text_of
+from ..mem_seams import (
+    CallMutant,
+    KeysDrafts,
+    Rewrites,
+    ServiceMutant,
+    answering,
+    mem_caught,
+    text_of,
+)
 
 SAVE, SEARCH = "mem_save", "mem_search"
 #: the reference's content cap, in characters
@@ -52,14 +60,10 @@ class IndexesNoContent(SearchesOneColumn):
     column = "title"
 
 
-class SavesRewritten(CallMutant):
+class SavesRewritten(Rewrites):
     """mem_save's arguments changed by ``rewritten`` before the reference sees them."""
 
-    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.rewritten(arguments) if tool == SAVE else arguments
-
-    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return arguments
+    tool = SAVE
 
 
 class FlattensContent(SavesRewritten):

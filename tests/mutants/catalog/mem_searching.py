@@ -17,19 +17,15 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
 
 from ..caught import Caught
-from ..mem_seams import CallMutant, Ignores, ServiceMutant, answering, mem_caught, text_of
+from ..mem_seams import CallMutant, Ignores, Rewrites, ServiceMutant, answering, mem_caught, text_of
 
 SEARCH = "mem_search"
 
 
-class SearchArguments(CallMutant):
-    """The reference, with ``changed`` rewriting the arguments of each mem_search."""
+class SearchArguments(Rewrites):
+    """The reference, with ``rewritten`` changing the arguments of each mem_search."""
 
-    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.changed(arguments) if tool == SEARCH else arguments
-
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return arguments
+    tool = SEARCH
 
 
 class TypeFilterIgnored(Ignores):
@@ -53,35 +49,35 @@ class AllProjectsIgnored(Ignores):
 class DefaultLimitTwenty(SearchArguments):
     """mem_search without a limit returns up to 20 (the maximum taken for the default)."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return {"limit": 20} | arguments
 
 
 class ProjectFilterIgnored(SearchArguments):
     """mem_search with a project searches every project (the filter is not applied)."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return arguments | {"all_projects": True} if "project" in arguments else arguments
 
 
 class DefaultMatchAny(SearchArguments):
     """mem_search without match_mode takes any word as enough (OR by default)."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return {"match_mode": "any"} | arguments
 
 
 class MatchModeAnyIgnored(SearchArguments):
     """mem_search ignores match_mode any: every word is always required."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in arguments.items() if (k, v) != ("match_mode", "any")}
 
 
 class UnknownMatchModeAccepted(SearchArguments):
     """mem_search takes a match_mode other than all and any as all, not as an error."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if arguments.get("match_mode") in MATCH_MODES:
             return arguments
         return {k: v for k, v in arguments.items() if k != "match_mode"}
