@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engram_conformance.conformance.mem.plugin import CONTRACT as MEM
 from engram_conformance.conformance.runner import RunResult
 from engram_conformance.reports.document import RuleRecord
 from engram_conformance.spec.engram_memory import load
@@ -88,6 +89,11 @@ def family_verdicts(result: RunResult, family: str) -> dict[str, str]:
         for rule in load().rules.values()
         if rule.family == family
     }
+
+
+def mem_rules(family: str) -> list[str]:
+    """The ids of the mem contract's rules of ``family``, in the spec's order."""
+    return [rule.id for rule in MEM.load_spec().rules.values() if rule.family == family]
 
 
 def all_pass(family: str) -> dict[str, str]:

@@ -7,18 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_dedupe import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
-DEDUP = tuple(
-    rule.id
-    for rule in CONTRACT.load_spec().rules.values()
-    if rule.family == "DEDUP" and rule.id != "DEDUP-005"
-)
+DEDUP = tuple(rule for rule in mem_rules("DEDUP") if rule != "DEDUP-005")
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])

@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_deletes import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 DEL = ("DEL",)
 #: the rule no check can decide through MCP
@@ -26,19 +25,15 @@ def test_mem_deletes_mutant_is_caught(
     assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=DEL), caught)
 
 
-def _del_rules() -> set[str]:
-    return {rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "DEL"}
-
-
 def test_every_checked_del_rule_has_a_mutant() -> None:
-    checked = _del_rules() - {HTTP_RECOVERY}
+    checked = set(mem_rules("DEL")) - {HTTP_RECOVERY}
     assert {rule for _, caught in MUTANTS for rule in caught.broken} == checked
 
 
 def test_the_mem_reference_passes_the_delete_rules(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=DEL)
     verdicts = {rule: v.verdict for rule, v in result.verdicts.items()}
-    expected = dict.fromkeys(_del_rules(), "pass") | {HTTP_RECOVERY: "not_applicable"}
+    expected = dict.fromkeys(mem_rules("DEL"), "pass") | {HTTP_RECOVERY: "not_applicable"}
     assert verdicts == expected
     reason = result.verdicts[HTTP_RECOVERY].reason
     assert reason.startswith("not testable from outside a server: The mem contract is tested")

@@ -7,18 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_errors import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 ERR = ("ERR",)
-
-
-def _err_rules() -> list[str]:
-    return [rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "ERR"]
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
@@ -29,10 +24,10 @@ def test_mem_errors_mutant_is_caught(
 
 
 def test_every_err_rule_has_a_mutant() -> None:
-    assert {rule for _, caught in MUTANTS for rule in caught.broken} == set(_err_rules())
+    assert {rule for _, caught in MUTANTS for rule in caught.broken} == set(mem_rules("ERR"))
 
 
 def test_the_mem_reference_passes_the_error_rules(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=ERR)
     verdicts = {rule: v.verdict for rule, v in result.verdicts.items()}
-    assert verdicts == dict.fromkeys(_err_rules(), "pass")
+    assert verdicts == dict.fromkeys(mem_rules("ERR"), "pass")

@@ -8,12 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_projects import MUTANTS, InEmptyFolder
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 PROJ = ("PROJ",)
 
@@ -26,7 +25,7 @@ def test_mem_projects_mutant_is_caught(
 
 
 def test_every_proj_rule_has_a_mutant() -> None:
-    rules = {rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "PROJ"}
+    rules = set(mem_rules("PROJ"))
     assert {rule for _, caught in MUTANTS for rule in caught.broken} == rules
 
 
@@ -34,7 +33,7 @@ def test_the_mem_reference_passes_the_project_rules(tmp_path: Path) -> None:
     """In process the reference's project is configured (``--project``): PROJ-003's
     precondition does not hold, and the verdict says so."""
     result = run_against(tmp_path, only=PROJ)
-    proj = [rule for rule in CONTRACT.load_spec().rules if rule.startswith("PROJ-")]
+    proj = mem_rules("PROJ")
     expected = dict.fromkeys(proj, "pass") | {"PROJ-003": "not_applicable"}
     assert {rule: v.verdict for rule, v in result.verdicts.items()} == expected
     reason = "the current project is configured (project_source process_override)"
@@ -43,5 +42,5 @@ def test_the_mem_reference_passes_the_project_rules(tmp_path: Path) -> None:
 
 def test_the_mem_reference_in_an_empty_folder_passes_proj_003(tmp_path: Path) -> None:
     result = run_against(tmp_path, wiring_mutant=InEmptyFolder, only=PROJ)
-    proj = [rule for rule in CONTRACT.load_spec().rules if rule.startswith("PROJ-")]
+    proj = mem_rules("PROJ")
     assert {rule: v.verdict for rule, v in result.verdicts.items()} == dict.fromkeys(proj, "pass")

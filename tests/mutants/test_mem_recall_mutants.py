@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_recall import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 CTX = ("CTX",)
 
@@ -25,12 +24,12 @@ def test_mem_recall_mutant_is_caught(
 
 
 def test_every_ctx_rule_has_a_mutant() -> None:
-    rules = {rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "CTX"}
+    rules = set(mem_rules("CTX"))
     assert {rule for _, caught in MUTANTS for rule in caught.broken} == rules
 
 
 def test_the_mem_reference_passes_the_context_rules(tmp_path: Path) -> None:
     """CTX-003 passes too: the reference's mem_context lists max_bytes (upstream v2's)."""
     result = run_against(tmp_path, only=CTX)
-    ctx = [rule for rule in CONTRACT.load_spec().rules if rule.startswith("CTX-")]
+    ctx = mem_rules("CTX")
     assert {rule: v.verdict for rule, v in result.verdicts.items()} == dict.fromkeys(ctx, "pass")

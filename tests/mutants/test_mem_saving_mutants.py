@@ -10,20 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_saving import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 #: the SAVE rule left to the harness (a restart of the server)
 RESTART = "SAVE-008"
-SAVE = tuple(
-    rule.id
-    for rule in CONTRACT.load_spec().rules.values()
-    if rule.family == "SAVE" and rule.id != RESTART
-)
+SAVE = tuple(rule for rule in mem_rules("SAVE") if rule != RESTART)
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])

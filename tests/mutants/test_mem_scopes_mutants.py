@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_scopes import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 SCOPE = ("SCOPE",)
 
@@ -23,15 +22,11 @@ def test_mem_scopes_mutant_is_caught(
     assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=SCOPE), caught)
 
 
-def _scope_rules() -> set[str]:
-    return {rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "SCOPE"}
-
-
 def test_every_scope_rule_has_a_mutant() -> None:
-    assert {rule for _, caught in MUTANTS for rule in caught.broken} == _scope_rules()
+    assert {rule for _, caught in MUTANTS for rule in caught.broken} == set(mem_rules("SCOPE"))
 
 
 def test_the_mem_reference_passes_the_scope_rules(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=SCOPE)
     verdicts = {rule: v.verdict for rule, v in result.verdicts.items()}
-    assert verdicts == dict.fromkeys(_scope_rules(), "pass")
+    assert verdicts == dict.fromkeys(mem_rules("SCOPE"), "pass")

@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_discovery import WiringMutant
 from .catalog.mem_searching import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 SRCH = ("SRCH",)
 #: the rules that need an argument upstream added after v1.7.0, and that argument
@@ -31,10 +30,6 @@ class ListsV17Search(WiringMutant):
             del properties[name]
 
 
-def _srch_rules() -> list[str]:
-    return [rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "SRCH"]
-
-
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_mem_searching_mutant_is_caught(
     tmp_path: Path, mutant: type[Handlers], caught: Caught
@@ -43,13 +38,13 @@ def test_mem_searching_mutant_is_caught(
 
 
 def test_every_srch_rule_has_a_mutant() -> None:
-    assert {rule for _, caught in MUTANTS for rule in caught.broken} == set(_srch_rules())
+    assert {rule for _, caught in MUTANTS for rule in caught.broken} == set(mem_rules("SRCH"))
 
 
 def test_the_mem_reference_passes_the_search_rules(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=SRCH)
     verdicts = {rule: v.verdict for rule, v in result.verdicts.items()}
-    assert verdicts == dict.fromkeys(_srch_rules(), "pass")
+    assert verdicts == dict.fromkeys(mem_rules("SRCH"), "pass")
 
 
 def test_rules_of_later_arguments_are_not_applicable_without_them(tmp_path: Path) -> None:

@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import CONTRACT
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_sessions import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, assert_caught, mem_rules
 
 SESS = ("SESS",)
 
@@ -25,11 +24,11 @@ def test_mem_sessions_mutant_is_caught(
 
 
 def test_every_sess_rule_has_a_mutant() -> None:
-    rules = {rule.id for rule in CONTRACT.load_spec().rules.values() if rule.family == "SESS"}
+    rules = set(mem_rules("SESS"))
     assert {rule for _, caught in MUTANTS for rule in caught.broken} == rules
 
 
 def test_the_mem_reference_passes_the_session_rules(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=SESS)
-    sess = [rule for rule in CONTRACT.load_spec().rules if rule.startswith("SESS-")]
+    sess = mem_rules("SESS")
     assert {rule: v.verdict for rule, v in result.verdicts.items()} == dict.fromkeys(sess, "pass")

@@ -22,7 +22,18 @@ import anyio
 from ..facts import Deleted, Saved
 from .context import MemContext
 from .registry import check
-from .steps import Project, done, fact, found_ids, fresh_project, live, saved_id, what_why
+from .steps import (
+    Project,
+    done,
+    fact,
+    found_ids,
+    fresh_project,
+    live,
+    memory_arguments,
+    saved_id,
+    what_why,
+)
+from .times import instant
 
 SAVE, SEARCH, GET, DELETE = "mem_save", "mem_search", "mem_get_observation", "mem_delete"
 #: how long DEDUP-002 waits between a save and its repeat (a clock of whole seconds moves)
@@ -31,8 +42,7 @@ SEEN_AGAIN_AFTER_S = 1.1
 
 def _arguments(project: Project, token: str, **changes: Any) -> dict[str, Any]:
     """A ``mem_save`` in ``project`` whose title and content hold ``token``."""
-    title, content = f"Memory {token}", what_why(token, "a memory saved twice")
-    memory = {"title": title, "content": content, "type": "discovery", "project": project.name}
+    memory = memory_arguments(token, "a memory saved twice") | {"project": project.name}
     return memory | changes
 
 
@@ -73,12 +83,11 @@ async def repeated_save_is_absorbed(ctx: MemContext) -> None:
 
 
 def _instant(ctx: MemContext, stamp: str) -> datetime:
-    """A timestamp the server wrote, as a time (every version writes an ISO 8601 form)."""
-    try:
-        return datetime.fromisoformat(stamp)
-    except ValueError:
-        ctx.require(False, "last_seen_at readable as an ISO 8601 time", stamp)
-        raise  # not reached: require raised
+    """A timestamp the server wrote, as a time; one that reads as none stops the check."""
+    moment = instant(stamp)
+    ctx.require(moment is not None, "last_seen_at readable as an ISO 8601 time", stamp)
+    assert moment is not None
+    return moment
 
 
 @check(rules=("DEDUP-002",), tools=(SAVE, SEARCH, GET))

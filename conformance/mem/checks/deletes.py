@@ -14,49 +14,28 @@ names an HTTP API; the runner records it not applicable with that reason.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..facts import Deleted, Timeline, ToolFailure
 from .context import MemContext
 from .registry import check
 from .steps import (
     Project,
+    absent_id,
     context,
+    delete,
     done,
-    fact,
     found_ids,
     fresh_project,
+    hard_flag,
     observation,
+    read_context,
     saved_memory,
     shows,
+    timeline,
     titles,
 )
 
 SAVE, SEARCH, CONTEXT, GET = "mem_save", "mem_search", "mem_context", "mem_get_observation"
 DELETE, TIMELINE = "mem_delete", "mem_timeline"
-#: the hard-delete flags, in the order a check prefers them
-HARD_FLAGS = ("hard_delete", "hard")
-#: how far beyond a store's newest memory an id no memory has lies
-BEYOND_NEWEST = 1_000_000
-
-
-def absent_id(newest: int) -> int:
-    """An id no memory has, given the id of the store's newest memory."""
-    return newest + BEYOND_NEWEST
-
-
-async def hard_flag(ctx: MemContext) -> str | None:
-    """The hard-delete flag ``mem_delete``'s schema publishes, if any."""
-    published = await ctx.properties(DELETE)
-    return next((flag for flag in HARD_FLAGS if flag in published), None)
-
-
-async def delete(ctx: MemContext, memory_id: int, **flags: Any) -> Deleted | ToolFailure:
-    """``mem_delete`` of ``memory_id`` with ``flags``."""
-    found = await fact(ctx, DELETE, {"id": memory_id} | flags)
-    ctx.require(isinstance(found, Deleted | ToolFailure), "mem_delete read", found)
-    assert isinstance(found, Deleted | ToolFailure)
-    return found
 
 
 async def _visible(ctx: MemContext, project: Project, token: str) -> int:
@@ -80,8 +59,7 @@ async def _expect_hidden(
         expected=f"mem_search no longer finds #{memory_id}",
         observed=ids,
     )
-    shown = await context(ctx, project)
-    ctx.require(not isinstance(shown, ToolFailure), "mem_context succeeded", shown)
+    shown = await read_context(ctx, project)
     ctx.expect(
         rule,
         not shows(shown, token),
@@ -105,16 +83,9 @@ async def soft_delete_hides_the_memory(ctx: MemContext) -> None:
     await _expect_hidden(ctx, "DEL-001", project, token, memory_id)
 
 
-async def _timeline(ctx: MemContext, memory_id: int) -> Timeline | ToolFailure:
-    found = await fact(ctx, TIMELINE, {"observation_id": memory_id})
-    ctx.require(isinstance(found, Timeline | ToolFailure), "mem_timeline read", found)
-    assert isinstance(found, Timeline | ToolFailure)
-    return found
-
-
 async def _neighbours(ctx: MemContext, memory_id: int) -> list[int]:
     """The ids of the memories a successful timeline of ``memory_id`` lists around it."""
-    around = await _timeline(ctx, memory_id)
+    around = await timeline(ctx, memory_id)
     ctx.require(isinstance(around, Timeline), f"mem_timeline of #{memory_id} succeeded", around)
     assert isinstance(around, Timeline)
     return [entry.id for entry in (*around.before, *around.after)]
@@ -131,7 +102,7 @@ async def soft_deleted_memory_is_unreachable(ctx: MemContext) -> None:
     await done(ctx, DELETE, {"id": gone}, Deleted)
     for tool, answer in (
         (GET, await observation(ctx, gone)),
-        (TIMELINE, await _timeline(ctx, gone)),
+        (TIMELINE, await timeline(ctx, gone)),
     ):
         ctx.expect(
             "DEL-002",
@@ -180,8 +151,7 @@ async def hard_delete_removes_the_memory(ctx: MemContext) -> None:
 @check(rules=("DEL-004",), tools=(SAVE, DELETE))
 async def delete_takes_the_seed_spelling(ctx: MemContext) -> None:
     """The later delete uses the published flag: after a soft delete it would still succeed."""
-    schema = (await ctx.listed())[DELETE].input_schema
-    properties = schema.get("properties") if isinstance(schema, dict) else None
+    properties = (await ctx.input_schema(DELETE)).get("properties")
     hard = properties.get("hard") if isinstance(properties, dict) else None
     ctx.expect(
         "DEL-004",

@@ -73,8 +73,7 @@ async def seed_tools_are_listed(ctx: MemContext) -> None:
 
 @check(rules=("DISC-001",), tools=(SAVE,))
 async def save_takes_the_seed_signature(ctx: MemContext) -> None:
-    tool = (await ctx.listed())[SAVE]
-    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    schema = await ctx.input_schema(SAVE)
     properties = schema.get("properties") or {}
     for name in SAVE_PROPERTIES:
         typed = properties.get(name, {}).get("type") if isinstance(properties, dict) else None

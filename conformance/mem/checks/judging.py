@@ -24,8 +24,16 @@ from typing import Any
 from ..facts import Annotation, JudgedMemories, Saved, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
-from .searching import requirements_unmet
-from .steps import Project, fact, fresh_project, save, saved_memory, search, what_why
+from .steps import (
+    Project,
+    fact,
+    fresh_project,
+    requirements_unmet,
+    save,
+    saved_memory,
+    search,
+    what_why,
+)
 
 SAVE, JUDGE = "mem_save", "mem_judge"
 JUDGING = (SAVE, JUDGE)
@@ -87,8 +95,7 @@ async def judge_gives_each_memory_a_verdict(ctx: MemContext) -> None:
 
 @check(rules=("JUDGE-002",), tools=JUDGING)
 async def judge_takes_a_list_of_ids(ctx: MemContext) -> None:
-    schema = (await ctx.listed())[JUDGE].input_schema
-    listed = (schema.get("properties") or {}).get("ids") if isinstance(schema, dict) else None
+    listed = ((await ctx.input_schema(JUDGE)).get("properties") or {}).get("ids")
     ctx.expect(
         "JUDGE-002",
         isinstance(listed, dict) and listed.get("type") == "array",
@@ -144,8 +151,7 @@ async def _verdict(ctx: MemContext, project: Project, judgment_id: str, relation
     """The fact of upstream's mem_judge: ``relation`` on ``judgment_id``, in the project's
     session where the schema takes one."""
     arguments = {"judgment_id": judgment_id, "relation": relation, "session_id": project.session}
-    listed = await ctx.properties(JUDGE)
-    return await fact(ctx, JUDGE, {k: v for k, v in arguments.items() if k in listed})
+    return await fact(ctx, JUDGE, await ctx.offered(JUDGE, arguments))
 
 
 @check(rules=("JUDGE-004",), tools=JUDGING)

@@ -17,7 +17,7 @@ from typing import Any
 from ..facts import Fact, PassiveCapture, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
-from .steps import Project, fact, fresh_project, search
+from .steps import Project, fact, fresh_project, hits_of, search
 
 CAPTURE, SEARCH, START = "mem_capture_passive", "mem_search", "mem_session_start"
 #: PASS-001: seed 003's example, and the word its learning is searched by
@@ -55,8 +55,7 @@ def learnings_text(tokens: list[str]) -> str:
 
 async def hits(ctx: MemContext, token: str, where: dict[str, str]) -> tuple[Any, ...]:
     """The search hits of ``token`` (none for a failed search)."""
-    found = await search(ctx, token, **where)
-    return found.hits if isinstance(found, SearchResult) else ()
+    return hits_of(await search(ctx, token, **where))
 
 
 @check(rules=("PASS-001",), tools=(START, CAPTURE, SEARCH))

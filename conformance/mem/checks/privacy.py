@@ -37,6 +37,7 @@ from .steps import (
     context,
     done,
     fresh_project,
+    hits_of,
     live,
     observation,
     save,
@@ -77,25 +78,16 @@ def context_texts(found: Context | ToolFailure) -> list[str | None]:
 
 
 def search_texts(found: SearchResult | ToolFailure) -> list[str]:
-    hits = found.hits if isinstance(found, SearchResult) else ()
-    return [text for hit in hits for text in (hit.title, hit.preview)]
-
-
-async def given(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """``arguments`` without those ``tool``'s schema does not list (``project`` and
-    ``session_id`` are not on every version's session tools)."""
-    listed = await ctx.properties(tool)
-    return {name: value for name, value in arguments.items() if name in listed}
+    return [text for hit in hits_of(found) for text in (hit.title, hit.preview)]
 
 
 async def expect_unfound(ctx: MemContext, rule: str, secrets: list[str], **where: Any) -> None:
     """A search by each secret (with the filters ``where``) finds nothing."""
     for secret in secrets:
         found = await search(ctx, secret, **where)
-        hits = found.hits if isinstance(found, SearchResult) else ()
         ctx.expect(
             rule,
-            not hits,
+            not hits_of(found),
             expected=f"a search for {secret}, written inside <private>, finds nothing",
             observed=found,
         )
@@ -176,7 +168,8 @@ async def session_summary_is_redacted(ctx: MemContext) -> None:
     token, secret = ctx.unique("privsummary"), ctx.unique("privgoal")
     content = f"## Goal\n{token} {private(secret)}\n## Accomplished\n- the check ran"
     arguments = {"content": content, "project": project.name, "session_id": project.session}
-    await done(ctx, SUMMARY, await given(ctx, SUMMARY, arguments), SummarySaved)
+    # ``project`` and ``session_id`` are not on every version's session tools
+    await done(ctx, SUMMARY, await ctx.offered(SUMMARY, arguments), SummarySaved)
     shown = await context(ctx, project)
     texts = context_texts(shown)
     ctx.require(bool(kept(texts, [token])), "the summary shown by mem_context", shown)
@@ -194,7 +187,7 @@ async def passive_capture_is_redacted(ctx: MemContext) -> None:
         "project": project.name,
         "session_id": project.session,
     }
-    captured = await done(ctx, PASSIVE, await given(ctx, PASSIVE, arguments), PassiveCapture)
+    captured = await done(ctx, PASSIVE, await ctx.offered(PASSIVE, arguments), PassiveCapture)
     ctx.require(captured.saved >= 1, "the learning saved", captured)
     # upstream's mem_capture_passive takes no project (v1.20 on): its learning is searched for
     # in every project where the server can

@@ -23,8 +23,7 @@ from ..answer_text import Unreadable, answer_of, json_object
 from ..facts import CurrentProject, Saved, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
-from .sessions import memory_arguments
-from .steps import done, fact, found_ids, search
+from .steps import done, fact, found_ids, memory_arguments, search
 
 CURRENT, SAVE, SEARCH = "mem_current_project", "mem_save", "mem_search"
 #: project sources that say the project was configured, not detected from the working folder

@@ -18,7 +18,16 @@ from ..facts import SummarySaved, ToolFailure
 from .context import MemContext
 from .registry import check
 from .sessions import START, SUMMARY, summary_arguments, summary_content
-from .steps import Project, context, done, fresh_project, save, titles, what_why
+from .steps import (
+    Project,
+    context,
+    done,
+    fresh_project,
+    requirements_unmet,
+    save,
+    titles,
+    what_why,
+)
 
 SAVE, CONTEXT = "mem_save", "mem_context"
 #: CTX-003: the budgets upstream (v2) keeps to
@@ -67,8 +76,7 @@ async def empty_project_context_is_no_error(ctx: MemContext) -> None:
 
 @check(rules=("CTX-003",), tools=(START, SAVE, SUMMARY, CONTEXT))
 async def context_keeps_to_its_byte_budget(ctx: MemContext) -> None:
-    if "max_bytes" not in await ctx.properties(CONTEXT):
-        ctx.not_applicable("CTX-003", "the server's mem_context lists no max_bytes")
+    if await requirements_unmet(ctx, "CTX-003"):
         return
     project = await fresh_project(ctx)
     await fill(ctx, project)

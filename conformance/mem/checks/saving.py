@@ -25,11 +25,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..facts import Hit, Observation, Saved, SearchResult, ToolFailure
+from ..facts import Observation, Saved, ToolFailure
 from . import steps
 from .context import MemContext
 from .registry import check
-from .steps import Project
+from .steps import Project, accepted, hit_of, hit_titled, ids_of
 
 SAVE, SEARCH, GET = "mem_save", "mem_search", "mem_get_observation"
 CONTEXT, SUGGEST, CURRENT = "mem_context", "mem_suggest_topic_key", "mem_current_project"
@@ -76,35 +76,6 @@ def labelled_lines(token: str) -> list[str]:
         f"Where: conformance/mem/{token}",
         "Learned: line breaks survive a save",
     ]
-
-
-async def accepted(
-    ctx: MemContext, rule: str, project: Project, title: str, content: str, **extra: str
-) -> Saved | ToolFailure:
-    """A ``mem_save`` in ``project`` that ``rule`` asks to succeed (``extra``: its type, ...);
-    a refusal is the rule's failure, not the check's error."""
-    arguments = {"title": title, "content": content, "project": project.name} | extra
-    saved = await steps.fact(ctx, SAVE, arguments)
-    ctx.require(isinstance(saved, Saved | ToolFailure), "mem_save read", saved)
-    assert isinstance(saved, Saved | ToolFailure)
-    ctx.expect(rule, isinstance(saved, Saved), expected=f"{title!r} saved", observed=saved)
-    return saved
-
-
-def hit_titled(found: SearchResult | ToolFailure, title: str) -> Hit | None:
-    """The search hit with ``title``, if ``found`` has one."""
-    hits = found.hits if isinstance(found, SearchResult) else ()
-    return next((hit for hit in hits if hit.title == title), None)
-
-
-def _ids(found: SearchResult | ToolFailure) -> list[int]:
-    """The ids a search found (none when it failed: a wider search is not always possible)."""
-    return found.ids if isinstance(found, SearchResult) else []
-
-
-def hit_of(found: SearchResult | ToolFailure, memory_id: int) -> Hit | None:
-    hits = found.hits if isinstance(found, SearchResult) else ()
-    return next((hit for hit in hits if hit.id == memory_id), None)
 
 
 @check(rules=("SAVE-001", "SAVE-002"), tools=(SAVE, SEARCH))
@@ -248,7 +219,8 @@ async def reads_store_nothing(ctx: MemContext) -> None:
     for token, allowed in tokens.items():
         found = set(await steps.found_ids(ctx, token, project=project.name))
         for where in wider:
-            found |= set(_ids(await steps.search(ctx, token, **where)))
+            # a failed wider search finds nothing: it is not always possible
+            found |= set(ids_of(await steps.search(ctx, token, **where)))
         ctx.expect(
             "SAVE-007",
             found <= allowed,

@@ -19,11 +19,12 @@ from .steps import (
     found_ids,
     fresh_project,
     live,
+    memory_arguments,
+    read_context,
     saved_memory,
     search,
     shows,
     titles,
-    what_why,
 )
 
 SAVE, SEARCH, GET, CONTEXT = "mem_save", "mem_search", "mem_get_observation", "mem_context"
@@ -37,14 +38,6 @@ async def _known_project(ctx: MemContext, label: str) -> Project:
     project = await fresh_project(ctx, label)
     await saved_memory(ctx, project, ctx.unique("known"), scope=PROJECT)
     return project
-
-
-async def _read_context(ctx: MemContext, project: Project) -> Context:
-    """``mem_context`` of ``project``, for a read that must succeed to say anything."""
-    found = await context(ctx, project)
-    ctx.require(isinstance(found, Context), "mem_context succeeded", found)
-    assert isinstance(found, Context)
-    return found
 
 
 def _shown(found: Context | SearchResult | ToolFailure) -> object:
@@ -82,7 +75,7 @@ async def memories_stay_in_their_project(ctx: MemContext) -> None:
         expected=f"mem_search of {away.name} finds no memory of {home.name}",
         observed=ids,
     )
-    shown = await _read_context(ctx, away)
+    shown = await read_context(ctx, away)
     ctx.expect(
         "SCOPE-003",
         not shows(shown, token),
@@ -162,13 +155,7 @@ async def scope_filter_separates_scopes(ctx: MemContext) -> None:
 async def other_scopes_are_refused(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token = ctx.unique("team")
-    arguments = {
-        "title": f"Memory {token}",
-        "content": what_why(token),
-        "type": "discovery",
-        "project": project.name,
-        "scope": "team",
-    }
+    arguments = memory_arguments(token) | {"project": project.name, "scope": "team"}
     answer = await fact(ctx, SAVE, arguments)
     ctx.expect(
         "SCOPE-007",

@@ -10,7 +10,7 @@ The hostile query texts of SRCH-006 and SRCH-007 are judged on the answer alone 
 a memory holding every word of ``<token> NOT near`` is found by it (an operator ``NOT`` would
 leave it out). SRCH-009 and SRCH-010 need arguments upstream added after v1.7.0 (their rules'
 ``requires``): a server whose ``mem_search`` schema lacks one gets the rule ``not_applicable``
-(``requirements_unmet``: the runner does not read ``requires`` itself).
+(``steps.requirements_unmet``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,17 @@ from typing import Any
 from ..facts import SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
-from .steps import Project, found_ids, fresh_project, save, saved_memory, search, what_why
+from .steps import (
+    Project,
+    found_ids,
+    fresh_project,
+    ids_of,
+    requirements_unmet,
+    save,
+    saved_memory,
+    search,
+    what_why,
+)
 
 SAVE, SEARCH = "mem_save", "mem_search"
 SEARCHING = (SAVE, SEARCH)
@@ -66,8 +76,16 @@ async def _sharing(
     return await saved_memory(ctx, project, own, memory_type, content=what_why(f"{own} {shared}"))
 
 
-def _matched(found: SearchResult | ToolFailure) -> list[int]:
-    return found.ids if isinstance(found, SearchResult) else []
+async def _in_two_projects(
+    ctx: MemContext, label: str
+) -> tuple[str, tuple[Project, int], tuple[Project, int]]:
+    """A search word (``label`` names it), and two fresh projects each with a memory holding
+    it: the one a search asks for, and another."""
+    shared = ctx.unique(label)
+    asked, other = await fresh_project(ctx, "srchasked"), await fresh_project(ctx, "srchother")
+    mine = await _sharing(ctx, asked, "srchmine", shared)
+    theirs = await _sharing(ctx, other, "srchtheirs", shared)
+    return shared, (asked, mine), (other, theirs)
 
 
 @check(rules=("SRCH-001",), tools=SEARCHING)
@@ -79,7 +97,7 @@ async def type_filter_returns_that_type(ctx: MemContext) -> None:
     every = await found_ids(ctx, shared, project=project.name)
     ctx.require({bugfix, *others} <= set(every), "every memory found without a type", every)
     found = await search(ctx, shared, project=project.name, type="bugfix")
-    ids = _matched(found)
+    ids = ids_of(found)
     ctx.expect(
         "SRCH-001",
         bugfix in ids and not set(others) & set(ids),
@@ -96,7 +114,7 @@ async def type_word_is_indexed(ctx: MemContext) -> None:
     found = await search(ctx, type_word, project=project.name)
     ctx.expect(
         "SRCH-002",
-        memory in _matched(found),
+        memory in ids_of(found),
         expected=f"a search for the type {type_word} finds #{memory} (neither title nor content)",
         observed=found,
     )
@@ -114,7 +132,7 @@ async def limit_bounds_the_results(ctx: MemContext) -> None:
         filters: dict[str, Any] = {"project": project.name}
         filters |= {"limit": limit} if limit is not None else {}
         found = await search(ctx, shared, **filters)
-        count = len(_matched(found))
+        count = len(ids_of(found))
         within = count == most if how == "exactly" else count <= most
         ctx.expect(
             "SRCH-003",
@@ -126,15 +144,12 @@ async def limit_bounds_the_results(ctx: MemContext) -> None:
 
 @check(rules=("SRCH-004",), tools=SEARCHING)
 async def project_filter_keeps_to_the_project(ctx: MemContext) -> None:
-    shared = ctx.unique("srchproj")
-    asked, other = await fresh_project(ctx, "srchasked"), await fresh_project(ctx, "srchother")
-    mine = await _sharing(ctx, asked, "srchmine", shared)
-    theirs = await _sharing(ctx, other, "srchtheirs", shared)
+    shared, (asked, mine), (other, theirs) = await _in_two_projects(ctx, "srchproj")
     found = await search(ctx, shared, project=asked.name)
-    ctx.require(mine in _matched(found), f"#{mine} found in its own project", found)
+    ctx.require(mine in ids_of(found), f"#{mine} found in its own project", found)
     ctx.expect(
         "SRCH-004",
-        theirs not in _matched(found),
+        theirs not in ids_of(found),
         expected=f"project {asked.name} does not find #{theirs} of project {other.name}",
         observed=found,
     )
@@ -182,7 +197,7 @@ async def operators_are_plain_words(ctx: MemContext) -> None:
         found = await search(ctx, query, project=project.name)
         ctx.expect(
             "SRCH-007",
-            memory in _matched(found),
+            memory in ids_of(found),
             expected=f"{query!r}, its words taken as plain words, finds #{memory}",
             observed=found,
         )
@@ -195,27 +210,13 @@ async def every_word_is_required(ctx: MemContext) -> None:
     partial = await _sharing(ctx, project, "srchsome", first)
     whole = await _sharing(ctx, project, "srchall", f"{first} {second}")
     found = await search(ctx, f"{first} {second}", project=project.name)
-    ctx.require(whole in _matched(found), f"#{whole}, holding both words, found", found)
+    ctx.require(whole in ids_of(found), f"#{whole}, holding both words, found", found)
     ctx.expect(
         "SRCH-008",
-        partial not in _matched(found),
+        partial not in ids_of(found),
         expected=f"#{partial}, holding only {first}, not found by both words",
         observed=found,
     )
-
-
-async def requirements_unmet(ctx: MemContext, rule: str) -> bool:
-    """Whether a published input schema lacks an argument ``rule`` requires (the rule's
-    ``requires``); then the rule is not applicable, its reason naming what is missing."""
-    missing = []
-    for tool, names in ctx.spec.rules[rule].requires.items():
-        listed = await ctx.properties(tool)
-        lacking = [name for name in names if name not in listed]
-        if lacking:
-            missing.append(f"{tool}'s input schema lists no {', '.join(lacking)}")
-    if missing:
-        ctx.not_applicable(rule, "; ".join(missing))
-    return bool(missing)
 
 
 @check(rules=("SRCH-009",), tools=SEARCHING)
@@ -234,7 +235,7 @@ async def match_mode_any_or_all(ctx: MemContext) -> None:
     )
     for mode, wanted, unwanted in judged:
         found = await search(ctx, query, project=name, match_mode=mode)
-        ids = set(_matched(found))
+        ids = set(ids_of(found))
         ctx.expect(
             "SRCH-009",
             wanted <= ids and not unwanted & ids,
@@ -254,14 +255,11 @@ async def match_mode_any_or_all(ctx: MemContext) -> None:
 async def all_projects_searches_everywhere(ctx: MemContext) -> None:
     if await requirements_unmet(ctx, "SRCH-010"):
         return
-    shared = ctx.unique("srchevery")
-    asked, other = await fresh_project(ctx, "srchasked"), await fresh_project(ctx, "srchother")
-    mine = await _sharing(ctx, asked, "srchmine", shared)
-    theirs = await _sharing(ctx, other, "srchtheirs", shared)
+    shared, (asked, mine), (_, theirs) = await _in_two_projects(ctx, "srchevery")
     found = await search(ctx, shared, project=asked.name, all_projects=True)
     ctx.expect(
         "SRCH-010",
-        {mine, theirs} <= set(_matched(found)),
+        {mine, theirs} <= set(ids_of(found)),
         expected=f"all_projects true finds #{mine} and #{theirs}, whatever the project argument",
         observed=found,
     )

@@ -1,8 +1,8 @@
 """Sessions (SESS): started, summarised and ended, and what carries over from one to the next.
 
 Each check starts its sessions in a fresh project as ``steps.fresh_project`` does
-(``start_arguments``: the ``project`` or the ``directory`` the server's schema lists), and names
-sessions with ``ctx.unique``. Non-obvious choices:
+(``steps.start_arguments``: the ``project`` or the ``directory`` the server's schema lists), and
+names sessions with ``ctx.unique``. Non-obvious choices:
 
 - SESS-001 starts a session *for the current project*: it sends no project where the schema lets
   it (the answer must name the project ``mem_current_project`` names, when the server has that
@@ -39,17 +39,21 @@ from ..facts import (
 from .context import MemContext
 from .registry import check
 from .steps import (
-    PROJECTS_FOLDER,
     Project,
     context,
     done,
     fact,
     found_ids,
     fresh_project,
+    hits_of,
     live,
+    memory_arguments,
+    read_context,
     save,
     saved_memory,
     search,
+    start,
+    start_arguments,
     what_why,
 )
 
@@ -64,35 +68,6 @@ NEXT_SECOND_S = 1.1
 
 
 # steps: sessions and summaries ----------------------------------------------------------------
-async def start_arguments(ctx: MemContext, name: str, session: str | None) -> dict[str, Any]:
-    """The arguments of a ``mem_session_start`` of project ``name`` (as ``fresh_project`` sends
-    them: the ``project``, or a fresh folder named ``name`` as the ``directory``), with ``session``
-    as its id (``None``: no id), each only where the server's schema lists it."""
-    folder = PROJECTS_FOLDER / name
-    folder.mkdir(parents=True, exist_ok=True)
-    offered = await ctx.properties(START)
-    arguments = {"id": session, "project": name, "directory": str(folder)}
-    return {k: v for k, v in arguments.items() if k in offered and v is not None}
-
-
-async def start(ctx: MemContext, name: str, session: str | None) -> Fact:
-    """``mem_session_start`` of project ``name`` (``start_arguments``)."""
-    return await fact(ctx, START, await start_arguments(ctx, name, session))
-
-
-async def required(ctx: MemContext, tool: str) -> set[str]:
-    """The argument names ``tool``'s published input schema requires."""
-    schema = (await ctx.listed())[tool].input_schema
-    names = schema.get("required") if isinstance(schema, dict) else None
-    return set(names) if isinstance(names, list) else set()
-
-
-def memory_arguments(token: str) -> dict[str, str]:
-    """``mem_save``'s arguments of a memory holding ``token``, its project and session left to
-    the caller."""
-    return {"title": f"Memory {token}", "content": what_why(token), "type": "discovery"}
-
-
 def summary_content(goal: str) -> str:
     """A summary in seed 003's four sections, its Goal ``goal``."""
     return (
@@ -103,9 +78,8 @@ def summary_content(goal: str) -> str:
 
 async def summary_arguments(ctx: MemContext, project: Project, content: str) -> dict[str, Any]:
     """A ``mem_session_summary`` of ``project``'s session, as the server's schema lists them."""
-    offered = await ctx.properties(SUMMARY)
     arguments = {"content": content, "project": project.name, "session_id": project.session}
-    return {k: v for k, v in arguments.items() if k == "content" or k in offered}
+    return await ctx.offered(SUMMARY, arguments, always=("content",))
 
 
 async def summarise(ctx: MemContext, project: Project, goal: str) -> Fact:
@@ -147,7 +121,7 @@ def failed(found: Fact) -> bool:
 async def session_start_names_session_and_project(ctx: MemContext) -> None:
     session = ctx.unique("sess")
     arguments: dict[str, Any] = {"id": session} if "id" in await ctx.properties(START) else {}
-    if "project" in await required(ctx, START):
+    if "project" in await ctx.required(START):
         current: str | None = ctx.unique("proj").lower()
         arguments["project"] = current
     else:
@@ -241,8 +215,7 @@ async def memories_belong_to_their_session(ctx: MemContext) -> None:
         )
     first, middle, last = ids
     arguments = {"observation_id": middle, "project": project.name}
-    offered = await ctx.properties(TIMELINE)
-    timeline = await fact(ctx, TIMELINE, {k: v for k, v in arguments.items() if k in offered})
+    timeline = await fact(ctx, TIMELINE, await ctx.offered(TIMELINE, arguments))
     around = (
         {entry.id for entry in (*timeline.before, *timeline.after)}
         if isinstance(timeline, Timeline)
@@ -320,10 +293,9 @@ async def summary_comes_back_in_context(ctx: MemContext) -> None:
         observed=shown,
     )
     found = await search(ctx, goal, project=project.name, type=SUMMARY_TYPE)
-    hits = found.hits if isinstance(found, SearchResult) else ()
     ctx.expect(
         "SESS-005",
-        any(hit.type == SUMMARY_TYPE for hit in hits),
+        any(hit.type == SUMMARY_TYPE for hit in hits_of(found)),
         expected=f"mem_search with type {SUMMARY_TYPE} finding the summary ({goal})",
         observed=found,
     )
@@ -341,9 +313,7 @@ async def blank_summary_is_refused(ctx: MemContext) -> None:
             expected=f"isError for a summary of content {content!r}",
             observed=answer,
         )
-    shown = await context(ctx, project)
-    ctx.require(isinstance(shown, Context), "mem_context of the project succeeded", shown)
-    assert isinstance(shown, Context)
+    shown = await read_context(ctx, project)
     ctx.expect(
         "SESS-010",
         not summaries_shown(shown),

@@ -19,14 +19,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ...observation import Observation as Answer
 from ..answer_text import Unreadable
 from ..answers import read
-from ..facts import Context, Fact, Observation, Saved, SearchResult, ToolFailure
+from ..facts import (
+    Context,
+    Deleted,
+    Fact,
+    Hit,
+    Observation,
+    Saved,
+    SearchResult,
+    Timeline,
+    ToolFailure,
+)
 from .context import MemContext
 
 F = TypeVar("F", bound=Fact)
 #: where the fresh projects' folders are made (a server names a project by its folder)
 PROJECTS_FOLDER = Path(tempfile.gettempdir(), "engram-conformance-projects")
+START, SAVE, DELETE = "mem_session_start", "mem_save", "mem_delete"
+#: the hard-delete flags, in the order a check prefers them
+HARD_FLAGS = ("hard_delete", "hard")
+#: how far beyond a store's newest memory an id no memory has lies
+BEYOND_NEWEST = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -37,15 +53,22 @@ class Project:
     session: str
 
 
-async def fact(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> Fact:
-    """``tool``'s answer to ``arguments`` as its fact (a ``ToolFailure`` for ``isError``)."""
+async def read_answer(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> tuple[Answer, Fact]:
+    """``tool``'s answer to ``arguments``, and its fact (a ``ToolFailure`` for ``isError``),
+    for a check that judges the answer's text too."""
     answer = await ctx.call(tool, arguments)
     ctx.require(answer.outcome == "result", f"{tool} answered no tool result", answer)
     try:
-        return read(tool, answer)
+        return answer, read(tool, answer)
     except Unreadable as unreadable:
         ctx.require(False, str(unreadable), unreadable.text)
         raise  # not reached: require raised
+
+
+async def fact(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> Fact:
+    """``tool``'s answer to ``arguments`` as its fact (a ``ToolFailure`` for ``isError``)."""
+    _, found = await read_answer(ctx, tool, arguments)
+    return found
 
 
 async def done(ctx: MemContext, tool: str, arguments: dict[str, Any], kind: type[F]) -> F:
@@ -56,15 +79,42 @@ async def done(ctx: MemContext, tool: str, arguments: dict[str, Any], kind: type
     return found
 
 
+async def requirements_unmet(ctx: MemContext, rule: str) -> bool:
+    """Whether a published input schema lacks an argument ``rule`` requires (the rule's
+    ``requires``, which the runner does not read itself); then the rule is not applicable, its
+    reason naming what is missing."""
+    missing = []
+    for tool, names in ctx.spec.rules[rule].requires.items():
+        listed = await ctx.properties(tool)
+        lacking = [name for name in names if name not in listed]
+        if lacking:
+            missing.append(f"{tool}'s input schema lists no {', '.join(lacking)}")
+    if missing:
+        ctx.not_applicable(rule, "; ".join(missing))
+    return bool(missing)
+
+
+async def start_arguments(ctx: MemContext, name: str, session: str | None) -> dict[str, Any]:
+    """The arguments of a ``mem_session_start`` of project ``name``: the ``project``, or a
+    fresh folder named ``name`` as the ``directory``, with ``session`` as its id (``None``: no
+    id), each only where the server's schema lists it."""
+    folder = PROJECTS_FOLDER / name
+    folder.mkdir(parents=True, exist_ok=True)
+    arguments = {"id": session, "project": name, "directory": str(folder)}
+    given = {k: v for k, v in arguments.items() if v is not None}
+    return await ctx.offered(START, given)
+
+
+async def start(ctx: MemContext, name: str, session: str | None) -> Fact:
+    """``mem_session_start`` of project ``name`` (``start_arguments``)."""
+    return await fact(ctx, START, await start_arguments(ctx, name, session))
+
+
 async def fresh_project(ctx: MemContext, label: str = "proj") -> Project:
     """A new project, made by starting a session for it."""
     name = ctx.unique(label).lower()
     session = ctx.unique("sess")
-    folder = PROJECTS_FOLDER / name
-    folder.mkdir(parents=True, exist_ok=True)
-    offered = await ctx.properties("mem_session_start")
-    arguments = {"id": session, "project": name, "directory": str(folder)}
-    await fact(ctx, "mem_session_start", {k: v for k, v in arguments.items() if k in offered})
+    await start(ctx, name, session)
     return Project(name, session)
 
 
@@ -74,6 +124,12 @@ def what_why(token: str, what: str = "a memory to find again") -> str:
         f"**What**: {what} ({token})\n**Why**: the check needs one\n"
         f"**Where**: conformance/{token}\n**Learned**: it can be found by {token}"
     )
+
+
+def memory_arguments(token: str, what: str = "a memory to find again") -> dict[str, str]:
+    """``mem_save``'s arguments of a memory holding ``token`` (``what_why`` of ``what``), its
+    project and session left to the caller."""
+    return {"title": f"Memory {token}", "content": what_why(token, what), "type": "discovery"}
 
 
 async def save(
@@ -86,7 +142,20 @@ async def save(
 ) -> Saved:
     """A successful ``mem_save`` of a memory in ``project`` (``extra``: scope, topic_key, …)."""
     arguments = {"title": title, "content": content, "type": type, "project": project.name}
-    return await done(ctx, "mem_save", arguments | extra, Saved)
+    return await done(ctx, SAVE, arguments | extra, Saved)
+
+
+async def accepted(
+    ctx: MemContext, rule: str, project: Project, title: str, content: str, **extra: str
+) -> Saved | ToolFailure:
+    """A ``mem_save`` in ``project`` that ``rule`` asks to succeed (``extra``: its type, ...);
+    a refusal is the rule's failure, not the check's error."""
+    arguments = {"title": title, "content": content, "project": project.name} | extra
+    saved = await fact(ctx, SAVE, arguments)
+    ctx.require(isinstance(saved, Saved | ToolFailure), "mem_save read", saved)
+    assert isinstance(saved, Saved | ToolFailure)
+    ctx.expect(rule, isinstance(saved, Saved), expected=f"{title!r} saved", observed=saved)
+    return saved
 
 
 async def search(ctx: MemContext, query: str, **filters: Any) -> SearchResult | ToolFailure:
@@ -103,6 +172,26 @@ async def found_ids(ctx: MemContext, query: str, **filters: Any) -> list[int]:
     ctx.require(isinstance(found, SearchResult), "mem_search succeeded", found)
     assert isinstance(found, SearchResult)
     return found.ids
+
+
+def hits_of(found: SearchResult | ToolFailure) -> tuple[Hit, ...]:
+    """The hits a search found (none when it failed)."""
+    return found.hits if isinstance(found, SearchResult) else ()
+
+
+def ids_of(found: SearchResult | ToolFailure) -> list[int]:
+    """The ids a search found (none when it failed)."""
+    return found.ids if isinstance(found, SearchResult) else []
+
+
+def hit_titled(found: SearchResult | ToolFailure, title: str) -> Hit | None:
+    """The search hit with ``title``, if ``found`` has one."""
+    return next((hit for hit in hits_of(found) if hit.title == title), None)
+
+
+def hit_of(found: SearchResult | ToolFailure, memory_id: int) -> Hit | None:
+    """The search hit of memory ``memory_id``, if ``found`` has one."""
+    return next((hit for hit in hits_of(found) if hit.id == memory_id), None)
 
 
 async def saved_id(ctx: MemContext, project: Project, saved: Saved, token: str) -> int:
@@ -141,12 +230,47 @@ async def live(ctx: MemContext, memory_id: int) -> Observation:
     return found
 
 
+def absent_id(newest: int) -> int:
+    """An id no memory has, given the id of the store's newest memory."""
+    return newest + BEYOND_NEWEST
+
+
+async def hard_flag(ctx: MemContext) -> str | None:
+    """The hard-delete flag ``mem_delete``'s schema publishes, if any."""
+    published = await ctx.properties(DELETE)
+    return next((flag for flag in HARD_FLAGS if flag in published), None)
+
+
+async def delete(ctx: MemContext, memory_id: int, **flags: Any) -> Deleted | ToolFailure:
+    """``mem_delete`` of ``memory_id`` with ``flags``."""
+    found = await fact(ctx, DELETE, {"id": memory_id} | flags)
+    ctx.require(isinstance(found, Deleted | ToolFailure), "mem_delete read", found)
+    assert isinstance(found, Deleted | ToolFailure)
+    return found
+
+
+async def timeline(ctx: MemContext, memory_id: int) -> Timeline | ToolFailure:
+    """``mem_timeline`` around ``memory_id``."""
+    found = await fact(ctx, "mem_timeline", {"observation_id": memory_id})
+    ctx.require(isinstance(found, Timeline | ToolFailure), "mem_timeline read", found)
+    assert isinstance(found, Timeline | ToolFailure)
+    return found
+
+
 async def context(ctx: MemContext, project: Project | None, **extra: Any) -> Context | ToolFailure:
     """``mem_context`` of ``project`` (``None``: no project argument)."""
     arguments = extra | ({"project": project.name} if project is not None else {})
     found = await fact(ctx, "mem_context", arguments)
     ctx.require(isinstance(found, Context | ToolFailure), "mem_context read", found)
     assert isinstance(found, Context | ToolFailure)
+    return found
+
+
+async def read_context(ctx: MemContext, project: Project) -> Context:
+    """``context``, for a read that must succeed to say anything: a failure stops the check."""
+    found = await context(ctx, project)
+    ctx.require(isinstance(found, Context), "mem_context succeeded", found)
+    assert isinstance(found, Context)
     return found
 
 

@@ -18,17 +18,16 @@ worth knowing:
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 import anyio
 
-from ..answer_text import Unreadable, unpack
-from ..answers import read
+from ..answer_text import unpack
 from ..facts import Observation, Suggestion, ToolFailure
 from . import steps
 from .context import MemContext
 from .registry import check
 from .steps import Project
+from .times import instant
 
 SAVE, SEARCH, GET, SUGGEST = (
     "mem_save",
@@ -148,17 +147,11 @@ async def topic_key_upserts(ctx: MemContext) -> None:
         )
 
 
-def instant(stamp: str) -> datetime | str:
-    """A timestamp as a time when it reads as ISO 8601, else the string itself."""
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return stamp
-
-
 def later(after: str, before: str) -> bool:
+    """Whether stamp ``after`` is later than ``before``: as times where both read as ISO 8601
+    (and agree on having a zone), else as the strings the server wrote."""
     first, second = instant(before), instant(after)
-    if isinstance(first, datetime) and isinstance(second, datetime):
+    if first is not None and second is not None:
         return (second.tzinfo is None) == (first.tzinfo is None) and second > first
     return after > before
 
@@ -213,13 +206,7 @@ async def seed_topic_example(ctx: MemContext) -> None:
 async def seed_suggestion(ctx: MemContext) -> None:
     """One call for both rules: TOPIC-004 reads the key out of the answer, TOPIC-005 asks for
     nothing but the key."""
-    answer = await ctx.call(SUGGEST, SEED_SUGGESTION)
-    ctx.require(answer.outcome == "result", f"{SUGGEST} answered no tool result", answer)
-    try:
-        found = read(SUGGEST, answer)
-    except Unreadable as unreadable:
-        ctx.require(False, str(unreadable), unreadable.text)
-        raise  # not reached: require raised
+    answer, found = await steps.read_answer(ctx, SUGGEST, SEED_SUGGESTION)
     ctx.expect(
         "TOPIC-004",
         key_of(found) == SEED_KEY,

@@ -14,9 +14,18 @@ from typing import Any
 
 from ..facts import Deleted, Observation, ToolFailure, Updated
 from .context import MemContext
-from .deletes import absent_id
 from .registry import check
-from .steps import Project, done, fact, found_ids, fresh_project, live, saved_memory, what_why
+from .steps import (
+    Project,
+    absent_id,
+    done,
+    fact,
+    found_ids,
+    fresh_project,
+    live,
+    saved_memory,
+    what_why,
+)
 
 SAVE, SEARCH, GET = "mem_save", "mem_search", "mem_get_observation"
 UPDATE, DELETE = "mem_update", "mem_delete"

@@ -3,7 +3,7 @@ last sighting not recorded, a field left out of the match or one too many compar
 compared as typed, a soft-deleted memory still matched, a repeat answered as an error.
 
 Each is the reference's handlers over a service with one store or memories method replaced
-(``ServiceMutant``); ``Caught`` says which DEDUP rules it breaks.
+(``mem_seams.ServiceMutant``); ``Caught`` says which DEDUP rules it breaks.
 """
 
 from __future__ import annotations
@@ -18,21 +18,10 @@ from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import Observation, Store
 
 from ..caught import Caught
+from ..mem_seams import ServiceMutant, mem_caught
 
 #: what the reference's dedupe compares: a save's values, column by column
 COMPARED = ("normalized_hash", "project", "type", "title")
-
-
-class ServiceMutant(Handlers):
-    """The mem reference's handlers over a service that ``mutate`` changes (it replaces methods
-    of ``service.store`` or ``service.memories`` on that one instance)."""
-
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
-        self.mutate(service)
-
-    def mutate(self, service: MemService) -> None:
-        """Change ``service`` in place."""
 
 
 def duplicate_finder(
@@ -59,7 +48,7 @@ class MatchesDuplicates(ServiceMutant):
     compared: ClassVar[tuple[str, ...]] = COMPARED
     deleted_too: ClassVar[bool] = False
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         finder = duplicate_finder(service.store, self.compared, deleted_too=self.deleted_too)
         service.store.duplicate_of = finder  # type: ignore[method-assign]
 
@@ -93,7 +82,7 @@ class DedupeSeesSoftDeleted(MatchesDuplicates):
 class TopicSeesSoftDeleted(ServiceMutant):
     """A save with the topic_key of a soft-deleted memory revises it, so it stays hidden."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         connection = service.store.connection
 
         def topic_match(topic_key: str, project: str, scope: str) -> Observation | None:
@@ -112,7 +101,7 @@ class SeesAgain(ServiceMutant):
 
     assignments: ClassVar[str]
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         store = service.store
         sql = f"UPDATE observations SET {self.assignments} WHERE id = :id"
 
@@ -137,7 +126,7 @@ class LastSeenNotUpdated(SeesAgain):
 class DuplicateAnswersError(ServiceMutant):
     """A repeated save is absorbed and counted, but answered isError ("already exists")."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         save = service.memories.save
 
         def refusing(draft: Draft) -> Saved:
@@ -147,11 +136,6 @@ class DuplicateAnswersError(ServiceMutant):
             return saved
 
         service.memories.save = refusing  # type: ignore[method-assign]
-
-
-def mem_caught(*rules: str, undecided: tuple[str, ...] = ()) -> Caught:
-    """What a mutant of the mem reference breaks (and leaves ``undecided``)."""
-    return Caught(rules, undecided, contract="mem")
 
 
 #: each mutant and what it breaks

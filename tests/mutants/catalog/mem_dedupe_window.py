@@ -11,29 +11,27 @@ from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ..caught import Caught
+from ..mem_seams import ServiceMutant, mem_caught
 
 
-class WindowNeverEnds(Handlers):
+class WindowNeverEnds(ServiceMutant):
     """A repeat is absorbed however long after the first save it comes."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         service.memories.dedupe_window = timedelta(days=365)
 
 
-class WindowShorterThanSaid(Handlers):
+class WindowShorterThanSaid(ServiceMutant):
     """The window is one second, not the one the server was started with."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         service.memories.dedupe_window = timedelta(seconds=1)
 
 
-class WindowFromLastRepeat(Handlers):
+class WindowFromLastRepeat(ServiceMutant):
     """The window runs from the last repeat (``last_seen_at``), not from the creation."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         store = service.store
 
         def duplicate_of(values: dict[str, Any], seen_since: str) -> Observation | None:
@@ -54,6 +52,6 @@ class WindowFromLastRepeat(Handlers):
 
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (mutant, Caught(("DEDUP-005",), contract="mem"))
+    (mutant, mem_caught("DEDUP-005"))
     for mutant in (WindowNeverEnds, WindowShorterThanSaid, WindowFromLastRepeat)
 ]

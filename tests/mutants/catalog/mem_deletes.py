@@ -17,15 +17,20 @@ from engram_conformance.reference_impl.mem.service import Answer, MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ..caught import Caught
-from ..mem_calls import CallMutant
-from .mem_dedupe import ServiceMutant, mem_caught
-from .mem_scopes import PROJECT_AND_PERSONAL, ListsRecent
+from ..mem_seams import (
+    PROJECT_AND_PERSONAL,
+    Ignores,
+    ListsRecent,
+    ServiceMutant,
+    ServingMutant,
+    mem_caught,
+)
 
 
 class SoftDeletedStillSearchable(ServiceMutant):
     """mem_search finds soft-deleted memories."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         connection = service.store.connection
 
         def search(
@@ -59,7 +64,7 @@ class SoftDeletedInContext(ListsRecent):
 class TimelineShowsSoftDeleted(ServiceMutant):
     """mem_timeline lists soft-deleted memories among a memory's neighbours."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         connection = service.store.connection
 
         def neighbours(
@@ -80,42 +85,36 @@ class TimelineShowsSoftDeleted(ServiceMutant):
         service.store.neighbours = neighbours  # type: ignore[method-assign]
 
 
-class GetShowsSoftDeleted(ServiceMutant):
+class GetShowsSoftDeleted(ServingMutant):
     """mem_get_observation reads a soft-deleted memory as if it were live."""
 
-    def mutate(self, service: MemService) -> None:
-        store, answer = service.store, service.call
+    def serve(self, tool: str, sent: Any) -> Answer:
+        if tool != "mem_get_observation":
+            return self.reference(tool, sent)
+        store = self.store
         read = store.observation
 
         def any_row(observation_id: int, *, deleted: bool = False) -> Observation | None:
             return read(observation_id, deleted=True)
 
-        def call(tool: str, sent: Any) -> Answer:
-            if tool != "mem_get_observation":
-                return answer(tool, sent)
-            store.observation = any_row  # type: ignore[method-assign]
-            try:
-                return answer(tool, sent)
-            finally:
-                del store.observation  # the store's own method again
-
-        service.call = call  # type: ignore[method-assign]
+        store.observation = any_row  # type: ignore[method-assign]
+        try:
+            return self.reference(tool, sent)
+        finally:
+            del store.observation  # the store's own method again
 
 
 class HardDeleteKeepsTheRow(ServiceMutant):
     """A hard delete answers success but leaves the memory as it was."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         service.store.hard_delete = lambda observation_id: None  # type: ignore[method-assign]
 
 
-class IgnoresHard(CallMutant):
+class IgnoresHard(Ignores):
     """mem_delete ignores the seed's hard (upstream's): hard=true soft-deletes."""
 
-    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        if tool == "mem_delete":
-            return {k: v for k, v in arguments.items() if k != "hard"}
-        return arguments
+    tools, ignored = ("mem_delete",), "hard"
 
 
 class UnlistsHard(Handlers):
@@ -137,7 +136,7 @@ class DeletesFinding(ServiceMutant):
     def goes_ahead(self, memory: Observation | None, hard: bool) -> bool:
         raise NotImplementedError
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         store = service.store
 
         def delete(observation_id: int, *, hard: bool) -> bool:

@@ -15,6 +15,7 @@ import mcp_types as types
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..caught import Caught
+from ..mem_seams import mem_caught
 
 
 class WiringMutant(Handlers):
@@ -116,21 +117,17 @@ class NamesNoTools(Handlers):
     instructions = "Engram memory for coding agents."
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (DropsJudge, _caught("DISC-002", "DISC-003")),
-    (DropsTimeline, _caught("DISC-004")),
-    (NarrowsSaveScope, _caught("DISC-004")),
-    (RequiresSearchProject, _caught("DISC-004")),
-    (SaveTypeIsANumber, _caught("DISC-001", "DISC-004")),
-    (DeleteNotDestructive, _caught("DISC-007")),
-    (SearchNotReadOnly, _caught("DISC-006")),
-    (UntitledSave, _caught("DISC-005")),
-    (JudgeSchemaInvalid, _caught("DISC-008")),
-    (SaveInsistsOnScope, _caught("DISC-001")),
-    (NamesNoTools, _caught("DISC-009")),
+    (DropsJudge, mem_caught("DISC-002", "DISC-003")),
+    (DropsTimeline, mem_caught("DISC-004")),
+    (NarrowsSaveScope, mem_caught("DISC-004")),
+    (RequiresSearchProject, mem_caught("DISC-004")),
+    (SaveTypeIsANumber, mem_caught("DISC-001", "DISC-004")),
+    (DeleteNotDestructive, mem_caught("DISC-007")),
+    (SearchNotReadOnly, mem_caught("DISC-006")),
+    (UntitledSave, mem_caught("DISC-005")),
+    (JudgeSchemaInvalid, mem_caught("DISC-008")),
+    (SaveInsistsOnScope, mem_caught("DISC-001")),
+    (NamesNoTools, mem_caught("DISC-009")),
 ]

@@ -14,7 +14,7 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from mcp.shared.exceptions import MCPError
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
+from ..mem_seams import CallMutant, answering, mem_caught, text_of
 
 #: the JSON types of the schema's words, as Python sees the values
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -135,21 +135,17 @@ class MissingObservationIsText(CallMutant):
         return result
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (EmptyErrorText, _caught("ERR-001")),
+    (EmptyErrorText, mem_caught("ERR-001")),
     # a call without its required arguments is ERR-001's failure, ERR-003's bad argument and
     # ERR-004's call without an id
-    (RequiredCheckedByFramework, _caught("ERR-001", "ERR-003", "ERR-004")),
-    (UnknownToolAsToolError, _caught("ERR-002")),
-    (UnknownToolAsUnknownMethod, _caught("ERR-002")),
-    (TypesCheckedByFramework, _caught("ERR-003")),
-    (UnknownArgumentRefused, _caught("ERR-003")),
-    (NullThrows, _caught("ERR-003")),
-    (IdZeroIsNoError, _caught("ERR-004")),
-    (MissingObservationIsText, _caught("ERR-004")),
+    (RequiredCheckedByFramework, mem_caught("ERR-001", "ERR-003", "ERR-004")),
+    (UnknownToolAsToolError, mem_caught("ERR-002")),
+    (UnknownToolAsUnknownMethod, mem_caught("ERR-002")),
+    (TypesCheckedByFramework, mem_caught("ERR-003")),
+    (UnknownArgumentRefused, mem_caught("ERR-003")),
+    (NullThrows, mem_caught("ERR-003")),
+    (IdZeroIsNoError, mem_caught("ERR-004")),
+    (MissingObservationIsText, mem_caught("ERR-004")),
 ]

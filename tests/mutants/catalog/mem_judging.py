@@ -17,7 +17,7 @@ from engram_conformance.reference_impl.mem.judgments import RELATIONS
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
+from ..mem_seams import CallMutant, answering, mem_caught, text_of
 from .mem_discovery import WiringMutant
 
 JUDGE, SAVE = "mem_judge", "mem_save"
@@ -139,20 +139,16 @@ class AnyRelationTaken(CallMutant):
         return arguments
 
 
-def _caught(*rules: str, undecided: tuple[str, ...] = ()) -> Caught:
-    return Caught(rules, undecided, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (ListFormRefused, _caught("JUDGE-001", "JUDGE-002")),
-    (IdsListedAsText, _caught("JUDGE-002")),
-    (OneIdJudged, _caught("JUDGE-002")),
-    (UnknownIdJudged, _caught("JUDGE-002")),
-    (VerdictsChange, _caught("JUDGE-002")),
+    (ListFormRefused, mem_caught("JUDGE-001", "JUDGE-002")),
+    (IdsListedAsText, mem_caught("JUDGE-002")),
+    (OneIdJudged, mem_caught("JUDGE-002")),
+    (UnknownIdJudged, mem_caught("JUDGE-002")),
+    (VerdictsChange, mem_caught("JUDGE-002")),
     # without a judgment_id, JUDGE-005's refused relation cannot be tried
-    (NoCandidates, _caught("JUDGE-004", undecided=("JUDGE-005",))),
-    (VerdictNotRecorded, _caught("JUDGE-004")),
-    (UnknownJudgmentRecorded, _caught("JUDGE-005")),
-    (AnyRelationTaken, _caught("JUDGE-005")),
+    (NoCandidates, mem_caught("JUDGE-004", undecided=("JUDGE-005",))),
+    (VerdictNotRecorded, mem_caught("JUDGE-004")),
+    (UnknownJudgmentRecorded, mem_caught("JUDGE-005")),
+    (AnyRelationTaken, mem_caught("JUDGE-005")),
 ]

@@ -19,8 +19,7 @@ from engram_conformance.reference_impl.mem.service import Answer, MemService
 from engram_conformance.reference_impl.mem.text import one_line
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
-from .mem_sessions import ServiceMutant
+from ..mem_seams import CallMutant, ServiceMutant, ServingMutant, answering, mem_caught, text_of
 
 CAPTURE = "mem_capture_passive"
 NOTHING_CAPTURED = "Passive capture complete: extracted=0 saved=0 duplicates=0"
@@ -36,7 +35,7 @@ def content_of(sent: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-class CapturesOnlyUnderHeading(ServiceMutant):
+class CapturesOnlyUnderHeading(ServingMutant):
     """mem_capture_passive extracts nothing from text without a learnings heading (upstream),
     such as seed 003's error log."""
 
@@ -47,7 +46,7 @@ class CapturesOnlyUnderHeading(ServiceMutant):
         return self.reference(tool, sent)
 
 
-class StoresTheWholeText(ServiceMutant):
+class StoresTheWholeText(ServingMutant):
     """mem_capture_passive stores the whole text as one passive memory, not each learning."""
 
     def serve(self, tool: str, sent: Any) -> Answer:
@@ -88,11 +87,10 @@ class NothingToLearnIsAnError(CallMutant):
         return result
 
 
-class CaptureMutant(Handlers):
+class CaptureMutant(ServiceMutant):
     """The reference with each passive learning stored by ``captured``."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         self.memories = service.memories
         self.reference = service.memories.capture
         service.memories.capture = self.captured  # type: ignore[method-assign]
@@ -118,16 +116,12 @@ class CapturedAsLearning(CaptureMutant):
         return self.reference(replace(draft, type="learning"))
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (CapturesOnlyUnderHeading, _caught("PASS-001")),
-    (StoresTheWholeText, _caught("PASS-002")),
-    (ContentOptional, _caught("PASS-003")),
-    (NothingToLearnIsAnError, _caught("PASS-003")),
-    (CaptureStoresRepeats, _caught("PASS-004")),
-    (CapturedAsLearning, _caught("PASS-005")),
+    (CapturesOnlyUnderHeading, mem_caught("PASS-001")),
+    (StoresTheWholeText, mem_caught("PASS-002")),
+    (ContentOptional, mem_caught("PASS-003")),
+    (NothingToLearnIsAnError, mem_caught("PASS-003")),
+    (CaptureStoresRepeats, mem_caught("PASS-004")),
+    (CapturedAsLearning, mem_caught("PASS-005")),
 ]

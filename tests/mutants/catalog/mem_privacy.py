@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..caught import Caught
-from ..mem_calls import CallMutant
+from ..mem_seams import CallMutant, mem_caught
 
 #: a private span as upstream matches it: any case, across lines, shortest
 _SPAN = re.compile(r"<private>(.*?)</private>", re.IGNORECASE | re.DOTALL)
@@ -114,20 +114,16 @@ class FirstSpanOnly(LetsThrough):
         return index > 0
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (SaveTitleKept, _caught("PRIV-001")),
-    (SaveKept, _caught("PRIV-001", "PRIV-002")),
-    (CaseSensitive, _caught("PRIV-002")),
-    (SingleLine, _caught("PRIV-002")),
-    (FirstSpanOnly, _caught("PRIV-002")),
-    (UpdateKept, _caught("PRIV-002")),
-    (SummaryKept, _caught("PRIV-003")),
-    (PassiveKept, _caught("PRIV-003")),
-    (SessionEndKept, _caught("PRIV-003")),
-    (SuggestsFromRawText, _caught("PRIV-003")),
+    (SaveTitleKept, mem_caught("PRIV-001")),
+    (SaveKept, mem_caught("PRIV-001", "PRIV-002")),
+    (CaseSensitive, mem_caught("PRIV-002")),
+    (SingleLine, mem_caught("PRIV-002")),
+    (FirstSpanOnly, mem_caught("PRIV-002")),
+    (UpdateKept, mem_caught("PRIV-002")),
+    (SummaryKept, mem_caught("PRIV-003")),
+    (PassiveKept, mem_caught("PRIV-003")),
+    (SessionEndKept, mem_caught("PRIV-003")),
+    (SuggestsFromRawText, mem_caught("PRIV-003")),
 ]

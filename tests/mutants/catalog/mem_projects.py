@@ -24,18 +24,16 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import Answer, MemService
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
-from .mem_sessions import ServiceMutant
+from ..mem_seams import CallMutant, ServiceMutant, ServingMutant, answering, mem_caught, text_of
 
 CURRENT = "mem_current_project"
 
 
-class InEmptyFolder(Handlers):
+class InEmptyFolder(ServiceMutant):
     """The reference with its current project detected in an empty folder (in its state folder,
     so outside git), no project configured: not a mutant."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         (_, _, database), *_ = service.store.connection.execute("PRAGMA database_list")
         folder = Path(database).parent / "empty-working-folder"
         folder.mkdir(exist_ok=True)
@@ -86,7 +84,7 @@ class SaveWithoutProjectGoesToDefault(CallMutant):
         return arguments
 
 
-class NewProjectRefused(ServiceMutant):
+class NewProjectRefused(ServingMutant):
     """mem_save with a project no session or memory knows answers unknown_project (upstream
     v1.20.0's rule for an explicit project)."""
 
@@ -98,15 +96,11 @@ class NewProjectRefused(ServiceMutant):
         return self.reference(tool, sent)
 
 
-def _caught(*rules: str, undecided: tuple[str, ...] = ()) -> Caught:
-    return Caught(rules, undecided, contract="mem")
-
-
 #: each mutant and what it breaks (PROJ-002 needs a current project's name to search it)
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (CurrentProjectBlank, _caught("PROJ-001", undecided=("PROJ-002",))),
-    (SaveWithoutProjectGoesToDefault, _caught("PROJ-002")),
-    (NamesProjectByPath, _caught("PROJ-003")),
-    (ProjectSourceBlank, _caught("PROJ-004")),
-    (NewProjectRefused, _caught("PROJ-005")),
+    (CurrentProjectBlank, mem_caught("PROJ-001", undecided=("PROJ-002",))),
+    (SaveWithoutProjectGoesToDefault, mem_caught("PROJ-002")),
+    (NamesProjectByPath, mem_caught("PROJ-003")),
+    (ProjectSourceBlank, mem_caught("PROJ-004")),
+    (NewProjectRefused, mem_caught("PROJ-005")),
 ]

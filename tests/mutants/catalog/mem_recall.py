@@ -9,31 +9,28 @@ from typing import Any
 
 import mcp_types as types
 from engram_conformance.reference_impl.mem.server import Handlers
-from engram_conformance.reference_impl.mem.store import Store
+from engram_conformance.reference_impl.mem.service import MemService
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
-from .mem_sessions import EmptyContextIsAnError, StoreMutant
+from ..mem_seams import CallMutant, Ignores, ServiceMutant, answering, mem_caught, text_of
+from .mem_sessions import EmptyContextIsAnError
 
 CONTEXT = "mem_context"
 #: the most bytes the reference's context takes
 MOST_BYTES = 64 * 1024
 
 
-class ContextListsNoMemories(StoreMutant):
+class ContextListsNoMemories(ServiceMutant):
     """mem_context lists no recent observations (only sessions, prompts and the summary)."""
 
-    def patch(self, store: Store) -> None:
-        store.recent = lambda *args, **kwargs: []  # type: ignore[method-assign]
+    def patch(self, service: MemService) -> None:
+        service.store.recent = lambda *args, **kwargs: []  # type: ignore[method-assign]
 
 
-class IgnoresMaxBytes(CallMutant):
+class IgnoresMaxBytes(Ignores):
     """mem_context ignores max_bytes: every context takes the default budget."""
 
-    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        if tool == CONTEXT:
-            return {name: value for name, value in arguments.items() if name != "max_bytes"}
-        return arguments
+    tools, ignored = (CONTEXT,), "max_bytes"
 
 
 class DefaultBudgetIs64KiB(CallMutant):
@@ -86,16 +83,12 @@ class SplitsCharacters(RecutsContext):
         return text.encode("utf-8")[:budget].decode("utf-8", errors="replace")
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (ContextListsNoMemories, _caught("CTX-001")),
-    (EmptyContextIsAnError, _caught("CTX-002")),
-    (IgnoresMaxBytes, _caught("CTX-003")),
-    (DefaultBudgetIs64KiB, _caught("CTX-003")),
-    (CountsCharacters, _caught("CTX-003")),
-    (SplitsCharacters, _caught("CTX-003")),
+    (ContextListsNoMemories, mem_caught("CTX-001")),
+    (EmptyContextIsAnError, mem_caught("CTX-002")),
+    (IgnoresMaxBytes, mem_caught("CTX-003")),
+    (DefaultBudgetIs64KiB, mem_caught("CTX-003")),
+    (CountsCharacters, mem_caught("CTX-003")),
+    (SplitsCharacters, mem_caught("CTX-003")),
 ]

@@ -10,6 +10,7 @@ from pathlib import Path
 from engram_conformance.reference_impl.mem import service
 
 from ..caught import Caught
+from ..mem_seams import mem_caught
 
 
 def keeps_a_temporary_store() -> None:
@@ -20,5 +21,5 @@ def keeps_a_temporary_store() -> None:
 
 #: each planted mutant, by the name ``stdio_server.py`` is given, and what it breaks
 STDIO: dict[str, tuple[Callable[[], None], Caught]] = {
-    "temporary-store": (keeps_a_temporary_store, Caught(("SAVE-008",), contract="mem")),
+    "temporary-store": (keeps_a_temporary_store, mem_caught("SAVE-008")),
 }

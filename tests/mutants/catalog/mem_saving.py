@@ -2,43 +2,39 @@
 search index, contents whitespace-normalised, types rewritten or refused, saves merged without
 a topic key, tool calls captured as memories, blank or long contents mishandled.
 
-Each is the mem reference with its calls rewritten (``CallMutant``) or its store patched
-(``StoreMutant``); ``Caught`` says which SAVE rules it breaks, every other one keeping its
+Each is the mem reference with its calls rewritten (``CallMutant``) or its service patched
+(``ServiceMutant``); ``Caught`` says which SAVE rules it breaks, every other one keeping its
 verdict. SAVE-008 (a restart) is not run in process.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import anyio
 import mcp_types as types
-from engram_conformance.reference_impl.mem.memories import Draft, Saved
+from engram_conformance.reference_impl.mem.memories import Draft
 from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
+from ..mem_seams import (
+    CallMutant,
+    KeysDrafts,
+    Rewrites,
+    ServiceMutant,
+    answering,
+    mem_caught,
+    text_of,
+)
 
 SAVE, SEARCH = "mem_save", "mem_search"
 #: the reference's content cap, in characters
 CAP = 50_000
 
 
-class StoreMutant(Handlers):
-    """The mem reference with its service changed by ``patch`` (the store, the saves)."""
-
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
-        self.patch(service)
-
-    def patch(self, service: MemService) -> None:
-        """Replace what the mutant gets wrong on ``service``."""
-
-
-class SearchesOneColumn(StoreMutant):
+class SearchesOneColumn(ServiceMutant):
     """The search matches one column of the index only (``column``)."""
 
     column: ClassVar[str]
@@ -64,14 +60,10 @@ class IndexesNoContent(SearchesOneColumn):
     column = "title"
 
 
-class SavesRewritten(CallMutant):
+class SavesRewritten(Rewrites):
     """mem_save's arguments changed by ``rewritten`` before the reference sees them."""
 
-    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.rewritten(arguments) if tool == SAVE else arguments
-
-    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return arguments
+    tool = SAVE
 
 
 class FlattensContent(SavesRewritten):
@@ -175,17 +167,12 @@ class SuggestsNothing(SaveAnswerMutant):
         return "\n".join(line for line in lines if not line.startswith("Suggested topic_key:"))
 
 
-class KeysByType(StoreMutant):
+class KeysByType(KeysDrafts):
     """A save without topic_key is keyed by its type, so the project's next save of that type
     revises it instead of inserting."""
 
-    def patch(self, service: MemService) -> None:
-        save = service.memories.save
-
-        def keyed(draft: Draft) -> Saved:
-            return save(replace(draft, topic_key=draft.topic_key or draft.type))
-
-        service.memories.save = keyed  # type: ignore[method-assign]
+    def keyed(self, draft: Draft) -> str | None:
+        return draft.topic_key or draft.type
 
 
 class CapturesSearches(CallMutant):
@@ -202,24 +189,20 @@ class CapturesSearches(CallMutant):
         return result
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (IndexesNoTitle, _caught("SAVE-001")),
-    (IndexesNoContent, _caught("SAVE-002")),
-    (FlattensContent, _caught("SAVE-003")),
-    (RefusesNonAscii, _caught("SAVE-004")),
-    (TypesBecomeFamilies, _caught("SAVE-004", "SAVE-005")),
-    (ForgetsConfigType, _caught("SAVE-005")),
-    (RefusesLearningType, _caught("SAVE-005")),
-    (KeysByType, _caught("SAVE-006")),
-    (CapturesSearches, _caught("SAVE-007")),
-    (TypeDefaultsToGeneral, _caught("SAVE-009")),
-    (StoresBlankContent, _caught("SAVE-010")),
-    (SuggestsNothing, _caught("SAVE-011")),
-    (RefusesLongContent, _caught("SAVE-012")),
-    (CutsWithoutMarker, _caught("SAVE-012")),
+    (IndexesNoTitle, mem_caught("SAVE-001")),
+    (IndexesNoContent, mem_caught("SAVE-002")),
+    (FlattensContent, mem_caught("SAVE-003")),
+    (RefusesNonAscii, mem_caught("SAVE-004")),
+    (TypesBecomeFamilies, mem_caught("SAVE-004", "SAVE-005")),
+    (ForgetsConfigType, mem_caught("SAVE-005")),
+    (RefusesLearningType, mem_caught("SAVE-005")),
+    (KeysByType, mem_caught("SAVE-006")),
+    (CapturesSearches, mem_caught("SAVE-007")),
+    (TypeDefaultsToGeneral, mem_caught("SAVE-009")),
+    (StoresBlankContent, mem_caught("SAVE-010")),
+    (SuggestsNothing, mem_caught("SAVE-011")),
+    (RefusesLongContent, mem_caught("SAVE-012")),
+    (CutsWithoutMarker, mem_caught("SAVE-012")),
 ]

@@ -3,12 +3,12 @@ wrong, a project filter dropped, personal memories kept to their project (upstre
 a scope filter ignored, an unknown scope stored as project (upstream's normalisation).
 
 Each rewrites the reference's calls (``CallMutant``) or replaces a store method of its service
-(``ServiceMutant``); ``Caught`` says which SCOPE rules it breaks.
+(``ServiceMutant``, ``ListsRecent``); ``Caught`` says which SCOPE rules it breaks.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import mcp_types as types
 from engram_conformance.reference_impl.mem.server import Handlers
@@ -16,12 +16,17 @@ from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
-from .mem_dedupe import ServiceMutant, mem_caught
+from ..mem_seams import (
+    CallMutant,
+    Ignores,
+    ListsRecent,
+    ServiceMutant,
+    answering,
+    mem_caught,
+    text_of,
+)
 
 SCOPES = ("project", "personal")
-#: the reference's reach of mem_context's observations: the project's, and every personal one
-PROJECT_AND_PERSONAL = "project = ?1 OR scope = 'personal'"
 
 
 class DefaultScopePersonal(CallMutant):
@@ -54,13 +59,10 @@ class SearchIgnoresProject(CallMutant):
         return arguments
 
 
-class ScopeFilterIgnored(CallMutant):
+class ScopeFilterIgnored(Ignores):
     """mem_search and mem_context ignore their scope argument."""
 
-    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        if tool in ("mem_search", "mem_context"):
-            return {k: v for k, v in arguments.items() if k != "scope"}
-        return arguments
+    tools, ignored = ("mem_search", "mem_context"), "scope"
 
 
 class UnknownScopeStoredAsProject(CallMutant):
@@ -71,28 +73,6 @@ class UnknownScopeStoredAsProject(CallMutant):
         if tool == "mem_save" and arguments.get("scope", "project") not in SCOPES:
             return arguments | {"scope": "project"}
         return arguments
-
-
-class ListsRecent(ServiceMutant):
-    """mem_context's observations are the rows that meet ``where`` (SQL over ``?1`` the
-    project and ``?2`` the scope filter, or ``NULL``), newest first."""
-
-    where: ClassVar[str]
-
-    def mutate(self, service: MemService) -> None:
-        connection = service.store.connection
-        sql = (
-            f"SELECT * FROM observations WHERE ({self.where}) AND (?2 IS NULL OR scope = ?2) "
-            "AND id IS NOT ?3 ORDER BY updated_at DESC, id DESC LIMIT ?4"
-        )
-
-        def recent(
-            project: str, scope: str | None, limit: int, *, besides: int | None = None
-        ) -> list[Observation]:
-            rows = connection.execute(sql, (project, scope, besides, limit))
-            return [Observation(*row) for row in rows]
-
-        service.store.recent = recent  # type: ignore[method-assign]
 
 
 class ContextShowsEveryProject(ListsRecent):
@@ -111,7 +91,7 @@ class ContextPersonalOnlyOfItsProject(ListsRecent):
 class PersonalSearchStaysInProject(ServiceMutant):
     """mem_search without a project finds only the current project's personal memories."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         search = service.store.search
 
         def confined(*arguments: Any, personal_everywhere: bool) -> list[Observation]:

@@ -9,7 +9,7 @@ the query sanitiser are changed on the mutant's own store (its triggers, its ``s
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from typing import Any
 
 import mcp_types as types
 from engram_conformance.reference_impl.mem.read_tools import MATCH_MODES, fts_query
@@ -17,80 +17,67 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
+from ..mem_seams import CallMutant, Ignores, Rewrites, ServiceMutant, answering, mem_caught, text_of
 
 SEARCH = "mem_search"
 
 
-class SearchArguments(CallMutant):
-    """The reference, with ``changed`` rewriting the arguments of each mem_search."""
+class SearchArguments(Rewrites):
+    """The reference, with ``rewritten`` changing the arguments of each mem_search."""
 
-    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        return self.changed(arguments) if tool == SEARCH else arguments
-
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return arguments
-
-
-class Ignores(SearchArguments):
-    """mem_search does not read ``ignored`` (a wrong name in its handler)."""
-
-    ignored: ClassVar[str]
-
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {name: value for name, value in arguments.items() if name != self.ignored}
+    tool = SEARCH
 
 
 class TypeFilterIgnored(Ignores):
     """mem_search ignores its type filter: every type that matches is returned."""
 
-    ignored = "type"
+    tools, ignored = (SEARCH,), "type"
 
 
 class LimitIgnored(Ignores):
     """mem_search ignores limit: always the default 10."""
 
-    ignored = "limit"
+    tools, ignored = (SEARCH,), "limit"
 
 
 class AllProjectsIgnored(Ignores):
     """mem_search ignores all_projects: only the project argument's memories."""
 
-    ignored = "all_projects"
+    tools, ignored = (SEARCH,), "all_projects"
 
 
 class DefaultLimitTwenty(SearchArguments):
     """mem_search without a limit returns up to 20 (the maximum taken for the default)."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return {"limit": 20} | arguments
 
 
 class ProjectFilterIgnored(SearchArguments):
     """mem_search with a project searches every project (the filter is not applied)."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return arguments | {"all_projects": True} if "project" in arguments else arguments
 
 
 class DefaultMatchAny(SearchArguments):
     """mem_search without match_mode takes any word as enough (OR by default)."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return {"match_mode": "any"} | arguments
 
 
 class MatchModeAnyIgnored(SearchArguments):
     """mem_search ignores match_mode any: every word is always required."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in arguments.items() if (k, v) != ("match_mode", "any")}
 
 
 class UnknownMatchModeAccepted(SearchArguments):
     """mem_search takes a match_mode other than all and any as all, not as an error."""
 
-    def changed(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
         if arguments.get("match_mode") in MATCH_MODES:
             return arguments
         return {k: v for k, v in arguments.items() if k != "match_mode"}
@@ -121,9 +108,9 @@ class InnerQuoteBreaksSearch(CallMutant):
         return result
 
 
-class ServiceMutant(Handlers):
-    """The reference, each tool call's arguments kept (``self.arguments``) for the mutated
-    store to read."""
+class RemembersArguments(ServiceMutant):
+    """The reference over a patched service, each tool call's arguments kept
+    (``self.arguments``) for the mutated store to read."""
 
     def __init__(self, service: MemService) -> None:
         super().__init__(service)
@@ -138,13 +125,12 @@ class ServiceMutant(Handlers):
 _FTS_SYNTAX = re.compile(r"^(AND|OR|NOT|NEAR)$|[*^:()+\-]")
 
 
-class OperatorsKept(ServiceMutant):
+class OperatorsKept(RemembersArguments):
     """The query sanitiser quotes plain words only: operator words (AND, OR, NOT, NEAR) and
     words with FTS5 syntax (``*``, ``^``, ``:``, parentheses, ``+``, ``-``) reach FTS5 as they
     are, as operators or syntax errors."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         store = service.store
         searched = store.search
 
@@ -157,11 +143,10 @@ class OperatorsKept(ServiceMutant):
         store.search = search  # type: ignore[method-assign]
 
 
-class LimitNotClamped(ServiceMutant):
+class LimitNotClamped(RemembersArguments):
     """mem_search takes a limit above 20 as given (no maximum)."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         store = service.store
         searched = store.search
 
@@ -197,32 +182,27 @@ END;
 """
 
 
-class TypeNotIndexed(Handlers):
+class TypeNotIndexed(ServiceMutant):
     """The full-text index holds title, content and topic key but not the type."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
+    def patch(self, service: MemService) -> None:
         service.store.connection.executescript(_UNTYPED_INDEX)
-
-
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
 
 
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (TypeFilterIgnored, _caught("SRCH-001")),
-    (TypeNotIndexed, _caught("SRCH-002")),
-    (LimitIgnored, _caught("SRCH-003")),
-    (DefaultLimitTwenty, _caught("SRCH-003")),
-    (LimitNotClamped, _caught("SRCH-003")),
-    (ProjectFilterIgnored, _caught("SRCH-004")),
+    (TypeFilterIgnored, mem_caught("SRCH-001")),
+    (TypeNotIndexed, mem_caught("SRCH-002")),
+    (LimitIgnored, mem_caught("SRCH-003")),
+    (DefaultLimitTwenty, mem_caught("SRCH-003")),
+    (LimitNotClamped, mem_caught("SRCH-003")),
+    (ProjectFilterIgnored, mem_caught("SRCH-004")),
     # the hostile queries of SRCH-006 and SRCH-007 find nothing, so they fail too
-    (NoHitIsAnError, _caught("SRCH-005", "SRCH-006", "SRCH-007")),
-    (InnerQuoteBreaksSearch, _caught("SRCH-006")),
-    (OperatorsKept, _caught("SRCH-007")),
-    (DefaultMatchAny, _caught("SRCH-008")),
-    (MatchModeAnyIgnored, _caught("SRCH-009")),
-    (UnknownMatchModeAccepted, _caught("SRCH-009")),
-    (AllProjectsIgnored, _caught("SRCH-010")),
+    (NoHitIsAnError, mem_caught("SRCH-005", "SRCH-006", "SRCH-007")),
+    (InnerQuoteBreaksSearch, mem_caught("SRCH-006")),
+    (OperatorsKept, mem_caught("SRCH-007")),
+    (DefaultMatchAny, mem_caught("SRCH-008")),
+    (MatchModeAnyIgnored, mem_caught("SRCH-009")),
+    (UnknownMatchModeAccepted, mem_caught("SRCH-009")),
+    (AllProjectsIgnored, mem_caught("SRCH-010")),
 ]

@@ -2,10 +2,8 @@
 for the wrong project or only with a caller's id, memories cut off from their session, summaries
 stored as something else or left out of the context, sessions that never stop being active.
 
-Besides ``mem_calls.CallMutant`` (a call's arguments or answer changed), two seams used by the
-other mem catalogues too: ``ServiceMutant`` serves each call through ``serve`` (in the service's
-worker thread, before the reference or instead of it), ``StoreMutant`` patches the service's
-store in place (``patch``). Each changes one service, so nothing leaks into the next run.
+Each changes a call (``mem_seams.CallMutant``), serves it (``ServingMutant``) or patches the
+service's store (``ServiceMutant``).
 """
 
 from __future__ import annotations
@@ -18,36 +16,9 @@ from engram_conformance.reference_impl.mem.service import Answer, MemService
 from engram_conformance.reference_impl.mem.store import Observation, Store
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering
+from ..mem_seams import CallMutant, ServiceMutant, ServingMutant, answering, mem_caught
 
 SUMMARY_TYPE = "session_summary"
-
-
-class ServiceMutant(Handlers):
-    """The reference's handlers, every call served by ``serve`` (by default the reference's)."""
-
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
-        self.reference = service.call
-        service.call = self.serve  # type: ignore[method-assign]
-
-    def serve(self, tool: str, sent: Any) -> Answer:
-        return self.reference(tool, sent)
-
-    @property
-    def store(self) -> Store:
-        return self.service.store
-
-
-class StoreMutant(Handlers):
-    """The reference's handlers over a store that ``patch`` changed."""
-
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
-        self.patch(service.store)
-
-    def patch(self, store: Store) -> None:
-        """Replace some of ``store``'s methods (on the instance)."""
 
 
 def live_count(store: Store, project: str) -> int:
@@ -75,7 +46,7 @@ class StartsInTheDefaultProject(CallMutant):
         return arguments
 
 
-class StartNeedsAnId(ServiceMutant):
+class StartNeedsAnId(ServingMutant):
     """mem_session_start refuses a call without id (upstream's schema), generating none."""
 
     def serve(self, tool: str, sent: Any) -> Answer:
@@ -96,26 +67,30 @@ class EndNamesNoSession(CallMutant):
 
 
 # SESS-003, SESS-009, SESS-011 -------------------------------------------------------------------
-class TimelineWithoutNeighbours(StoreMutant):
+class TimelineWithoutNeighbours(ServiceMutant):
     """mem_timeline shows the focus alone, never the other memories of its session."""
 
-    def patch(self, store: Store) -> None:
+    def patch(self, service: MemService) -> None:
+        store = service.store
         store.neighbours = lambda focus, before, after: ([], [])  # type: ignore[method-assign]
 
 
-class SavesIgnoreTheActiveSession(StoreMutant):
+class SavesIgnoreTheActiveSession(ServiceMutant):
     """A save without session_id always goes to the project's default session
     (manual-save-<project>), whatever session is active (upstream issue #386)."""
 
-    def patch(self, store: Store) -> None:
+    def patch(self, service: MemService) -> None:
+        store = service.store
         store.active_session = lambda project, implicit: None  # type: ignore[method-assign]
 
 
-class EndedSessionStaysActive(StoreMutant):
+class EndedSessionStaysActive(ServiceMutant):
     """A save without session_id goes to the project's most recent session even once it has
     ended."""
 
-    def patch(self, store: Store) -> None:
+    def patch(self, service: MemService) -> None:
+        store = service.store
+
         def active_session(project: str, implicit: str) -> str | None:
             row = store.connection.execute(
                 "SELECT id FROM sessions WHERE project = ? AND id != ? "
@@ -127,7 +102,7 @@ class EndedSessionStaysActive(StoreMutant):
         store.active_session = active_session  # type: ignore[method-assign]
 
 
-class UnknownSessionCreated(ServiceMutant):
+class UnknownSessionCreated(ServingMutant):
     """mem_save with a session_id no session has creates that session (v1.7.0's upsert)
     instead of refusing the call."""
 
@@ -140,10 +115,11 @@ class UnknownSessionCreated(ServiceMutant):
 
 
 # SESS-004, SESS-005, SESS-010, SESS-012 ---------------------------------------------------------
-class ContextLeavesOutSummaries(StoreMutant):
+class ContextLeavesOutSummaries(ServiceMutant):
     """mem_context shows no session summary: neither the latest one nor any in the list."""
 
-    def patch(self, store: Store) -> None:
+    def patch(self, service: MemService) -> None:
+        store = service.store
         recent = store.recent
 
         def without_summaries(*args: Any, **kwargs: Any) -> list[Observation]:
@@ -153,7 +129,7 @@ class ContextLeavesOutSummaries(StoreMutant):
         store.recent = without_summaries  # type: ignore[method-assign]
 
 
-class SummaryStoredAsNote(ServiceMutant):
+class SummaryStoredAsNote(ServingMutant):
     """mem_session_summary saves an ordinary memory of type "note", not a session_summary."""
 
     def serve(self, tool: str, sent: Any) -> Answer:
@@ -177,10 +153,12 @@ class BlankSummaryStored(CallMutant):
         return arguments
 
 
-class ContextShowsTheOldestSummary(StoreMutant):
+class ContextShowsTheOldestSummary(ServiceMutant):
     """mem_context shows a project's oldest session summary as its latest."""
 
-    def patch(self, store: Store) -> None:
+    def patch(self, service: MemService) -> None:
+        store = service.store
+
         def oldest_of_type(project: str, memory_type: str) -> Observation | None:
             row = store.connection.execute(
                 "SELECT * FROM observations WHERE project = ? AND type = ? "
@@ -193,7 +171,7 @@ class ContextShowsTheOldestSummary(StoreMutant):
 
 
 # SESS-007, SESS-008 -----------------------------------------------------------------------------
-class EmptyContextIsAnError(ServiceMutant):
+class EmptyContextIsAnError(ServingMutant):
     """mem_context of a project that has no memories yet answers isError."""
 
     def serve(self, tool: str, sent: Any) -> Answer:
@@ -203,7 +181,7 @@ class EmptyContextIsAnError(ServiceMutant):
         return self.reference(tool, sent)
 
 
-class EndingHidesTheSessionsMemories(ServiceMutant):
+class EndingHidesTheSessionsMemories(ServingMutant):
     """mem_session_end soft-deletes the memories of the session it ends."""
 
     def serve(self, tool: str, sent: Any) -> Answer:
@@ -217,23 +195,19 @@ class EndingHidesTheSessionsMemories(ServiceMutant):
         return answer
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (StartsInTheDefaultProject, _caught("SESS-001")),
-    (StartNeedsAnId, _caught("SESS-002")),
-    (TimelineWithoutNeighbours, _caught("SESS-003")),
-    (ContextLeavesOutSummaries, _caught("SESS-004", "SESS-008", "SESS-012")),
-    (SummaryStoredAsNote, _caught("SESS-005")),
-    (EndNamesNoSession, _caught("SESS-006")),
-    (EmptyContextIsAnError, _caught("SESS-007")),
-    (EndingHidesTheSessionsMemories, _caught("SESS-008")),
-    (SavesIgnoreTheActiveSession, _caught("SESS-009")),
-    (EndedSessionStaysActive, _caught("SESS-009")),
-    (BlankSummaryStored, _caught("SESS-010")),
-    (UnknownSessionCreated, _caught("SESS-011")),
-    (ContextShowsTheOldestSummary, _caught("SESS-012")),
+    (StartsInTheDefaultProject, mem_caught("SESS-001")),
+    (StartNeedsAnId, mem_caught("SESS-002")),
+    (TimelineWithoutNeighbours, mem_caught("SESS-003")),
+    (ContextLeavesOutSummaries, mem_caught("SESS-004", "SESS-008", "SESS-012")),
+    (SummaryStoredAsNote, mem_caught("SESS-005")),
+    (EndNamesNoSession, mem_caught("SESS-006")),
+    (EmptyContextIsAnError, mem_caught("SESS-007")),
+    (EndingHidesTheSessionsMemories, mem_caught("SESS-008")),
+    (SavesIgnoreTheActiveSession, mem_caught("SESS-009")),
+    (EndedSessionStaysActive, mem_caught("SESS-009")),
+    (BlankSummaryStored, mem_caught("SESS-010")),
+    (UnknownSessionCreated, mem_caught("SESS-011")),
+    (ContextShowsTheOldestSummary, mem_caught("SESS-012")),
 ]

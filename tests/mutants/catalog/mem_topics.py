@@ -2,7 +2,7 @@
 inserts, miscounts, keeps the old title or time, keys matched too loosely or too strictly, and
 suggestions of the wrong family, form or wording.
 
-Each is the mem reference with its store patched (``StoreMutant``) or the answers of a tool
+Each is the mem reference with its store patched (``ServiceMutant``) or the answers of a tool
 rewritten (``CallMutant``); ``Caught`` says which TOPIC rules it breaks, every other one keeping
 its verdict.
 """
@@ -10,19 +10,17 @@ its verdict.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
 from engram_conformance.reference_impl.mem import topic_keys
-from engram_conformance.reference_impl.mem.memories import Draft, Saved
+from engram_conformance.reference_impl.mem.memories import Draft
 from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
-from .mem_saving import StoreMutant
+from ..mem_seams import CallMutant, KeysDrafts, ServiceMutant, answering, mem_caught, text_of
 
 SAVE, GET, SUGGEST = "mem_save", "mem_get_observation", "mem_suggest_topic_key"
 #: the families seed 003 names (and the reference's ``session``)
@@ -31,7 +29,7 @@ SEED_FAMILIES = {"architecture", "bug", "decision", "pattern", "config", "discov
 TIME_LINES = ("Updated: ", "Last seen: ")
 
 
-class MatchesTopics(StoreMutant):
+class MatchesTopics(ServiceMutant):
     """The store's topic lookup replaced by ``match`` (the reference's by default)."""
 
     def patch(self, service: MemService) -> None:
@@ -78,7 +76,7 @@ class TopicsAcrossScopes(MatchesTopics):
         return store._newest_live("topic_key = ? AND project = ?", (key, project))
 
 
-class RevisesTopics(StoreMutant):
+class RevisesTopics(ServiceMutant):
     """A topic upsert (a revision that marks the memory seen) done wrong by ``revised``."""
 
     def patch(self, service: MemService) -> None:
@@ -127,7 +125,7 @@ class UpsertKeepsTitle(RevisesTopics):
         revise(memory_id, {k: v for k, v in changes.items() if k != "title"}, seen=True)
 
 
-class KeysMatchedAsGiven(CallMutant, StoreMutant):
+class KeysMatchedAsGiven(CallMutant, KeysDrafts):
     """topic_key is only trimmed, not lowercased nor its spaces joined, before matching."""
 
     given_key: str | None = None
@@ -137,13 +135,8 @@ class KeysMatchedAsGiven(CallMutant, StoreMutant):
         self.given_key = key.strip() if tool == SAVE and isinstance(key, str) else None
         return arguments
 
-    def patch(self, service: MemService) -> None:
-        save = service.memories.save
-
-        def as_given(draft: Draft) -> Saved:
-            return save(replace(draft, topic_key=self.given_key or draft.topic_key))
-
-        service.memories.save = as_given  # type: ignore[method-assign]
+    def keyed(self, draft: Draft) -> str | None:
+        return self.given_key or draft.topic_key
 
 
 class SuggestionMutant(CallMutant):
@@ -234,26 +227,25 @@ class HidesTimes(CallMutant):
         return answering(result, "\n".join(lines))
 
 
-def _caught(*rules: str) -> Caught:
-    return Caught(rules, contract="mem")
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
-    (InsertsOnTopicKey, _caught("TOPIC-001", "TOPIC-002", "TOPIC-003", "TOPIC-009", "TOPIC-012")),
-    (RevisionCountStopsAtTwo, _caught("TOPIC-001")),
-    (UpsertKeepsUpdatedAt, _caught("TOPIC-002")),
-    (UpsertKeepsTitle, _caught("TOPIC-001", "TOPIC-003")),
-    (HyphenatedKeysNeverMatch, _caught("TOPIC-003", "TOPIC-009", "TOPIC-012")),
-    (TopicsAcrossProjects, _caught("TOPIC-010")),
-    (TopicsAcrossScopes, _caught("TOPIC-010")),
-    (KeysMatchedAsGiven, _caught("TOPIC-012")),
-    (SlugsWithUnderscores, _caught("TOPIC-004", "TOPIC-008", "TOPIC-014")),
-    (LabelsSuggestion, _caught("TOPIC-005")),
-    (BugfixFamilyIsBugfix, _caught("TOPIC-006")),
-    (NoFamilyFromText, _caught("TOPIC-007")),
-    (NumbersRepeatedSuggestions, _caught("TOPIC-008")),
-    (UnderscoresOutsideFamilies, _caught("TOPIC-014")),
-    (SuggestsForNothing, _caught("TOPIC-013")),
-    (HidesTimes, _caught("TOPIC-011")),
+    (
+        InsertsOnTopicKey,
+        mem_caught("TOPIC-001", "TOPIC-002", "TOPIC-003", "TOPIC-009", "TOPIC-012"),
+    ),
+    (RevisionCountStopsAtTwo, mem_caught("TOPIC-001")),
+    (UpsertKeepsUpdatedAt, mem_caught("TOPIC-002")),
+    (UpsertKeepsTitle, mem_caught("TOPIC-001", "TOPIC-003")),
+    (HyphenatedKeysNeverMatch, mem_caught("TOPIC-003", "TOPIC-009", "TOPIC-012")),
+    (TopicsAcrossProjects, mem_caught("TOPIC-010")),
+    (TopicsAcrossScopes, mem_caught("TOPIC-010")),
+    (KeysMatchedAsGiven, mem_caught("TOPIC-012")),
+    (SlugsWithUnderscores, mem_caught("TOPIC-004", "TOPIC-008", "TOPIC-014")),
+    (LabelsSuggestion, mem_caught("TOPIC-005")),
+    (BugfixFamilyIsBugfix, mem_caught("TOPIC-006")),
+    (NoFamilyFromText, mem_caught("TOPIC-007")),
+    (NumbersRepeatedSuggestions, mem_caught("TOPIC-008")),
+    (UnderscoresOutsideFamilies, mem_caught("TOPIC-014")),
+    (SuggestsForNothing, mem_caught("TOPIC-013")),
+    (HidesTimes, mem_caught("TOPIC-011")),
 ]

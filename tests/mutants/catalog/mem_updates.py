@@ -19,8 +19,7 @@ from engram_conformance.reference_impl.mem.store import Observation
 from engram_conformance.reference_impl.mem.text import quoted
 
 from ..caught import Caught
-from ..mem_calls import CallMutant, answering, text_of
-from .mem_dedupe import ServiceMutant, mem_caught
+from ..mem_seams import CallMutant, ServiceMutant, answering, mem_caught, text_of
 
 Given = dict[str, str | None]
 #: what the reference answers an update of no field
@@ -30,7 +29,7 @@ NO_FIELD = "provide at least one field to update"
 class UpdateAnswersError(ServiceMutant):
     """mem_update applies the change, then answers isError (its read-back fails)."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         update = service.memories.update
 
         def failing(observation_id: int, given: Given) -> Observation | None:
@@ -44,7 +43,7 @@ class UpdateAnswersError(ServiceMutant):
 class UpdateLeavesIndexStale(ServiceMutant):
     """mem_update leaves the search index with the memory's old title and content."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         service.store.connection.execute("DROP TRIGGER observations_reindexed")
 
 
@@ -52,7 +51,7 @@ class UpdateResetsUnsetFields(ServiceMutant):
     """mem_update replaces the memory: the type, scope and topic key not given go back to
     their defaults."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         update = service.memories.update
         defaults: Given = {"type": "manual", "scope": "project", "topic_key": None}
 
@@ -80,7 +79,7 @@ class UpdateWithoutFieldsSucceeds(CallMutant):
 class UpdateReachesSoftDeleted(ServiceMutant):
     """mem_update changes a soft-deleted memory (which stays deleted) and answers success."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         store, update = service.store, service.memories.update
 
         def reaching(observation_id: int, given: Given) -> Observation | None:
