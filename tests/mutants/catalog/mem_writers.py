@@ -13,8 +13,9 @@ from typing import Any
 from engram_conformance.reference_impl.mem import service
 
 from ..caught import Caught
+from ..mem_seams import mem_caught
 
-SHARING = Caught(("SAVE-013",), contract="mem")
+SHARING = mem_caught("SAVE-013")
 
 
 def refuses_while_another_writes() -> None:
