@@ -41,11 +41,7 @@ from hypothesis.core import encode_failure
 from hypothesis.errors import DidNotReproduce
 from hypothesis.stateful import run_state_machine_as_test
 
-from ...exceptions import ServerFault
-from ...ledger import Reproduction
-from ...observation import Observation
-from ..host import ABSENT, Identity
-from .bounded_search import (
+from ...bounded_search import (
     Finding,
     HarnessStopped,
     SearchFailure,
@@ -56,6 +52,10 @@ from .bounded_search import (
     shown,
     stop_time,
 )
+from ...exceptions import ServerFault
+from ...ledger import Reproduction
+from ...observation import Observation
+from ..host import ABSENT, Identity
 from .calls import ALL_TOOLS, SIGNED_META
 from .context import CheckContext
 from .delivery import ABANDON_AFTER_S, concurrently, definite
