@@ -132,15 +132,22 @@ class MemMachine(RuleBasedStateMachine):
         self.driver.step(f"mem_save a new {type} memory, {scope} scope, in {name} ({delivery})")
         token, title, content = self.text("Saved")
         arguments = {"title": title, "content": content, "type": type, "project": name}
-        arguments |= {"scope": scope}
+        self.saved_anew(arguments | {"scope": scope}, token, delivery, "SAVE-006")
+
+    def saved_anew(
+        self, arguments: dict[str, str], token: str, delivery: Delivery, new_rule: str
+    ) -> None:
+        """A save without a topic key that must make a new memory (``new_rule`` says so): one,
+        whatever the delivery, its duplicate_count the number of saves that reached it."""
         replies = self.delivered(arguments, delivery)
         rule_ = "SAVE-001" if delivery == "answered" else "DEDUP-001"
         self.expect(rule_, all(r.ok for r in replies), "mem_save succeeds", replies)
+        name = arguments["project"]
         memory_id = self.one_memory(replies, name, token, rule_, counted=delivery != "answered")
         self.expect(
-            "SAVE-006",
+            new_rule,
             memory_id not in self.model.memories,
-            f"a save with a new title and content makes a new observation, not #{memory_id}",
+            f"the save makes a new observation, not #{memory_id}",
             replies,
         )
         duplicates = {
@@ -151,10 +158,10 @@ class MemMachine(RuleBasedStateMachine):
         memory = Memory(
             id=memory_id,
             project=name,
-            scope=scope,
-            type=type,
-            title=title,
-            content=content,
+            scope=arguments["scope"],
+            type=arguments["type"],
+            title=arguments["title"],
+            content=arguments["content"],
             token=token,
             topic_key=None,
             revisions=Count.unknown(),
@@ -234,12 +241,17 @@ class MemMachine(RuleBasedStateMachine):
         return self.driver.dedupe_window_s >= SHORTEST_WINDOW_S
 
     def repeatable(self) -> list[Memory]:
-        """The live memories whose save may be repeated now: text unchanged, well inside the
-        dedupe window."""
+        """The memories whose save may be repeated now: text unchanged, well inside the dedupe
+        window; live, or soft-deleted while there is room for the new memory a repeat makes."""
         if not self.repeats_allowed:
             return []
         newest = self.driver.now() - self.driver.dedupe_window_s * WINDOW_SHARE
-        return [m for m in self.model.live() if m.repeatable is not None and m.created_at > newest]
+        kept = (None, "soft") if self.has_room else (None,)
+        return [
+            m
+            for m in self.model.memories.values()
+            if m.repeatable is not None and m.created_at > newest and m.deleted in kept
+        ]
 
     @precondition(lambda self: self.repeatable())
     @rule(data=st.data(), delivery=st.sampled_from(DELIVERIES))
@@ -247,6 +259,10 @@ class MemMachine(RuleBasedStateMachine):
         memory = data.draw(st.sampled_from(self.repeatable()))
         assert memory.repeatable is not None
         self.driver.step(f"mem_save again what made #{memory.id} ({delivery})")
+        if memory.deleted == "soft":
+            self.saved_anew(memory.repeatable, memory.token, delivery, "DEDUP-007")
+            memory.repeatable = None  # the new memory is the one a repeat now repeats
+            return
         replies = self.delivered(memory.repeatable, delivery)
         self.expect("DEDUP-001", all(r.ok for r in replies), "the repeat succeeds", replies)
         memory_id = self.one_memory(
