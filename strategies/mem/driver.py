@@ -18,6 +18,15 @@ AT_ONCE = 3
 
 
 @dataclass(frozen=True)
+class ExampleProject:
+    """A project made for an example, and its open session (None: the server names its
+    sessions itself, so the machine cannot name it)."""
+
+    name: str
+    session: str | None
+
+
+@dataclass(frozen=True)
 class Hit:
     """A memory a search or ``mem_get_observation`` shows (counters: None for a search hit)."""
 
@@ -28,6 +37,7 @@ class Hit:
     content: str | None = None
     revision_count: int | None = None
     duplicate_count: int | None = None
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,8 @@ class Reply:
     id: int | None = None
     hits: tuple[Hit, ...] = ()
     titles: tuple[str, ...] = ()
+    #: the session a session tool's answer names
+    session: str | None = None
 
 
 class Driver(Protocol):
@@ -50,8 +62,9 @@ class Driver(Protocol):
     #: the name of the flag that makes ``mem_delete`` delete for good (the server's schema)
     hard_flag: str
 
-    def begin(self) -> tuple[str, str] | None:
-        """Two projects no one used, for a new example; None when no example may start."""
+    def begin(self) -> tuple[ExampleProject, ExampleProject] | None:
+        """Two projects no one used, each with a session started, for a new example; None when
+        no example may start."""
 
     def unique(self, label: str) -> str:
         """A token nobody used (also a distinctive search term)."""

@@ -6,8 +6,9 @@ a token of its own, so a search for the term finds the example's memories only, 
 names the memory it belongs to. Steps: saves in either project and scope, with a topic key or
 without (answered, or, without a key, with the answer lost and the call sent again, or sent
 several times at once), repeats of an earlier save inside the dedupe window, updates, soft and
-hard deletes, searches for the term with project, type and scope filters, ``mem_get_observation``
-and ``mem_context``. Each step judges what it reads against the rule whose statement it is.
+hard deletes, searches for the term with project, type and scope filters, ``mem_get_observation``,
+``mem_context``, and the end of a project's session (writes name the open session of their
+project). Each step judges what it reads against the rule whose statement it is.
 
 What is not certain is not judged: a repeat is sent only while its memory is well inside the
 dedupe window (``WINDOW_SHARE``), with its text unchanged; an example keeps at most
@@ -47,6 +48,8 @@ RULES = (
     "UPD-002",
     "UPD-004",
     "CTX-001",
+    "SESS-003",
+    "SESS-006",
 )
 
 

@@ -21,6 +21,7 @@ from .model import PERSONAL, PROJECT, REVISED, SAVED, UPDATED, ExampleModel, Mem
 
 SAVE, UPDATE, DELETE = "mem_save", "mem_update", "mem_delete"
 SEARCH, GET, CONTEXT = "mem_search", "mem_get_observation", "mem_context"
+END = "mem_session_end"
 #: seed 003's types, for saves without a topic key
 TYPES = ("bugfix", "decision", "pattern", "discovery")
 #: a topic key's type: each key always comes with its own (the seed says the title and the
@@ -50,7 +51,9 @@ class MachineBase(RuleBasedStateMachine):
         projects = self.driver.begin()
         if projects is None:
             reject()
-        self.model = ExampleModel(projects)
+        names = (projects[0].name, projects[1].name)
+        sessions = {p.name: p.session for p in projects if p.session is not None}
+        self.model = ExampleModel(names, sessions)
         self.term = self.driver.unique("memterm")  # a word of everything the example writes
         self.keys = tuple(f"{t}/{self.term}-{t}" for t in KEY_TYPES)
 
@@ -68,6 +71,11 @@ class MachineBase(RuleBasedStateMachine):
         title = f"{what} {token} {self.term}"
         content = f"**What**: {what} ({token})\n**Why**: {self.term}\n**Learned**: {token}"
         return token, title, content
+
+    def in_session(self, name: str) -> dict[str, str]:
+        """The ``session_id`` argument of a write in project ``name``: its open session's."""
+        session = self.model.sessions.get(name)
+        return {} if session is None else {"session_id": session}
 
     @property
     def has_room(self) -> bool:

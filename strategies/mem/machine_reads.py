@@ -115,6 +115,13 @@ class ReadRules(MachineBase):
             f"#{memory.id} of scope {memory.scope}",
             reply,
         )
+        if memory.session is not None and shown.session_id is not None:
+            self.expect(
+                "SESS-003",
+                shown.session_id == memory.session,
+                f"#{memory.id} of session {memory.session}, saved with its id",
+                reply,
+            )
         self.judge_counters(memory, shown, reply)
 
     @precondition(lambda self: self.model.memories)

@@ -12,6 +12,7 @@ from .driver import AT_ONCE, DELIVERIES, Delivery, Reply
 from .machine_base import (
     DELETE,
     DELETED_RULE,
+    END,
     KEY_TYPES,
     SAVE,
     SEARCH,
@@ -39,7 +40,8 @@ class WriteRules(MachineBase):
         self.driver.step(f"mem_save a new {type} memory, {scope} scope, in {name} ({delivery})")
         token, title, content = self.text("Saved")
         arguments = {"title": title, "content": content, "type": type, "project": name}
-        self.saved_anew(arguments | {"scope": scope}, token, delivery, "SAVE-006")
+        arguments |= {"scope": scope, **self.in_session(name)}
+        self.saved_anew(arguments, token, delivery, "SAVE-006")
 
     def saved_anew(
         self, arguments: dict[str, str], token: str, delivery: Delivery, new_rule: str
@@ -74,6 +76,7 @@ class WriteRules(MachineBase):
             revisions=Count.unknown(),
             duplicates=duplicates,
             created_at=self.driver.now(),
+            session=arguments.get("session_id"),
             repeatable=arguments,
         )
         self.model.memories[memory_id] = memory
@@ -87,7 +90,7 @@ class WriteRules(MachineBase):
         self.driver.step(f"mem_save topic_key {topic_key} ({type}), {scope} scope, in {name}")
         token, title, content = self.text("Topic")
         arguments = {"title": title, "content": content, "type": type, "project": name}
-        arguments |= {"scope": scope, "topic_key": topic_key}
+        arguments |= {"scope": scope, "topic_key": topic_key, **self.in_session(name)}
         holder = self.model.topic_holder(topic_key, name, scope)
         reply = self.driver.call(SAVE, arguments)
         self.expect("SAVE-001" if holder is None else REVISED, reply.ok, "mem_save succeeds", reply)
@@ -103,6 +106,8 @@ class WriteRules(MachineBase):
             holder.rewritten(title, content, REVISED)
             holder.revisions.add(1)
             holder.duplicates = Count.unknown()
+            if holder.session != arguments.get("session_id"):
+                holder.session = None  # saved in two sessions: no rule says which it keeps
             return
         self.expect_new_for_key(memory_id, topic_key, name, scope, reply)
         self.model.memories[memory_id] = Memory(
@@ -117,6 +122,7 @@ class WriteRules(MachineBase):
             revisions=Count.exactly(1),
             duplicates=Count.unknown(),
             created_at=self.driver.now(),
+            session=arguments.get("session_id"),
         )
 
     def expect_new_for_key(
@@ -154,10 +160,14 @@ class WriteRules(MachineBase):
             return []
         newest = self.driver.now() - self.driver.dedupe_window_s * WINDOW_SHARE
         kept = (None, "soft") if self.has_room else (None,)
+        open_sessions = (None, *self.model.sessions.values())
         return [
             m
             for m in self.model.memories.values()
-            if m.repeatable is not None and m.created_at > newest and m.deleted in kept
+            if m.repeatable is not None
+            and m.created_at > newest
+            and m.deleted in kept
+            and m.repeatable.get("session_id") in open_sessions
         ]
 
     @precondition(lambda self: self.repeatable())
@@ -242,3 +252,25 @@ class WriteRules(MachineBase):
             rule_ = "DEL-006" if memory.deleted else DELETED_RULE[kind]
             self.expect(rule_, reply.ok, f"a {kind} delete of #{memory.id} succeeds", reply)
             memory.deleted = kind
+
+    # sessions -------------------------------------------------------------------------------
+    def worked_in(self) -> list[str]:
+        """The projects whose open session has memories saved in it."""
+        sessions = {m.session for m in self.model.memories.values()}
+        return sorted(name for name, s in self.model.sessions.items() if s in sessions)
+
+    @precondition(lambda self: self.worked_in())
+    @rule(data=st.data())
+    def end_session(self, data: st.DataObject) -> None:
+        """``mem_session_end`` of a project's open session that has memories (they stay of
+        it): later writes there name none."""
+        name = data.draw(st.sampled_from(self.worked_in()))
+        session = self.model.sessions.pop(name)
+        self.driver.step(f"mem_session_end {session} of {name}")
+        reply = self.driver.call(END, {"id": session})
+        self.expect(
+            "SESS-006",
+            reply.ok and reply.session in (None, session),
+            f"mem_session_end of {session} succeeds and names it",
+            reply,
+        )

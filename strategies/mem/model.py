@@ -68,6 +68,8 @@ class Memory:
     content: str
     #: the token of the save that made it (its title and content hold it)
     token: str
+    #: the session it was saved with (None: none named, or it is not certain which)
+    session: str | None
     topic_key: str | None
     revisions: Count
     duplicates: Count
@@ -98,6 +100,8 @@ class ExampleModel:
     """The example's two projects and the memories it made in them."""
 
     projects: tuple[str, str]
+    #: the sessions still open, by project
+    sessions: dict[str, str] = field(default_factory=dict)
     memories: dict[int, Memory] = field(default_factory=dict)
 
     def live(

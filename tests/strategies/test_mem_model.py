@@ -18,6 +18,7 @@ def memory(memory_id: int, project: str, scope: str, **fields: object) -> Memory
         "content": "c",
         "token": f"tok{memory_id}",
         "topic_key": None,
+        "session": None,
         "revisions": Count.unknown(),
         "duplicates": Count.exactly(1),
         "created_at": 0.0,

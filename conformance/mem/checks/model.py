@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
-from engram_conformance.strategies.mem.driver import Hit, Reply
+from engram_conformance.strategies.mem.driver import ExampleProject, Hit, Reply
 from engram_conformance.strategies.mem.machine import RULES, mem_machine
 from engram_conformance.strategies.violations import Violation
 from hypothesis import settings
@@ -27,12 +27,22 @@ from ...bounded_search import HarnessStopped, quiet_settings, record_outcome, st
 from ...check_context import CheckFailed
 from ...machine_search import MachineSearch, explore
 from ...session import at_once
-from ..facts import Context, Deleted, Fact, Observation, Saved, SearchResult, ToolFailure, Updated
+from ..facts import (
+    Context,
+    Deleted,
+    Fact,
+    Observation,
+    Saved,
+    SearchResult,
+    SessionEnded,
+    ToolFailure,
+    Updated,
+)
 from .context import MemContext
 from .registry import check
 from .steps import fact, fresh_project, titles
 
-MAX_EXAMPLES = 100
+MAX_EXAMPLES = 150
 STEPS_PER_EXAMPLE = 12
 MACHINE_SECONDS = 30.0
 #: Examples shrinking may run without making any finding smaller before it stops.
@@ -43,6 +53,7 @@ DEFAULT_WINDOW_S = 15 * 60
 ABANDON_AFTER_S = 0.001
 TOOLS = (
     "mem_session_start",
+    "mem_session_end",
     "mem_save",
     "mem_update",
     "mem_delete",
@@ -62,12 +73,13 @@ def reply_of(found: Fact) -> Reply:
         hits = tuple(Hit(h.id, h.title, h.type, h.scope) for h in found.hits)
         return Reply(True, found, hits=hits)
     if isinstance(found, Observation):
-        counters = (found.content, found.revision_count, found.duplicate_count)
-        return Reply(
-            True, found, hits=(Hit(found.id, found.title, found.type, found.scope, *counters),)
-        )
+        counters = (found.content, found.revision_count, found.duplicate_count, found.session_id)
+        shown = Hit(found.id, found.title, found.type, found.scope, *counters)
+        return Reply(True, found, hits=(shown,))
     if isinstance(found, Context):
         return Reply(True, found, titles=tuple(titles(found)))
+    if isinstance(found, SessionEnded):
+        return Reply(True, found, session=found.id)
     return Reply(True, found)
 
 
@@ -77,20 +89,29 @@ class ModelDriver(MachineSearch):
     and the check then stops as every mem check does on it."""
 
     def __init__(
-        self, ctx: MemContext, stop_at: float, dedupe_window_s: float, hard_flag: str
+        self,
+        ctx: MemContext,
+        stop_at: float,
+        dedupe_window_s: float,
+        hard_flag: str,
+        names_sessions: bool,
     ) -> None:
         super().__init__(ctx, stop_at, SHRINK_PATIENCE)
         self.ctx: MemContext = ctx
         self.dedupe_window_s = dedupe_window_s
         self.hard_flag = hard_flag
+        #: whether mem_session_start takes the caller's id (else the server names the session)
+        self.names_sessions = names_sessions
         self.refused: CheckFailed | None = None
 
-    def begin(self) -> tuple[str, str] | None:
+    def begin(self) -> tuple[ExampleProject, ExampleProject] | None:
         if self.refused is not None or not self.may_begin():
             return None
-        mine = self.bridged(fresh_project, self.ctx, "model")
-        other = self.bridged(fresh_project, self.ctx, "modelother")
-        return mine.name, other.name
+        made = [self.bridged(fresh_project, self.ctx, label) for label in ("model", "modelother")]
+        mine, other = (
+            ExampleProject(p.name, p.session if self.names_sessions else None) for p in made
+        )
+        return mine, other
 
     def bridged(self, function: Any, *args: Any) -> Any:
         try:
@@ -144,6 +165,7 @@ async def observations_follow_the_model(ctx: MemContext) -> None:
         stop_time(ctx, MACHINE_SECONDS),
         DEFAULT_WINDOW_S if window is None else window,
         hard_flag,
+        names_sessions="id" in await ctx.properties("mem_session_start"),
     )
     replay = ctx.example.choices if ctx.example is not None else None
     database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check
