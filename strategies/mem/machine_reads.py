@@ -36,7 +36,7 @@ class ReadRules(MachineBase):
         """A search for the term; ``typed``, with the type of one of the example's memories.
         Without a project only a personal-scope search is judged (SCOPE-005): what else it
         returns is the server's current project's."""
-        type = self.known(data).type if typed and self.model.memories else None
+        type = self.known(data).type if typed else None
         arguments: dict[str, Any] = {"query": self.term}
         name = None if project is None else self.model.projects[project]
         if name is None:
