@@ -23,6 +23,7 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine
 
+from ..violations import violation_of
 from .answers import (
     RECEIPT_TOOLS,
     Answer,
@@ -36,7 +37,7 @@ from .answers import (
     says_first,
     says_replay,
 )
-from .machine_driver import AT_ONCE, Approval, Delivery, Driver, violation_of
+from .machine_driver import AT_ONCE, Approval, Delivery, Driver
 from .model import CandidateState, KeyUse, MemoryModel, RecordState, ScopeModel
 
 OWNER = "owner"

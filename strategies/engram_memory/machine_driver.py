@@ -8,8 +8,7 @@ answer lost and the call retried, or sent several times at once).
 
 from __future__ import annotations
 
-from functools import cache
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .answers import Answer
 
@@ -62,16 +61,3 @@ class Driver(Protocol):
 
     def violated(self, rule: str, expected: str, observed: Any) -> None:
         """An expectation of ``rule`` broke (a ``Violation`` is raised next)."""
-
-
-class Violation(AssertionError):
-    """An expectation of ``rule`` broke."""
-
-    rule: ClassVar[str] = ""
-
-
-@cache
-def violation_of(rule: str) -> type[Violation]:
-    """One exception class per rule, so that Hypothesis shrinks each broken rule as a bug of
-    its own."""
-    return type(f"Violation_{rule.replace('-', '_')}", (Violation,), {"rule": rule})

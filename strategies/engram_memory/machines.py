@@ -12,8 +12,9 @@ owner's scope must reveal exactly the model's current records.
 
 from __future__ import annotations
 
+from ..violations import Violation
 from .machine_base import ACTORS, MachineBase
-from .machine_driver import Approval, Driver, Violation
+from .machine_driver import Approval, Driver
 from .machine_reads import ReadRules
 from .machine_writes import MutationRules
 

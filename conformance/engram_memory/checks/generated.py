@@ -46,6 +46,17 @@ from engram_conformance.strategies.engram_memory.broken_arguments import breakag
 from hypothesis import given, reject
 from hypothesis import strategies as st
 
+from ...bounded_search import (
+    Finding,
+    HarnessStopped,
+    SearchFailure,
+    explained,
+    kept_if_smaller,
+    quiet_settings,
+    record_outcome,
+    shown,
+    stop_time,
+)
 from ...exceptions import ServerFault
 from ...observation import Observation
 from ..host import Identity
@@ -60,17 +71,6 @@ from .argument_sending import (
     require_accepted_example,
     send,
     sent_broken,
-)
-from .bounded_search import (
-    Finding,
-    HarnessStopped,
-    SearchFailure,
-    explained,
-    kept_if_smaller,
-    quiet_settings,
-    record_outcome,
-    shown,
-    stop_time,
 )
 from .calls import ALL_TOOLS, SIGNED_META
 from .context import ARGUMENT_ERRORS, CODE_IN_ROW, CheckContext

@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     discovery,
     errors,
     judging,
+    model,
     passive,
     privacy,
     projects,

@@ -33,6 +33,7 @@ def run_against(
     only: tuple[str, ...] = (),
     seed: int = 1,
     dedupe_window_s: float | None = None,
+    profile: str = "quick",
 ) -> RunResult:
     """The harness's result for the mem reference (its handlers mutated as asked), served with
     ``dedupe_window_s`` as its window when given (and the policy saying so)."""
@@ -42,7 +43,7 @@ def run_against(
     server = build_server(service, wiring_mutant)
     target = InProcessTarget("mem-reference-in-process", lambda: server, state_dir)
     host = CONTRACT.host(spec, secrets.token_hex(3))
-    options = RunOptions(only=only, seed=seed)
+    options = RunOptions(profile=profile, only=only, seed=seed)
     if dedupe_window_s is not None:
         target_policy = replace(target_policy or Policy(), dedupe_window_s=dedupe_window_s)
     try:

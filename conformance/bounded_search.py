@@ -1,4 +1,5 @@
-"""What the Hypothesis-driven checks share: their bounds, their settings, and how they report.
+"""What the Hypothesis-driven checks of every contract share: their bounds, their settings, and
+how they report.
 
 Hypothesis is synchronous, the harness async: a search runs in a worker thread and sends each
 call back to the event loop. It is bounded by time (at most ``BUDGET_SHARE`` of what is left of
@@ -19,10 +20,10 @@ from hypothesis import HealthCheck, Verbosity, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
 
-from ...exceptions import ServerFault
-from ...ledger import Reproduction
-from ...observation import Observation
-from .context import CheckContext
+from .check_context import BaseContext
+from .exceptions import ServerFault
+from .ledger import Reproduction
+from .observation import Observation
 
 BUDGET_SHARE = 0.5
 
@@ -55,7 +56,7 @@ class Finding:
     choices: str | None = None
 
 
-def stop_time(ctx: CheckContext, seconds: float) -> float:
+def stop_time(ctx: BaseContext, seconds: float) -> float:
     """When a bounded search must stop: after ``seconds``, at most ``BUDGET_SHARE`` of what is
     left of the run's budget."""
     now = time.monotonic()
@@ -118,7 +119,7 @@ def shown(observed: Any) -> str:
 
 
 def record_outcome(
-    ctx: CheckContext,
+    ctx: BaseContext,
     rules: tuple[str, ...],
     *,
     ran: bool,

@@ -1,0 +1,142 @@
+"""A model-based search of any contract: a Hypothesis state machine run in a worker thread, its
+driver's bookkeeping, and its findings as the report shows them.
+
+The machine runs in a worker thread (``anyio.to_thread``); each call its driver sends runs on
+the harness's event loop (``anyio.from_thread``, ``MachineSearch.bridged``), through the check's
+session, so per-call checks see every call. A contract's driver subclasses ``MachineSearch``
+and adds the calls its machine makes.
+
+The run is bounded by its settings' examples and by time: once ``stop_at`` is past no new
+example starts (``may_begin``), so Hypothesis ends. Shrinking a found bug stops the same way once
+``patience`` examples in a row made no finding smaller (a count, so that a run's result does not
+depend on the machine's speed). For every broken rule the search keeps the smallest failing
+example it met, its steps, its calls and its Hypothesis choices.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import anyio.from_thread
+import hypothesis
+from hypothesis import reproduce_failure, settings
+from hypothesis.control import current_build_context
+from hypothesis.core import encode_failure
+from hypothesis.errors import DidNotReproduce
+from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
+
+from .bounded_search import (
+    Finding,
+    HarnessStopped,
+    SearchFailure,
+    explained,
+    kept_if_smaller,
+    shown,
+)
+from .check_context import BaseContext
+from .exceptions import ServerFault
+from .ledger import Reproduction
+
+T = TypeVar("T")
+
+
+class MachineSearch:
+    """What a state machine's driver keeps: the example's steps and where its calls begin,
+    passes per rule, the smallest finding per rule, and a fault that stopped the search."""
+
+    def __init__(self, ctx: BaseContext, stop_at: float, patience: int) -> None:
+        self.ctx = ctx
+        self.stop_at = stop_at
+        self.patience = patience
+        self.steps: list[str] = []
+        self.first_call = 0
+        self.examples = 0
+        self.passes: Counter[str] = Counter()
+        self.findings: dict[str, Finding] = {}
+        self.fault: ServerFault | None = None
+        self.out_of_time = False
+        self.since_smaller = 0  # examples begun since a finding last got smaller
+
+    def may_begin(self) -> bool:
+        """Whether a new example may start (then it is counted and its steps begin)."""
+        if self.findings:
+            self.since_smaller += 1
+        spent = time.monotonic() >= self.stop_at or self.since_smaller > self.patience
+        if self.fault is not None or spent:
+            self.out_of_time = self.fault is None
+            return False
+        self.steps = []
+        self.first_call = len(self.ctx.session.transcript)
+        self.examples += 1
+        return True
+
+    def bridged(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``function`` run on the harness's event loop; a fault stops the search."""
+        if self.fault is not None:
+            raise HarnessStopped(str(self.fault))
+        try:
+            return anyio.from_thread.run(function, *args)
+        except ServerFault as fault:
+            self.fault = fault
+            raise HarnessStopped(str(fault)) from fault
+
+    def step(self, description: str) -> None:
+        self.steps.append(description)
+
+    def passed(self, rule: str) -> None:
+        self.passes[rule] += 1
+
+    def violated(self, rule: str, expected: str, observed: Any) -> None:
+        """Keep the example as ``rule``'s finding when it is the first or the smallest yet."""
+        calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
+        choices = encode_failure(current_build_context().data.choices).decode("ascii")
+        steps = tuple(self.steps)
+        finding = Finding(
+            expected, shown(observed), calls, (len(steps), len(calls)), steps, choices
+        )
+        if kept_if_smaller(self.findings, rule, finding):
+            self.since_smaller = 0
+
+    def explains(self, error: BaseException, own: tuple[type[BaseException], ...]) -> bool:
+        """Whether what Hypothesis raised at the end is only what the driver knows already:
+        its findings (``own``), a fault, or examples refused once the time was up."""
+        known = bool(self.findings) or self.out_of_time or self.fault is not None
+        return explained(error, known, own)
+
+    def failures(self) -> dict[str, SearchFailure]:
+        """Each broken rule's smallest finding as the report shows it: its steps, its calls,
+        and how to run it again."""
+        ctx = self.ctx
+        failures = {}
+        for rule, finding in self.findings.items():
+            steps = "\n".join(f"{n}. {step}" for n, step in enumerate(finding.steps, 1))
+            expected = f"{finding.expected} (model-based, Hypothesis seed {ctx.seed})"
+            observed = f"{finding.observed}\nshrunk to {len(finding.steps)} steps:\n{steps}"
+            again = Reproduction(ctx.check, hypothesis.__version__, finding.choices)
+            failures[rule] = SearchFailure(expected, observed, finding.calls, again)
+        return failures
+
+
+def explore(
+    machine: type[RuleBasedStateMachine],
+    driver: MachineSearch,
+    own: tuple[type[BaseException], ...],
+    bounds: settings,
+    replay: str | None,
+) -> None:
+    """Run ``machine`` (in a worker thread), seeded with the run's seed, until Hypothesis is
+    done or the time is up; or, given ``replay`` choices, run that one example (it may no
+    longer fail). ``own``: the machine's violations."""
+    machine = hypothesis.seed(driver.ctx.seed)(machine)
+    if replay is not None:
+        machine = reproduce_failure(hypothesis.__version__, replay.encode("ascii"))(machine)
+    try:
+        run_state_machine_as_test(machine, settings=bounds)
+    except DidNotReproduce:
+        return
+    except Exception as error:
+        if not driver.explains(error, own):
+            raise
