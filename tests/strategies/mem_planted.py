@@ -19,8 +19,8 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import TIME_FORMAT, Observation
 
-from ..caught import Caught
-from .mem_dedupe import ServiceMutant
+from ..mutants.caught import Caught
+from ..mutants.mem_seams import ServiceMutant
 
 #: the model check's name, which reports every bug planted here
 MODEL = "observations_follow_the_model"
@@ -32,7 +32,7 @@ class TopicUpsertIgnoresScope(ServiceMutant):
     """A save with a topic key revises the project's memory of that key in either scope: a
     personal memory's upsert overwrites the project-scope memory of the key, and the reverse."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         connection = service.store.connection
 
         def topic_match(topic_key: str, project: str, scope: str) -> Observation | None:
@@ -51,7 +51,7 @@ class HardDeleteHidesAndUpdateRevives(ServiceMutant):
     an update of such a memory, though answered isError as for any id no memory has, clears
     its deletion first: a memory deleted for good comes back after an update is tried."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         memories, store = service.memories, service.store
         hidden: set[int] = set()
         delete, update = memories.delete, memories.update
@@ -81,7 +81,7 @@ class HardDeleteHidesAndUpdateRevives(ServiceMutant):
 class PersonalLeaksIntoEverySearch(ServiceMutant):
     """mem_search with a project also returns the personal memories of every other project."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         search = service.store.search
 
         def leaking(*arguments: Any, personal_everywhere: bool) -> list[Observation]:
@@ -94,7 +94,7 @@ class RetriedDuplicateCountedTwice(ServiceMutant):
     """A duplicate that comes within a second of the memory's last sighting (a save retried
     after its answer was lost, a repeat right after the save) adds two to duplicate_count."""
 
-    def mutate(self, service: MemService) -> None:
+    def patch(self, service: MemService) -> None:
         store = service.store
         seen_again = store.seen_again
 
