@@ -16,9 +16,7 @@ import argparse
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,55 +30,17 @@ from engram_conformance.conformance.targets.reference import reference_descripto
 from engram_conformance.spec.engram_memory import load
 from engram_conformance.strategies.engram_memory.machines import RULES
 
+from benchmarks import machine_tally
 from tests.conformance.inprocess import run_against
 from tests.strategies.test_machine import PLANTED
 
 CHECK = model_check.lifecycle_model_holds.__name__
 
 
-class Tally:
-    """What the machine's driver did in one run: steps, search time, first finding."""
-
-    def __init__(self) -> None:
-        self.steps = 0
-        self.started = 0.0
-        self.seconds = 0.0
-        self.found: dict[str, float] = {}
-
-
-@contextmanager
-def counted() -> Iterator[Tally]:
-    """The machine's check alone, its driver and search timed."""
-    tally = Tally()
-    driver = model_check.HarnessDriver
-    originals = (driver.step, driver.violated, model_check.explore, dict(registry.REGISTRY))
-
-    def step(self: Any, description: str) -> None:
-        tally.steps += 1
-        originals[0](self, description)
-
-    def violated(self: Any, rule: str, expected: str, observed: Any) -> None:
-        tally.found.setdefault(rule, time.perf_counter() - tally.started)
-        originals[1](self, rule, expected, observed)
-
-    def explore(*arguments: Any) -> None:
-        tally.started = time.perf_counter()
-        try:
-            originals[2](*arguments)
-        finally:
-            tally.seconds = time.perf_counter() - tally.started
-
+def counted() -> Any:
+    """The machine's check alone, its search timed (``machine_tally``)."""
     registry.all_checks()
-    machine_only = {CHECK: registry.REGISTRY[CHECK]}
-    driver.step, driver.violated, model_check.explore = step, violated, explore
-    registry.REGISTRY.clear()
-    registry.REGISTRY.update(machine_only)
-    try:
-        yield tally
-    finally:
-        driver.step, driver.violated, model_check.explore = originals[:3]
-        registry.REGISTRY.clear()
-        registry.REGISTRY.update(originals[3])
+    return machine_tally.counted(model_check, registry, CHECK)
 
 
 def over_stdio(seed: int) -> Any:
