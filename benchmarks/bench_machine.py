@@ -16,7 +16,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,7 @@ CHECK = model_check.lifecycle_model_holds.__name__
 def counted() -> Any:
     """The machine's check alone, its search timed (``machine_tally``)."""
     registry.all_checks()
-    return machine_tally.counted(model_check, registry, CHECK)
+    return machine_tally.counted(registry, CHECK)
 
 
 def over_stdio(seed: int) -> Any:
@@ -54,25 +53,6 @@ def in_process(seed: int, **planted: Any) -> Any:
         return run_against(Path(state), only=rules, profile="full", seed=seed, **planted)
 
 
-def rate(kind: str, runner: Callable[[int], Any], seeds: range) -> None:
-    rates = []
-    for seed in seeds:
-        with counted() as tally:
-            runner(seed)
-        rates.append(tally.steps / tally.seconds)
-        print(f"  {kind} seed {seed}: {tally.steps} steps in {tally.seconds:.1f} s")
-    shown = ", ".join(f"{r:.0f}" for r in rates)
-    print(f"{kind}: median {statistics.median(rates):.0f} steps/s ({shown})")
-
-
-def shrunk_steps(result: Any, rule: str) -> int | None:
-    evidence = result.ledger.evidence.get(rule)
-    for failure in evidence.failures if evidence else []:
-        if failure.check == CHECK:
-            return int(failure.observed.split("shrunk to ")[1].split(" steps")[0])
-    return None
-
-
 def time_to_find(seeds: range) -> None:
     for name, (planted, rule) in PLANTED.items():
         times, lengths, missed = [], [], 0
@@ -81,7 +61,7 @@ def time_to_find(seeds: range) -> None:
                 result = in_process(seed, only=(rule,), **planted())
             if rule in tally.found:
                 times.append(tally.found[rule])
-                lengths.append(shrunk_steps(result, rule))
+                lengths.append(machine_tally.shrunk_steps(result, rule, CHECK))
             else:
                 missed += 1
         found = f"median {statistics.median(times):.1f} s" if times else "never found"
@@ -99,8 +79,8 @@ def main() -> None:
     parser.add_argument("--skip-rate", action="store_true")
     options = parser.parse_args()
     if not options.skip_rate:
-        rate("in-process", in_process, range(1, options.rate_seeds + 1))
-        rate("stdio", over_stdio, range(1, options.rate_seeds + 1))
+        machine_tally.rate("in-process", in_process, range(1, options.rate_seeds + 1), counted)
+        machine_tally.rate("stdio", over_stdio, range(1, options.rate_seeds + 1), counted)
     if options.seeds:
         time_to_find(range(1, options.seeds + 1))
 

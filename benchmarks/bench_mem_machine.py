@@ -42,7 +42,7 @@ PEER = REPO / "targets" / "peers" / "engram-v1.toml"
 
 
 def counted() -> Any:
-    return machine_tally.counted(model, registry, CHECK)
+    return machine_tally.counted(registry, CHECK)
 
 
 def launched(descriptor: Any) -> Callable[[int], Any]:
@@ -58,25 +58,6 @@ def in_process(seed: int, **planted: Any) -> Any:
         return run_against(Path(state), only=RULES, profile="full", seed=seed, **planted)
 
 
-def rate(kind: str, runner: Callable[[int], Any], seeds: range) -> None:
-    rates = []
-    for seed in seeds:
-        with counted() as tally:
-            runner(seed)
-        rates.append(tally.steps / tally.seconds)
-        print(f"  {kind} seed {seed}: {tally.steps} steps in {tally.seconds:.1f} s", flush=True)
-    shown = ", ".join(f"{r:.0f}" for r in rates)
-    print(f"{kind}: median {statistics.median(rates):.0f} steps/s ({shown})", flush=True)
-
-
-def shrunk_steps(result: Any, rule: str) -> int | None:
-    evidence = result.ledger.evidence.get(rule)
-    for failure in evidence.failures if evidence else []:
-        if failure.check == CHECK:
-            return int(failure.observed.split("shrunk to ")[1].split(" steps")[0])
-    return None
-
-
 def time_to_find(seeds: range) -> None:
     for mutant, caught in MUTANTS:
         [rule] = caught.broken
@@ -86,7 +67,7 @@ def time_to_find(seeds: range) -> None:
                 result = in_process(seed, wiring_mutant=mutant)
             if rule in tally.found:
                 times.append(tally.found[rule])
-                lengths.append(shrunk_steps(result, rule))
+                lengths.append(machine_tally.shrunk_steps(result, rule, CHECK))
         found = f"median {statistics.median(times):.1f} s" if times else "never found"
         each = ", ".join(f"{t:.1f}" for t in times)
         print(
@@ -102,11 +83,14 @@ def main() -> None:
     parser.add_argument("--rate-seeds", type=int, default=3, help="seeds per steps/s figure")
     options = parser.parse_args()
     seeds = range(1, options.rate_seeds + 1)
-    rate("mem reference, in-process", in_process, seeds)
-    rate("mem reference, stdio", launched(reference_descriptor("mem")), seeds)
+    machine_tally.rate("mem reference, in-process", in_process, seeds, counted)
+    machine_tally.rate(
+        "mem reference, stdio", launched(reference_descriptor("mem")), seeds, counted
+    )
     peers = os.environ.get("ENGRAM_PEERS_DIR")
     if peers and (Path(peers) / "engram-v1" / "bin" / "engram").is_file():
-        rate("Engram v1.20.0, stdio", launched(load_descriptor(PEER)), seeds)
+        engram = launched(load_descriptor(PEER))
+        machine_tally.rate("Engram v1.20.0, stdio", engram, seeds, counted)
     else:
         print("Engram v1.20.0: not installed (tests/peers/install.sh, ENGRAM_PEERS_DIR)")
     if options.seeds:

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio.from_thread
+import anyio.to_thread
 import hypothesis
 from hypothesis import reproduce_failure, settings
 from hypothesis.control import current_build_context
@@ -34,6 +36,7 @@ from .bounded_search import (
     SearchFailure,
     explained,
     kept_if_smaller,
+    record_outcome,
     shown,
 )
 from .check_context import BaseContext
@@ -140,3 +143,32 @@ def explore(
     except Exception as error:
         if not driver.explains(error, own):
             raise
+
+
+async def search(
+    driver: MachineSearch,
+    machine: type[RuleBasedStateMachine],
+    own: tuple[type[BaseException], ...],
+    settings_for: Callable[[Path | None], settings],
+) -> None:
+    """``explore`` ``machine`` in a worker thread: from the check's example database, or
+    replaying the one failing example the run was given (``ctx.example``)."""
+    ctx = driver.ctx
+    replay = ctx.example.choices if ctx.example is not None else None
+    database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check
+    bounds = settings_for(database)
+    await anyio.to_thread.run_sync(explore, machine, driver, own, bounds, replay)
+
+
+def record(driver: MachineSearch, rules: Iterable[str]) -> None:
+    """What the search found, against each of ``rules``: its passes, its smallest failures, or
+    the fault that stopped it."""
+    record_outcome(
+        driver.ctx,
+        rules,
+        ran=driver.examples > 0,
+        fault=driver.fault,
+        passes=driver.passes,
+        passed="the model holds",
+        failures=driver.failures(),
+    )

@@ -28,8 +28,8 @@ from engram_conformance.strategies.engram_memory.machines import (
 )
 from hypothesis import settings
 
-from ...bounded_search import quiet_settings, record_outcome, stop_time
-from ...machine_search import MachineSearch, explore
+from ...bounded_search import quiet_settings, stop_time
+from ...machine_search import MachineSearch, record, search
 from ...observation import Observation
 from ..host import ABSENT, Identity
 from .calls import ALL_TOOLS, SIGNED_META
@@ -134,17 +134,5 @@ async def lifecycle_model_holds(ctx: CheckContext) -> None:
     binding each example's three scopes get clients of their own, and confirmations that do not
     hold are not sent (as for the gate's checks, the harness cannot choose them per call)."""
     driver = HarnessDriver(ctx, stop_time(ctx, MACHINE_SECONDS))
-    replay = ctx.example.choices if ctx.example is not None else None
-    database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check
-    machine = lifecycle_machine(driver)
-    bounds = machine_settings(database)
-    await anyio.to_thread.run_sync(explore, machine, driver, (Violation,), bounds, replay)
-    record_outcome(
-        ctx,
-        RULES,
-        ran=driver.examples > 0,
-        fault=driver.fault,
-        passes=driver.passes,
-        passed="the model holds",
-        failures=driver.failures(),
-    )
+    await search(driver, lifecycle_machine(driver), (Violation,), machine_settings)
+    record(driver, RULES)

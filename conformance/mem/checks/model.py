@@ -23,9 +23,9 @@ from engram_conformance.strategies.mem.machine import RULES, mem_machine
 from engram_conformance.strategies.violations import Violation
 from hypothesis import settings
 
-from ...bounded_search import HarnessStopped, quiet_settings, record_outcome, stop_time
+from ...bounded_search import HarnessStopped, quiet_settings, stop_time
 from ...check_context import CheckFailed
-from ...machine_search import MachineSearch, explore
+from ...machine_search import MachineSearch, record, search
 from ...session import at_once
 from ..facts import (
     Context,
@@ -167,19 +167,7 @@ async def observations_follow_the_model(ctx: MemContext) -> None:
         hard_flag,
         names_sessions="id" in await ctx.properties("mem_session_start"),
     )
-    replay = ctx.example.choices if ctx.example is not None else None
-    database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check
-    machine = mem_machine(driver)
-    bounds = machine_settings(database)
-    await anyio.to_thread.run_sync(explore, machine, driver, (Violation,), bounds, replay)
+    await search(driver, mem_machine(driver), (Violation,), machine_settings)
     if driver.refused is not None:
         raise driver.refused
-    record_outcome(
-        ctx,
-        RULES,
-        ran=driver.examples > 0,
-        fault=driver.fault,
-        passes=driver.passes,
-        passed="the model holds",
-        failures=driver.failures(),
-    )
+    record(driver, RULES)
