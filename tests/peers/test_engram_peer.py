@@ -11,15 +11,12 @@ reason.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from engram_conformance.reports.document import load as load_report
 
-from ..conftest import REPO_ROOT
-from .test_peers import EXECUTABLE, PEERS_DIR, REPORTS
+from .test_peers import PEERS_DIR, REPORTS, run_peer
 
 RUN_TIMEOUT_S = 300  # about 6 s here (quick), 35 s (full)
 #: the rules each version does not pass, and how (docs/peers.md's table); every other rule passes
@@ -66,27 +63,9 @@ def test_the_real_engram_server_reads_as_documented(
 ) -> None:
     _installed(version)
     report_dir = tmp_path / "report"
-    arguments = [
-        str(EXECUTABLE),
-        "run",
-        "--target",
-        str(REPO_ROOT / "targets" / "peers" / f"{version}.toml"),
-        "--profile",
-        profile,
-        "--seed",
-        "1",  # the model's search is seeded: the same examples every run
-        "--report-dir",
-        str(report_dir),
-    ]
-    done = subprocess.run(
-        arguments,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        env={**os.environ, "ENGRAM_PEERS_DIR": str(PEERS_DIR)},
-        cwd=tmp_path,
-        check=False,
-    )
+    # the model's search is seeded: the same examples every run
+    options = ("--profile", profile, "--seed", "1")
+    done = run_peer(f"{version}.toml", tmp_path, RUN_TIMEOUT_S, *options)
     shown = f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     for text in (done.stdout, done.stderr, *((report_dir / r).read_text() for r in REPORTS)):
         assert "Traceback" not in text, shown

@@ -115,30 +115,37 @@ def installed(peer: Peer) -> Path:
     return PEERS_DIR
 
 
-@pytest.mark.parametrize("name", sorted(PEERS))
-def test_a_peer_gets_a_clean_report_of_no_engram_tools(name: str, tmp_path: Path) -> None:
-    peer = PEERS[name]
-    peers_dir = installed(peer)
-    report_dir = tmp_path / "report"
+def run_peer(
+    descriptor: str, tmp_path: Path, timeout_s: float, *options: str
+) -> subprocess.CompletedProcess[str]:
+    """``engram-conformance run`` of ``targets/peers/DESCRIPTOR`` with ``options``, from a
+    scratch folder, its reports in ``tmp_path/report``."""
     arguments = [
         str(EXECUTABLE),
         "run",
         "--target",
-        str(REPO_ROOT / "targets" / "peers" / peer.descriptor),
-        "--profile",
-        "quick",
+        str(REPO_ROOT / "targets" / "peers" / descriptor),
+        *options,
         "--report-dir",
-        str(report_dir),
+        str(tmp_path / "report"),
     ]
-    done = subprocess.run(
+    return subprocess.run(
         arguments,
         capture_output=True,
         text=True,
-        timeout=RUN_TIMEOUT_S,
-        env={**os.environ, "ENGRAM_PEERS_DIR": str(peers_dir)},
+        timeout=timeout_s,
+        env={**os.environ, "ENGRAM_PEERS_DIR": str(PEERS_DIR)},
         cwd=tmp_path,
         check=False,
     )
+
+
+@pytest.mark.parametrize("name", sorted(PEERS))
+def test_a_peer_gets_a_clean_report_of_no_engram_tools(name: str, tmp_path: Path) -> None:
+    peer = PEERS[name]
+    installed(peer)
+    report_dir = tmp_path / "report"
+    done = run_peer(peer.descriptor, tmp_path, RUN_TIMEOUT_S, "--profile", "quick")
     shown = f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
     assert done.returncode == 1, shown
     for text in (done.stdout, done.stderr, *((report_dir / r).read_text() for r in REPORTS)):
