@@ -207,9 +207,11 @@ async def saved_id(ctx: MemContext, project: Project, saved: Saved, token: str) 
 async def saved_memory(
     ctx: MemContext, project: Project, token: str, type: str = "discovery", **extra: Any
 ) -> int:
-    """The id of a new memory of ``project`` whose title and content hold ``token``."""
-    title = extra.pop("title", f"Memory {token}")
-    content = extra.pop("content", what_why(token))
+    """The id of a new memory of ``project`` whose title and content hold ``token`` (those of
+    ``memory_arguments`` unless ``extra`` gives them)."""
+    standard = memory_arguments(token)
+    title = extra.pop("title", standard["title"])
+    content = extra.pop("content", standard["content"])
     saved = await save(ctx, project, title, content, type, **extra)
     return await saved_id(ctx, project, saved, token)
 
