@@ -3,7 +3,9 @@ the recording of verdicts (``expect``). A contract's own context adds its calls 
 
 ``expect`` records one verdict-bearing comparison against a rule; ``require`` stops a check whose
 precondition did not hold (its rules become ``error``), so a check states exactly what it
-decides.
+decides. ``undecided`` stops a check that cannot decide through no fault of the server (an answer
+in a form no reader knows, an argument the server does not publish): its rules are then not
+applicable, with the reason and how to make them testable, never ``pass``, ``fail`` or ``error``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,15 @@ class AfterStop:
 
 class CheckFailed(Exception):
     """Raised by ``require``: the check cannot go on (its precondition did not hold)."""
+
+
+class Undecided(Exception):
+    """Raised by ``undecided``: the check cannot decide its rules, through no fault of the
+    server; ``rules`` are those it leaves undecided (empty: every rule of the check)."""
+
+    def __init__(self, reason: str, rules: tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.rules = rules
 
 
 class BaseContext:
@@ -136,6 +147,12 @@ class BaseContext:
     def not_applicable(self, rule: str, reason: str) -> None:
         """Record that the target's declared policy makes ``rule`` unreachable."""
         self.ledger.inapplicable(rule, self.check, reason)
+
+    def undecided(self, reason: str, evidence: Any = None, rules: tuple[str, ...] = ()) -> None:
+        """Stop the check: it cannot decide ``rules`` (default: all of its rules) for ``reason``,
+        which is no fault of the server; ``evidence`` (the answer it could not read) is shown."""
+        shown = "" if evidence is None else f"; observed {show(evidence)}"
+        raise Undecided(f"{reason}{shown}", rules)
 
     def require(self, ok: bool, what: str, observed: Any = None) -> None:
         """Stop the check when a step it builds on did not work (its rules become ``error``)."""

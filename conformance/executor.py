@@ -4,11 +4,12 @@ its answers. The run and its re-checks both run checks through a ``CheckExecutor
 from __future__ import annotations
 
 import time
+import traceback
 from typing import Any
 
 import anyio
 
-from .check_context import AfterStop, CheckFailed
+from .check_context import AfterStop, CheckFailed, Undecided
 from .check_registry import Check
 from .contracts import Contract
 from .exceptions import ServerFault
@@ -99,12 +100,16 @@ class CheckExecutor:
         except CheckFailed as stopped:
             for rule in check.rules:
                 ledger.errored(rule, check.id, f"the check could not go on: {stopped}")
+        except Undecided as undecided:
+            for rule in undecided.rules or check.rules:
+                ledger.unchecked(rule, check.id, f"not decided: {undecided}")
         except TimeoutError:
             for rule in check.rules:
                 ledger.errored(rule, check.id, why)
         except Exception as error:  # a harness fault is reported, never blamed on the server
+            why = f"harness error in {check.id} (a bug of the kit): {describe(error)}"
             for rule in check.rules:
-                ledger.errored(rule, check.id, f"harness error in {check.id}: {describe(error)}")
+                ledger.errored(rule, check.id, f"{why}\n{kit_traceback(error)}")
         return None
 
     def observer(self, ledger: Ledger, *, fresh: bool = False) -> Observer:
@@ -130,3 +135,8 @@ class CheckExecutor:
                         ledger.errored(rule, check.id, why)
 
         return observe
+
+
+def kit_traceback(error: BaseException) -> str:
+    """The traceback of a harness error, its innermost frames last, for the report."""
+    return "".join(traceback.format_exception(error, limit=-8)).rstrip()

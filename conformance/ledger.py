@@ -67,6 +67,9 @@ class Evidence:
     failures: list[Failure] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     not_applicable: list[str] = field(default_factory=list)
+    #: parts of the rule's statement a check could not decide (an answer no layer could read, an
+    #: argument the server does not publish): the rule is then not applicable, never ``pass``
+    unchecked: list[str] = field(default_factory=list)
     #: what the passes found, where a pass alone does not say it (which version line, say)
     notes: list[str] = field(default_factory=list)
 
@@ -118,9 +121,19 @@ class Ledger:
         entry.checks.add(check)
         entry.not_applicable.append(reason)
 
+    def unchecked(self, rule: str, check: str, reason: str) -> None:
+        """A part of the rule's statement ``check`` could not decide, and why."""
+        entry = self.evidence[rule]
+        entry.checks.add(check)
+        entry.unchecked.append(bounded(reason))
+
     def verdict(self, rule: Rule) -> Verdict:
-        """The verdict of ``rule``: a failure of a ``must`` rule fails, of another rule warns."""
+        """The verdict of ``rule``: a failure of a ``must`` rule fails, of another rule warns; a
+        rule with a part left undecided is not applicable (saying which), not ``pass``."""
         entry = self.evidence.get(rule.id)
+        if entry is not None and entry.unchecked and not (entry.failures or entry.errors):
+            checked = f" ({entry.passed} other part(s) passed)" if entry.passed else ""
+            return Verdict(reports.Verdict.NOT_APPLICABLE, f"{entry.unchecked[0]}{checked}")
         if entry is not None and entry.not_applicable and not (entry.passed or entry.failures):
             return Verdict(reports.Verdict.NOT_APPLICABLE, entry.not_applicable[0])
         if entry is None or not (entry.passed or entry.failures or entry.errors):
