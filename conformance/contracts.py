@@ -83,6 +83,10 @@ class Contract(Protocol):
     def recognises(self, tools: Collection[str]) -> bool:
         """Whether a server listing ``tools`` speaks this contract."""
 
+    def default_claim(self, spec: Any, listed: Collection[str]) -> tuple[str, ...]:
+        """The tools a target whose descriptor claims none is taken to claim, when the server
+        lists ``listed``: those the contract's text requires, and the optional ones it lists."""
+
     def host(self, spec: Any, run_id: str) -> Any:
         """The host the harness plays for one run (opaque to the core); it has
         ``write_public_key(path)`` for the descriptor's ``{host_public_key_file}``."""

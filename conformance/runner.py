@@ -123,8 +123,7 @@ async def run(
 ) -> RunResult:
     """Run the selected checks of ``contract``; ``progress(check, done, total)`` is told of each
     check begun."""
-    if policy.tools is None:  # the target claims every tool of the contract
-        policy = replace(policy, tools=tuple(spec.tools))
+    claims_nothing = policy.tools is None  # then the contract's default claim, once listed
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
     started, started_ms = time.monotonic(), wall_clock_ms()
     budget_ends_at = None if options.budget_s is None else started + options.budget_s
@@ -190,7 +189,11 @@ async def run(
                 session.observers.append(executor.observer(ledger))
                 if first_connection:
                     first_connection = False
-                    await _discover(session, connection, spec, policy, found)
+                    await _discover(session, connection, found)
+                    if claims_nothing:
+                        claim = contract.default_claim(spec, found.listed)
+                        policy = executor.policy = replace(policy, tools=claim)
+                    found.blocked = _blocked_tools(spec, policy, found.listed)
                     if found.failed is not None:
                         transcripts["discovery"] = [o.to_json() for o in session.transcript]
                         found.failed += _stderr_tail(target)
@@ -216,7 +219,7 @@ async def run(
         ledger=ledger,
         checks_of_rule=executor.checks.of_rule(),
         tools_listed=found.listed,
-        tools_claimed=list(policy.tools),
+        tools_claimed=list(policy.tools or contract.default_claim(spec, found.listed)),
         server_info=found.server_info,
         transcripts=transcripts,
         seed=seed,
@@ -253,9 +256,7 @@ def _server_info(client: Any) -> dict[str, str] | None:
     return {"name": info.name, "version": info.version, "protocol_version": client.protocol_version}
 
 
-async def _discover(
-    session: Session, connection: Any, spec: Any, policy: Policy, found: _Discovered
-) -> None:
+async def _discover(session: Session, connection: Any, found: _Discovered) -> None:
     """The tools the server lists, or why they could not be read (then no check can run). A
     JSON-RPC error is an answer: the server lists nothing, as HOST-020's evidence shows."""
     found.server_info = _server_info(connection.default)
@@ -265,15 +266,14 @@ async def _discover(
         found.failed = f"tools/list failed: {fault}"
         return
     found.listed = [tool.name for tool in tools]
-    found.blocked = _blocked_tools(spec, policy, found.listed)
 
 
 def _blocked_tools(spec: Any, policy: Policy, listed: list[str]) -> dict[str, Verdict]:
     """Tool -> the verdict of rules needing it (declared absent, or claimed but not listed)."""
     blocked = {}
     for tool in spec.tools:
-        if tool not in policy.tools:
-            why = f"the target declares {tool} absent"
+        if tool not in (policy.tools or ()):
+            why = f"the target does not claim {tool} (declared absent, or optional and not listed)"
             blocked[tool] = Verdict("not_applicable", why)
         elif tool not in listed:
             blocked[tool] = Verdict("error", f"not testable: tool {tool} absent from tools/list")
@@ -307,9 +307,11 @@ def _verdicts(
             continue
         blocked = [found.blocked[t] for t in rule.tools if t in found.blocked]
         evidence = ledger.evidence.get(rule.id)
-        decided = evidence is not None and bool(evidence.passed or evidence.failures)
-        if blocked and not decided:
-            verdicts[rule.id] = blocked[0]
+        if blocked and not (evidence is not None and evidence.failures):
+            # a part of the statement needs the tool: what passed without it decides nothing
+            passed = evidence.passed if evidence is not None else 0
+            checked = f" ({passed} other part(s) passed)" if passed else ""
+            verdicts[rule.id] = replace(blocked[0], reason=f"{blocked[0].reason}{checked}")
             continue
         verdicts[rule.id] = ledger.verdict(rule)
     return verdicts

@@ -70,6 +70,10 @@ class EngramMemory:
     def recognises(self, tools: Collection[str]) -> bool:
         return bool(set(tools) & set(load().tools))
 
+    def default_claim(self, spec: Spec, listed: Collection[str]) -> tuple[str, ...]:
+        """Every tool: the six-tool contract has no optional one."""
+        return tuple(spec.tools)
+
     def host(self, spec: Spec, run_id: str) -> Host:
         return Host(spec, ContextSigner(spec), run_id)
 

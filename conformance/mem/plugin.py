@@ -82,6 +82,13 @@ class Mem:
     def recognises(self, tools: Collection[str]) -> bool:
         return bool(set(tools) & set(load().tools))
 
+    def default_claim(self, spec: MemSpec, listed: Collection[str]) -> tuple[str, ...]:
+        """The twelve tools seed 003 names, and the version lines' other tools the server
+        lists: upstream's extra tools are optional, so a rule needing an absent one is not
+        applicable, while a missing seed tool is an error of the rules needing it."""
+        optional = [tool for tool in spec.tools if tool in listed and tool not in spec.seed_tools]
+        return (*spec.seed_tools, *optional)
+
     def host(self, spec: MemSpec, run_id: str) -> MemHost:
         return MemHost(run_id)
 
