@@ -63,23 +63,32 @@ class TextAnswer(Protocol):
 
 @dataclass(frozen=True)
 class Answer:
-    """An answer's text and whether the server flagged it ``isError``."""
+    """An answer's text, whether the server flagged it ``isError``, and its
+    ``structuredContent`` (``None``: none)."""
 
     text: str
     is_error: bool = False
+    structured: Mapping[str, Any] | None = None
 
 
 def answer_of(tool: str, result: CallToolResult | TextAnswer) -> Answer:
     """The one text block of a ``CallToolResult`` (other kinds of block are let pass), or the
-    text of an answer already taken apart."""
+    text of an answer already taken apart, with the ``structuredContent`` either carries. An
+    answer with structured content may have any number of text blocks (joined)."""
     if isinstance(result, CallToolResult):
         texts = [block.text for block in result.content if isinstance(block, TextContent)]
-        if len(texts) != 1:
+        structured = result.structured_content
+        if len(texts) != 1 and not isinstance(structured, Mapping):
             raise Unreadable(tool, "\n".join(texts), f"{len(texts)} text blocks, not one")
-        return Answer(texts[0], bool(result.is_error))
-    if not isinstance(result.text, str):
+        return Answer("\n".join(texts), bool(result.is_error), _object(structured))
+    structured = _object(getattr(result, "structured", None))
+    if not isinstance(result.text, str) and structured is None:
         raise Unreadable(tool, "", "the answer carries no text")
-    return Answer(result.text, bool(result.is_error))
+    return Answer(result.text or "", bool(result.is_error), structured)
+
+
+def _object(value: Any) -> Mapping[str, Any] | None:
+    return value if isinstance(value, Mapping) else None
 
 
 class Fields:

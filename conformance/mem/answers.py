@@ -6,22 +6,26 @@ answer already taken apart (the harness's ``Observation``, or ``Answer(text, is_
 
 - An ``isError`` answer, of any tool, is a ``ToolFailure``: v1.7.0's plain message, or v1.1x's
   structured ``{"error_code", "message", "available_projects", "hint"}``.
-- A successful answer is read by its tool's reader, whatever wraps it: v1.7.0's plain text, the
-  JSON-in-text of v1.1x and later (``{"project", "project_source", "project_path", "result", …}``),
-  the reference's text (which may add ``ID: <n>`` to ``mem_save``'s answer).
+- A successful answer is read in layers: its ``structuredContent`` (and the fields the target
+  descriptor's ``[answers]`` table declares) as data (``answer_data``); then its text by the
+  tool's reader, whatever wraps it: v1.7.0's plain text, the JSON-in-text of v1.1x and later
+  (``{"project", "project_source", "project_path", "result", …}``), the reference's text (which
+  may add ``ID: <n>`` to ``mem_save``'s answer); then a JSON text of the vendor's own keys.
 - Readers pull fields; they never compare whole texts. They let pass what versions add (lines,
   JSON keys, warnings) and refuse what they cannot read: ``Unreadable(tool, text, why)``, which a
-  check turns into an error verdict with the text as its evidence. So a fact is never half-guessed.
+  check turns into a not-applicable verdict with the text as its evidence (an answer the kit
+  cannot read is no fault of the server). So a fact is never half-guessed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from mcp_types import CallToolResult
 
+from .answer_data import data_of, read_data
 from .answer_text import Answer, TextAnswer, Unpacked, Unreadable, answer_of, json_object, unpack
 from .curation import (
     read_comparison,
@@ -76,6 +80,12 @@ from .sessions import (
 F = TypeVar("F", bound=Fact)
 
 
+def enveloped(data: Mapping[str, Any]) -> bool:
+    """Whether a JSON text is upstream's envelope, whose ``"result"`` text the dialects read:
+    its other keys are never read on their own (they could contradict that text)."""
+    return isinstance(data.get("result"), str) and "project_source" in data
+
+
 def read_failure(tool: str, text: str) -> ToolFailure:
     """An ``isError`` answer. A JSON object with ``error_code`` or ``message`` is the structured
     style; any other text (a JSON report of ``mem_doctor`` included) is the message itself."""
@@ -93,33 +103,71 @@ def read_failure(tool: str, text: str) -> ToolFailure:
 
 @dataclass(frozen=True)
 class ToolReader(Generic[F]):
-    """The reader of one tool's answers: its failures, or its successes through ``reader``."""
+    """The reader of one tool's answers: its failures, or its successes in layers: the answer's
+    data (``answer_data``: structured content, a JSON object of the vendor's keys, the fields
+    ``declared`` in the descriptor) as its ``kind`` of fact, then its text through ``reader``
+    (the dialects)."""
 
     tool: str
     reader: Callable[[Unpacked], F]
+    #: the one kind of fact the tool answers, read from data too (``None``: text only: a tool
+    #: that answers several kinds, or one of upstream's own whose dialect is already JSON)
+    kind: type[F] | None = None
 
-    def __call__(self, result: CallToolResult | TextAnswer) -> F | ToolFailure:
+    def __call__(
+        self, result: CallToolResult | TextAnswer, declared: Mapping[str, str] | None = None
+    ) -> F | ToolFailure:
         answer = answer_of(self.tool, result)
         if answer.is_error:
             return read_failure(self.tool, answer.text)
-        return self.reader(unpack(self.tool, answer.text))
+        return self.success(answer, declared or {})
+
+    def success(self, answer: Answer, declared: Mapping[str, str]) -> F:
+        """The first layer that reads the answer: its structured content or declared fields,
+        then the text dialects, then a JSON text of the vendor's own keys."""
+        data, kind = data_of(answer), self.kind
+        given_as_data = bool(declared) or answer.structured is not None
+        layers: list[tuple[str, Callable[[], F]]] = []
+        if kind is not None and given_as_data:
+            layers.append(("as data", lambda: read_data(kind, self.tool, answer, data, declared)))
+        layers.append(("as text", lambda: self.reader(unpack(self.tool, answer.text))))
+        if kind is not None and data is not None and not given_as_data and not enveloped(data):
+            layers.append(("as JSON", lambda: read_data(kind, self.tool, answer, data, {})))
+        tried: list[tuple[str, Unreadable]] = []
+        for name, layer in layers:
+            try:
+                return layer()
+            except Unreadable as unreadable:
+                tried.append((name, unreadable))
+        if len(tried) == 1:
+            raise tried[0][1]
+        why = "; ".join(f"{name}: {unreadable.why}" for name, unreadable in tried)
+        raise Unreadable(self.tool, answer.text, why)
 
 
-mem_save = ToolReader[Saved]("mem_save", read_save)
-mem_search = ToolReader[SearchResult]("mem_search", read_search)
-mem_get_observation = ToolReader[Observation]("mem_get_observation", read_observation)
-mem_update = ToolReader[Updated]("mem_update", read_update)
-mem_delete = ToolReader[Deleted]("mem_delete", read_delete)
-mem_suggest_topic_key = ToolReader[Suggestion]("mem_suggest_topic_key", read_suggestion)
-mem_context = ToolReader[Context]("mem_context", read_context)
-mem_timeline = ToolReader[Timeline]("mem_timeline", read_timeline)
-mem_session_start = ToolReader[SessionStarted]("mem_session_start", read_session_start)
-mem_session_end = ToolReader[SessionEnded]("mem_session_end", read_session_end)
-mem_session_summary = ToolReader[SummarySaved]("mem_session_summary", read_session_summary)
-mem_save_prompt = ToolReader[PromptSaved]("mem_save_prompt", read_prompt)
-mem_capture_passive = ToolReader[PassiveCapture]("mem_capture_passive", read_passive_capture)
-mem_stats = ToolReader[Stats]("mem_stats", read_stats)
-mem_current_project = ToolReader[CurrentProject]("mem_current_project", read_current_project)
+mem_save = ToolReader[Saved]("mem_save", read_save, Saved)
+mem_search = ToolReader[SearchResult]("mem_search", read_search, SearchResult)
+mem_get_observation = ToolReader[Observation]("mem_get_observation", read_observation, Observation)
+mem_update = ToolReader[Updated]("mem_update", read_update, Updated)
+mem_delete = ToolReader[Deleted]("mem_delete", read_delete, Deleted)
+mem_suggest_topic_key = ToolReader[Suggestion]("mem_suggest_topic_key", read_suggestion, Suggestion)
+mem_context = ToolReader[Context]("mem_context", read_context, Context)
+mem_timeline = ToolReader[Timeline]("mem_timeline", read_timeline, Timeline)
+mem_session_start = ToolReader[SessionStarted](
+    "mem_session_start", read_session_start, SessionStarted
+)
+mem_session_end = ToolReader[SessionEnded]("mem_session_end", read_session_end, SessionEnded)
+mem_session_summary = ToolReader[SummarySaved](
+    "mem_session_summary", read_session_summary, SummarySaved
+)
+mem_save_prompt = ToolReader[PromptSaved]("mem_save_prompt", read_prompt, PromptSaved)
+mem_capture_passive = ToolReader[PassiveCapture](
+    "mem_capture_passive", read_passive_capture, PassiveCapture
+)
+mem_stats = ToolReader[Stats]("mem_stats", read_stats, Stats)
+mem_current_project = ToolReader[CurrentProject](
+    "mem_current_project", read_current_project, CurrentProject
+)
 mem_judge = ToolReader[Judgement | JudgedMemories | JudgmentRecorded]("mem_judge", read_judge)
 mem_compare = ToolReader[Compared]("mem_compare", read_comparison)
 mem_pin = ToolReader[Pinned]("mem_pin", read_pin)
@@ -160,14 +208,18 @@ READERS: dict[str, ToolReader[Fact]] = {
 }
 
 
-def read(tool: str, result: CallToolResult | TextAnswer) -> Fact:
-    """The fact that ``tool`` answered; an ``isError`` answer of any tool is a ``ToolFailure``.
+def read(
+    tool: str, result: CallToolResult | TextAnswer, declared: Mapping[str, str] | None = None
+) -> Fact:
+    """The fact that ``tool`` answered (``declared``: the places the descriptor's
+    ``[answers.<tool>]`` gives its fields); an ``isError`` answer of any tool is a
+    ``ToolFailure``.
 
-    Raises ``Unreadable`` for an answer its reader cannot understand, or a success of a tool
-    no reader knows."""
+    Raises ``Unreadable`` for an answer no layer can understand, or a success of a tool no
+    reader knows."""
     reader = READERS.get(tool)
     if reader is not None:
-        return reader(result)
+        return reader(result, declared)
     answer = answer_of(tool, result)
     if answer.is_error:
         return read_failure(tool, answer.text)

@@ -71,10 +71,11 @@ class Saved(Fact):
     """``mem_save``. ``id`` is ``None`` where the version does not say it (v1.7.0); the answer is
     the same for an insert, a dedupe hit and a topic upsert, so counters are read back with
     ``mem_get_observation``. ``judgment_required`` is ``None`` before conflict surfacing (v1.1x);
-    ``notes`` keeps the other lines (normalised or similar project warnings)."""
+    ``notes`` keeps the other lines (normalised or similar project warnings). ``title`` and
+    ``type`` are ``None`` where the answer does not echo them (seed 003 gives no answer form)."""
 
-    title: str
-    type: str
+    title: str | None = None
+    type: str | None = None
     id: int | None = None
     sync_id: str | None = None
     state: str | None = None

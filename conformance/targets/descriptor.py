@@ -65,6 +65,10 @@ class Policy:
     #: how long a mem server absorbs a repeated save, when it was started with a window of its
     #: own; None: the default of the mem contract (15 minutes)
     dedupe_window_s: float | None = None
+    #: mem contract: where a server's own answer forms hold each fact field, as the
+    #: descriptor's ``[answers.<tool>]`` tables give them: (tool, field, JSON Pointer or
+    #: ``re:`` pattern)
+    answers: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,11 @@ class TargetDescriptor:
                 semantic_channel=policy.get("semantic_channel", False),
                 tools=tuple(policy["tools"]) if "tools" in policy else None,
                 dedupe_window_s=policy.get("dedupe_window_s"),
+                answers=tuple(
+                    (tool, name, source)
+                    for tool, fields in data.get("answers", {}).items()
+                    for name, source in fields.items()
+                ),
             ),
             state_files=tuple(data.get("state", {}).get("files", ())),
             source=source,
@@ -220,6 +229,11 @@ def _sound_values(data: dict[str, Any], source: str) -> None:
         raise DescriptorError(
             source, "contract.name", f"{contract!r} is no contract this kit knows ({known})"
         )
+    for tool, fields in data.get("answers", {}).items():
+        for name, declared in fields.items():
+            problem = _declaration_problem(declared)
+            if problem:
+                raise DescriptorError(source, f"answers.{tool}.{name}", problem)
     server = data["server"]
     command = server.get("command")
     if command and not command[0].strip():
@@ -230,6 +244,20 @@ def _sound_values(data: dict[str, Any], source: str) -> None:
         problem = url_problem(_PLACEHOLDER.sub("0", url))
         if problem:
             raise DescriptorError(source, "server.url", f"{url!r} {problem}")
+
+
+def _declaration_problem(declared: str) -> str | None:
+    """Why an ``[answers]`` value is neither a JSON Pointer nor a ``re:`` pattern with a group
+    to read, or ``None``."""
+    if declared.startswith("re:"):
+        try:
+            groups = re.compile(declared.removeprefix("re:")).groups
+        except re.error as error:
+            return f"{declared!r} is no regular expression: {error}"
+        return None if groups else f"{declared!r} has no group to read the value from"
+    if not declared.startswith("/"):
+        return f"{declared!r} is neither a JSON Pointer (/a/b) nor a pattern (re:...)"
+    return None
 
 
 def _worded(error: Any, source: str) -> DescriptorError:

@@ -38,6 +38,10 @@ DESCRIPTORS = {
     "url-not-http": 'name = "x"\n[server]\ntransport = "http"\nurl = "ftp://h/mcp"\n',
     "url-no-host": 'name = "x"\n[server]\ntransport = "http"\nurl = "http://:8080/mcp"\n',
     "name-blank": _OK.replace('"x"', '"   "'),
+    "answers-not-a-pointer": _OK + '[answers.mem_save]\nid = "id"\n',
+    "answers-bad-pattern": _OK + '[answers.mem_save]\nid = "re:#(\\\\d+"\n',
+    "answers-pattern-no-group": _OK + '[answers.mem_save]\nid = "re:#\\\\d+"\n',
+    "answers-not-a-table": _OK + '[answers]\nmem_save = "/id"\n',
 }
 TRANSCRIPTS = {
     "not-json": "this is not JSON\n",

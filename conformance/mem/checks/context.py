@@ -1,7 +1,9 @@
 """A mem check's context: the shared one (``check_context.BaseContext``) and the mem calls.
 
 The mem protocol binds no identity, so a call carries no ``_meta``; checks keep apart by fresh
-project names and unique tokens (``unique``, ``steps.fresh_project``).
+project names and unique tokens (``unique``, ``steps.fresh_project``). A call sends its arguments
+under the names the server publishes (``arguments.published_call``); one it cannot do without and
+the server does not publish makes the check's rules not applicable, naming it.
 """
 
 from __future__ import annotations
@@ -10,14 +12,34 @@ from typing import Any
 
 from ...check_context import BaseContext
 from ...observation import Observation
+from ..arguments import NotPublished, published_call, published_name
 
 
 class MemContext(BaseContext):
     _listing: dict[str, Any] | None = None
+    #: how many fresh projects the check has made (``steps.fresh_project``)
+    projects_made = 0
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Observation:
-        """``tool`` called with ``arguments`` as given."""
+    async def call(
+        self, tool: str, arguments: dict[str, Any], *, as_given: bool = False
+    ) -> Observation:
+        """``tool`` called with ``arguments`` under the names its schema publishes (``as_given``:
+        exactly as given, for a check of what a server does with arguments it did not ask)."""
+        if not as_given:
+            try:
+                arguments = published_call(tool, await self.input_schema(tool), arguments)
+            except NotPublished as missing:
+                self.undecided(str(missing))
         return await self.session.call(tool, arguments, None, None)
+
+    def declared(self, tool: str) -> dict[str, str]:
+        """Where the descriptor's ``[answers.<tool>]`` table says ``tool``'s answers hold their
+        facts' fields (field -> JSON Pointer or ``re:`` pattern)."""
+        return {field: source for named, field, source in self.policy.answers if named == tool}
+
+    async def publishes(self, tool: str, argument: str) -> bool:
+        """Whether ``tool``'s schema publishes ``argument`` under its name or a usual other."""
+        return published_name(tool, argument, await self.properties(tool)) is not None
 
     async def listed(self) -> dict[str, Any]:
         """The server's tools/list, by name (the SDK's ``Tool`` objects)."""
@@ -47,8 +69,12 @@ class MemContext(BaseContext):
     async def offered(
         self, tool: str, arguments: dict[str, Any], always: tuple[str, ...] = ()
     ) -> dict[str, Any]:
-        """``arguments`` without those ``tool``'s schema does not list (but for ``always``):
-        what a check sends where versions differ in the arguments a tool takes."""
+        """``arguments`` without those ``tool``'s schema does not publish under any of their
+        names (but for ``always``): what a check sends where servers differ in the arguments a
+        tool takes."""
         listed = await self.properties(tool)
-        kept = listed | set(always)
-        return {name: value for name, value in arguments.items() if name in kept}
+        return {
+            name: value
+            for name, value in arguments.items()
+            if name in always or published_name(tool, name, listed) is not None
+        }

@@ -24,6 +24,7 @@ from typing import Any
 
 from ...exceptions import ServerFault
 from ...observation import Observation
+from ..arguments import fits
 from .context import MemContext
 from .registry import check
 from .steps import Project, fresh_project
@@ -135,17 +136,28 @@ def bad_arguments(schema: Any, project: Project) -> Iterator[dict[str, Any]]:
     yield anchor
     for name, spec in properties.items():
         declared = spec.get("type") if isinstance(spec, dict) else None
-        wrong = ((OTHER_TYPE[declared],) if declared in OTHER_TYPE else ()) + ANY_WRONG
+        wrong = other_types(declared) + ANY_WRONG
         for value in wrong:
             yield anchor | {name: value}
     yield anchor | {"not_an_argument_of_any_mem_tool": "x"}
+
+
+def other_types(declared: Any) -> tuple[Any, ...]:
+    """Values of a JSON type a property's ``type`` (a name, a list of names, or none) does not
+    allow: for each type it names, its stand-in of another type that none of them allows."""
+    names = [declared] if isinstance(declared, str) else declared
+    if not isinstance(names, list):
+        return ()
+    allowed = [name for name in names if isinstance(name, str)]
+    stand_ins = [OTHER_TYPE[name] for name in allowed if name in OTHER_TYPE]
+    return tuple(value for value in stand_ins if not fits({"type": allowed}, value))
 
 
 async def _answered(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> Observation:
     """``tool``'s answer; a fault (the server stopped serving) is ERR-003's failure, then
     raised again so that the runner reconnects for the next check."""
     try:
-        return await ctx.call(tool, arguments)
+        return await ctx.call(tool, arguments, as_given=True)
     except ServerFault as fault:
         expected = f"{tool}({arguments}) answered, and the server still serving"
         ctx.expect("ERR-003", False, expected=expected, observed=str(fault))

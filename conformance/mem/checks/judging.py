@@ -51,8 +51,9 @@ PADDED_CONTENT = "A memory with a long title, padded word after word."
 
 
 async def judged(ctx: MemContext, ids: list[int]) -> Any:
-    """The fact of ``mem_judge`` of ``ids`` (the seed's form)."""
-    return await fact(ctx, JUDGE, {"ids": ids})
+    """The fact of ``mem_judge`` of ``ids`` (the seed's form, sent as the seed names it when the
+    schema publishes no list of ids: the divergence JUDGE-001 and JUDGE-002 name)."""
+    return await fact(ctx, JUDGE, {"ids": ids}, as_given=not await ctx.publishes(JUDGE, "ids"))
 
 
 def verdicts(found: Any, ids: list[int]) -> dict[int, str | None]:

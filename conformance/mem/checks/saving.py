@@ -202,7 +202,8 @@ async def _read_calls(ctx: MemContext, project: Project) -> dict[str, set[int]]:
     ]
     for tool, arguments in probes:
         if tool in listed:
-            await ctx.call(tool, arguments)
+            # the current-project probe carries its token in an argument no schema names
+            await ctx.call(tool, arguments, as_given=tool == CURRENT)
     untouched = await steps.fresh_project(ctx, "untouched")
     await ctx.call(CONTEXT, {"project": untouched.name})
     tokens = {searched: set(), suggested: set(), gotten: {gotten_id}, untouched.name: set()}

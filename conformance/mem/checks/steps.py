@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from ...observation import Observation as Answer
 from ..answer_text import Unreadable
 from ..answers import read
+from ..arguments import published_name
 from ..facts import (
     Context,
     Deleted,
@@ -30,6 +31,7 @@ from ..facts import (
     Observation,
     Saved,
     SearchResult,
+    SessionStarted,
     Timeline,
     ToolFailure,
 )
@@ -39,35 +41,46 @@ F = TypeVar("F", bound=Fact)
 #: where the fresh projects' folders are made (a server names a project by its folder)
 PROJECTS_FOLDER = Path(tempfile.gettempdir(), "engram-conformance-projects")
 START, SAVE, DELETE = "mem_session_start", "mem_save", "mem_delete"
-#: the hard-delete flags, in the order a check prefers them
-HARD_FLAGS = ("hard_delete", "hard")
 #: how far beyond a store's newest memory an id no memory has lies
 BEYOND_NEWEST = 1_000_000
 
 
 @dataclass(frozen=True)
 class Project:
-    """A project no other check uses, and the session started for it."""
+    """A project no other check uses, and the session the server started for it (``None``:
+    its answer named none the kit could read)."""
 
     name: str
-    session: str
+    session: str | None
 
 
-async def read_answer(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> tuple[Answer, Fact]:
-    """``tool``'s answer to ``arguments``, and its fact (a ``ToolFailure`` for ``isError``),
-    for a check that judges the answer's text too."""
-    answer = await ctx.call(tool, arguments)
+#: how a vendor makes an answer form of its own readable
+DECLARE = (
+    "a server's own answer form is declared in its target descriptor, one place per fact field: "
+    '[answers.{tool}] <field> = "<JSON Pointer>" or "re:<pattern with one group>"'
+)
+
+
+async def read_answer(
+    ctx: MemContext, tool: str, arguments: dict[str, Any], *, as_given: bool = False
+) -> tuple[Answer, Fact]:
+    """``tool``'s answer to ``arguments`` (``MemContext.call``), and its fact (a
+    ``ToolFailure`` for ``isError``), for a check that judges the answer's text too. An answer
+    no layer can read leaves the check's rules undecided (not applicable), never failed."""
+    answer = await ctx.call(tool, arguments, as_given=as_given)
     ctx.require(answer.outcome == "result", f"{tool} answered no tool result", answer)
     try:
-        return answer, read(tool, answer)
+        return answer, read(tool, answer, ctx.declared(tool))
     except Unreadable as unreadable:
-        ctx.require(False, str(unreadable), unreadable.text)
-        raise  # not reached: require raised
+        ctx.undecided(f"{unreadable}; {DECLARE.format(tool=tool)}", unreadable.text)
+        raise  # not reached: undecided raised
 
 
-async def fact(ctx: MemContext, tool: str, arguments: dict[str, Any]) -> Fact:
+async def fact(
+    ctx: MemContext, tool: str, arguments: dict[str, Any], *, as_given: bool = False
+) -> Fact:
     """``tool``'s answer to ``arguments`` as its fact (a ``ToolFailure`` for ``isError``)."""
-    _, found = await read_answer(ctx, tool, arguments)
+    _, found = await read_answer(ctx, tool, arguments, as_given=as_given)
     return found
 
 
@@ -85,8 +98,7 @@ async def requirements_unmet(ctx: MemContext, rule: str) -> bool:
     reason naming what is missing."""
     missing = []
     for tool, names in ctx.spec.rules[rule].requires.items():
-        listed = await ctx.properties(tool)
-        lacking = [name for name in names if name not in listed]
+        lacking = [name for name in names if not await ctx.publishes(tool, name)]
         if lacking:
             missing.append(f"{tool}'s input schema lists no {', '.join(lacking)}")
     if missing:
@@ -95,14 +107,20 @@ async def requirements_unmet(ctx: MemContext, rule: str) -> bool:
 
 
 async def start_arguments(ctx: MemContext, name: str, session: str | None) -> dict[str, Any]:
-    """The arguments of a ``mem_session_start`` of project ``name``: the ``project``, or a
-    fresh folder named ``name`` as the ``directory``, with ``session`` as its id (``None``: no
-    id), each only where the server's schema lists it."""
-    folder = PROJECTS_FOLDER / name
-    folder.mkdir(parents=True, exist_ok=True)
-    arguments = {"id": session, "project": name, "directory": str(folder)}
-    given = {k: v for k, v in arguments.items() if v is not None}
-    return await ctx.offered(START, given)
+    """The arguments of a ``mem_session_start`` of project ``name``: the ``project`` where the
+    schema publishes one, else a fresh folder named ``name`` as the ``directory`` (never both:
+    they are alternatives), and ``session`` as its id where the schema takes an id (``None``: no
+    id)."""
+    arguments: dict[str, Any] = {}
+    if session is not None and await ctx.publishes(START, "id"):
+        arguments["id"] = session
+    if await ctx.publishes(START, "project"):
+        arguments["project"] = name
+    elif await ctx.publishes(START, "directory"):
+        folder = PROJECTS_FOLDER / name
+        folder.mkdir(parents=True, exist_ok=True)
+        arguments["directory"] = str(folder)
+    return arguments
 
 
 async def start(ctx: MemContext, name: str, session: str | None) -> Fact:
@@ -110,12 +128,29 @@ async def start(ctx: MemContext, name: str, session: str | None) -> Fact:
     return await fact(ctx, START, await start_arguments(ctx, name, session))
 
 
+async def names_projects(ctx: MemContext) -> bool:
+    """Whether the server can be told which project a call is about: ``mem_save`` publishes a
+    project, or ``mem_session_start`` a project or a folder."""
+    return await ctx.publishes(SAVE, "project") or any(
+        [await ctx.publishes(START, "project"), await ctx.publishes(START, "directory")]
+    )
+
+
 async def fresh_project(ctx: MemContext, label: str = "proj") -> Project:
-    """A new project, made by starting a session for it."""
+    """A new project, made by starting a session for it; the session is the one the server
+    answers (the kit's own id only where the schema takes one). A server that cannot be told a
+    project works in its own: a check needing a second one is then not applicable."""
+    ctx.projects_made += 1
+    if ctx.projects_made > 1 and not await names_projects(ctx):
+        ctx.undecided(
+            "the check needs two projects, and the server publishes no project argument "
+            f"({SAVE} and {START} name none)"
+        )
     name = ctx.unique(label).lower()
-    session = ctx.unique("sess")
-    await start(ctx, name, session)
-    return Project(name, session)
+    started = await start(ctx, name, ctx.unique("sess"))
+    if isinstance(started, SessionStarted):
+        return Project(started.project or name, started.id or None)
+    return Project(name, None)
 
 
 def what_why(token: str, what: str = "a memory to find again") -> str:
@@ -132,6 +167,13 @@ def memory_arguments(token: str, what: str = "a memory to find again") -> dict[s
     return {"title": f"Memory {token}", "content": what_why(token, what), "type": "discovery"}
 
 
+def save_arguments(
+    project: Project, title: str, content: str, type: str = "discovery", **extra: Any
+) -> dict[str, Any]:
+    """The arguments of a ``mem_save`` of a memory in ``project`` (``extra``: scope, …)."""
+    return {"title": title, "content": content, "type": type, "project": project.name} | extra
+
+
 async def save(
     ctx: MemContext,
     project: Project,
@@ -141,8 +183,7 @@ async def save(
     **extra: Any,
 ) -> Saved:
     """A successful ``mem_save`` of a memory in ``project`` (``extra``: scope, topic_key, …)."""
-    arguments = {"title": title, "content": content, "type": type, "project": project.name}
-    return await done(ctx, SAVE, arguments | extra, Saved)
+    return await done(ctx, SAVE, save_arguments(project, title, content, type, **extra), Saved)
 
 
 async def accepted(
@@ -212,7 +253,15 @@ async def saved_memory(
     standard = memory_arguments(token)
     title = extra.pop("title", standard["title"])
     content = extra.pop("content", standard["content"])
-    saved = await save(ctx, project, title, content, type, **extra)
+    answer = await ctx.call(SAVE, save_arguments(project, title, content, type, **extra))
+    ok = answer.outcome == "result" and not answer.is_error
+    ctx.require(ok, f"{SAVE} did not succeed", answer)
+    try:
+        saved = read(SAVE, answer, ctx.declared(SAVE))
+    except Unreadable:  # only the id is needed here, and a search finds it by the token
+        saved = Saved()
+    ctx.require(isinstance(saved, Saved), f"{SAVE} did not succeed", saved)
+    assert isinstance(saved, Saved)
     return await saved_id(ctx, project, saved, token)
 
 
@@ -240,7 +289,7 @@ def absent_id(newest: int) -> int:
 async def hard_flag(ctx: MemContext) -> str | None:
     """The hard-delete flag ``mem_delete``'s schema publishes, if any."""
     published = await ctx.properties(DELETE)
-    return next((flag for flag in HARD_FLAGS if flag in published), None)
+    return published_name(DELETE, "hard", published)
 
 
 async def delete(ctx: MemContext, memory_id: int, **flags: Any) -> Deleted | ToolFailure:

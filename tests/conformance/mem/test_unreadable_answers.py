@@ -163,7 +163,8 @@ def test_malformed_go_quoted_strings_are_none(quoted: str) -> None:
         (envelope(SAVED, candidates=[{"id": 1}]), "candidates[0]: the JSON has no 'sync_id'"),
         (envelope(SAVED, candidates=["x"]), "candidates[0] is 'x', not an object"),
         (envelope(SAVED, project=7), "'project' is 7, not a string"),
-        (json.dumps({"id": 3}), 'no "result" text'),
+        (json.dumps({"id": "3"}), 'no "result" text'),
+        (json.dumps({"id": "3"}), "as JSON: as Saved, id: Input should be a valid integer"),
     ],
 )
 def test_unreadable_saves(text: str, why: str) -> None:

@@ -1,0 +1,176 @@
+"""The first layers a ``mem_*`` answer is read through: the facts a server gives as data.
+
+Seed 003 gives no answer format, so a vendor may answer with ``structuredContent`` or with a JSON
+object as its text, under keys of its own. ``answers`` reads structured content (and the fields
+the descriptor declares) before the text dialects, and a JSON text the dialects cannot read after
+them. A fact is read from the object where its keys name the fact's fields: the field's own
+name, its camelCase form or one of the usual others (``ALIASES``), at the top of the object or
+under one wrapping key (``WRAPPERS``). Every field the fact requires must be there with its
+type (read strictly: ``"5"`` is no id): a fact is never half-guessed, and an object that names
+none of its fields is not the fact at all.
+
+The descriptor's ``[answers.<tool>]`` table declares a vendor's own places, one per fact field:
+a JSON Pointer into the object (``"/data/memory_id"``), or ``re:`` and a pattern whose first group
+is read from the answer's text (``"re:saved as #(\\d+)"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import types
+import typing
+from collections.abc import Mapping
+from functools import cache
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+from referencing import Registry, Resource
+from referencing.exceptions import PointerToNowhere
+
+from .answer_text import Answer, Unreadable
+from .facts import Fact, SessionEnded, SessionStarted
+
+F = TypeVar("F", bound=Fact)
+#: the keys an answer may wrap its fact in
+WRAPPERS = ("observation", "memory", "session", "data", "result")
+#: the usual other names of a fact's fields (after the field's own name and its camelCase)
+ALIASES: dict[str, tuple[str, ...]] = {
+    "id": ("observation_id", "memory_id", "observationId", "memoryId"),
+    "hits": ("results", "memories", "observations", "items"),
+    "preview": ("content", "snippet", "excerpt"),
+    "topic_key": ("key", "suggested_topic_key"),
+    "type": ("kind", "category"),
+}
+#: a session fact's id is the session's
+SESSION_ALIASES = {"id": ("session_id", "sessionId")}
+SESSION_FACTS = (SessionStarted, SessionEnded)
+#: the prefix of a declared pattern (any other declaration is a JSON Pointer)
+PATTERN = "re:"
+
+
+def data_of(answer: Answer) -> Mapping[str, Any] | None:
+    """The object an answer gives as data: its ``structuredContent``, else a JSON object that
+    is its whole text; ``None`` for neither."""
+    if isinstance(answer.structured, Mapping):
+        return answer.structured
+    if not answer.text.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(answer.text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def read_data(
+    kind: type[F],
+    tool: str,
+    answer: Answer,
+    data: Mapping[str, Any] | None,
+    declared: Mapping[str, str],
+) -> F:
+    """The ``kind`` fact ``data`` (and the text, for declared patterns) holds; ``Unreadable``
+    when it names none of the fact's fields or lacks one the fact requires."""
+    names = {field.name for field in _fields(kind)}
+    unknown = sorted(set(declared) - names)
+    if unknown:
+        why = f"the descriptor declares {', '.join(unknown)}, no field of {kind.__name__} "
+        raise Unreadable(tool, answer.text, f"{why}(its fields: {', '.join(sorted(names))})")
+    found: dict[str, Any] = {}
+    for name, source in declared.items():
+        found[name] = _declared(tool, answer, data or {}, name, source)
+    if data is not None:
+        inner = _fact_object(kind, data)
+        found = _shaped(kind, inner, aliases=_aliases(kind)) | found
+    if not found:
+        raise Unreadable(tool, answer.text, f"the answer's data names no field of {kind.__name__}")
+    try:
+        return _adapter(kind).validate_json(json.dumps(found), strict=True)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise Unreadable(
+            tool, answer.text, f"as {kind.__name__}, {where}: {first['msg']}"
+        ) from None
+
+
+def _declared(tool: str, answer: Answer, data: Mapping[str, Any], name: str, source: str) -> Any:
+    if source.startswith(PATTERN):
+        match = re.search(source.removeprefix(PATTERN), answer.text)
+        if match is None:
+            raise Unreadable(tool, answer.text, f"the declared {name} {source!r} does not match")
+        value: Any = match.group(1)
+        return int(value) if value.isascii() and value.isdigit() and name != "title" else value
+    try:
+        return Resource.opaque(data).pointer(source, Registry().resolver()).contents
+    except PointerToNowhere:
+        raise Unreadable(tool, answer.text, f"the declared {name} {source!r} is absent") from None
+
+
+def _aliases(kind: type) -> Mapping[str, tuple[str, ...]]:
+    return ALIASES | SESSION_ALIASES if kind in SESSION_FACTS else ALIASES
+
+
+def _fact_object(kind: type, data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data``, or the object under its one wrapping key when the top names no field."""
+    if _named_fields(kind, data):
+        return data
+    for wrapper in WRAPPERS:
+        inner = data.get(wrapper)
+        if isinstance(inner, Mapping) and _named_fields(kind, inner):
+            return inner
+    return data
+
+
+def _named_fields(kind: type, data: Mapping[str, Any]) -> bool:
+    aliases = _aliases(kind)
+    return any(_key(field.name, data, aliases) is not None for field in _fields(kind))
+
+
+def _fields(kind: type) -> list[dataclasses.Field[Any]]:
+    return [field for field in dataclasses.fields(kind) if field.name != "envelope"]
+
+
+def _key(name: str, data: Mapping[str, Any], aliases: Mapping[str, tuple[str, ...]]) -> str | None:
+    head, *rest = name.split("_")
+    camel = head + "".join(part.title() for part in rest)
+    return next((key for key in (name, camel, *aliases.get(name, ())) if key in data), None)
+
+
+def _shaped(
+    kind: type, data: Mapping[str, Any], aliases: Mapping[str, tuple[str, ...]]
+) -> dict[str, Any]:
+    """``data`` under ``kind``'s field names, nested facts shaped the same way."""
+    hints = typing.get_type_hints(kind)
+    shaped: dict[str, Any] = {}
+    for field in _fields(kind):
+        key = _key(field.name, data, aliases)
+        if key is None:
+            continue
+        value = data[key]
+        nested = _nested_kind(hints[field.name])
+        if nested is not None and isinstance(value, list):
+            value = [
+                _shaped(nested, item, ALIASES) if isinstance(item, Mapping) else item
+                for item in value
+            ]
+        elif nested is not None and isinstance(value, Mapping):
+            value = _shaped(nested, value, ALIASES)
+        shaped[field.name] = value
+    return shaped
+
+
+def _nested_kind(hint: Any) -> type | None:
+    """The dataclass a field holds (alone, optional or as a tuple of them), if any."""
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return hint
+    if typing.get_origin(hint) in (tuple, typing.Union, types.UnionType):
+        return next(filter(None, map(_nested_kind, typing.get_args(hint))), None)
+    return None
+
+
+@cache
+def _adapter(kind: type[F]) -> TypeAdapter[F]:
+    return TypeAdapter(kind)
