@@ -43,6 +43,7 @@ from .steps import (
     save,
     saved_id,
     search,
+    session_of,
     what_why,
 )
 
@@ -207,7 +208,7 @@ async def session_end_summary_is_redacted(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token, secret = ctx.unique("privended"), ctx.unique("privend")
     summary = f"{token} ended {private(secret)}"
-    await done(ctx, END, {"id": project.session, "summary": summary}, SessionEnded)
+    await done(ctx, END, {"id": session_of(ctx, project), "summary": summary}, SessionEnded)
     shown = await context(ctx, project)
     summaries = [s.summary for s in shown.sessions] if isinstance(shown, Context) else []
     ctx.require(bool(kept(summaries, [token])), "the session's summary shown", shown)

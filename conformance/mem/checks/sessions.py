@@ -48,10 +48,12 @@ from .steps import (
     hits_of,
     live,
     memory_arguments,
+    project_started,
     read_context,
     save,
     saved_memory,
     search,
+    session_of,
     start,
     start_arguments,
     what_why,
@@ -190,11 +192,12 @@ async def session_start_generates_an_id(ctx: MemContext) -> None:
 @check(rules=("SESS-006",), tools=(START, END))
 async def session_end_names_the_session(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
-    ended = await fact(ctx, END, {"id": project.session})
+    session = session_of(ctx, project)
+    ended = await fact(ctx, END, {"id": session})
     ctx.expect(
         "SESS-006",
-        isinstance(ended, SessionEnded) and ended.id == project.session,
-        expected=f"mem_session_end succeeding and naming session {project.session!r}",
+        isinstance(ended, SessionEnded) and ended.id == session,
+        expected=f"mem_session_end succeeding and naming session {session!r}",
         observed=ended,
     )
 
@@ -203,14 +206,15 @@ async def session_end_names_the_session(ctx: MemContext) -> None:
 @check(rules=("SESS-003",), tools=(START, SAVE, OBSERVATION, TIMELINE))
 async def memories_belong_to_their_session(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
+    session = session_of(ctx, project)
     tokens = [ctx.unique("insession") for _ in range(3)]
-    ids = [await saved_memory(ctx, project, t, session_id=project.session) for t in tokens]
+    ids = [await saved_memory(ctx, project, t, session_id=session) for t in tokens]
     for memory_id in ids:
         memory = await live(ctx, memory_id)
         ctx.expect(
             "SESS-003",
-            memory.session_id == project.session,
-            expected=f"memory #{memory_id}, saved with session_id {project.session!r}, in it",
+            memory.session_id == session,
+            expected=f"memory #{memory_id}, saved with session_id {session!r}, in it",
             observed=memory,
         )
     first, middle, last = ids
@@ -232,9 +236,12 @@ async def memories_belong_to_their_session(ctx: MemContext) -> None:
 @check(rules=("SESS-009",), tools=(START, SAVE, END, OBSERVATION))
 async def saves_join_the_active_session(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
-    later = f"{project.session}b"  # sorts after the first session's id (see the module's text)
-    started = await start(ctx, project.name, later)
+    # sorts after the first session's id (see the module's text), where the caller names it
+    started = await start(ctx, project.name, f"{session_of(ctx, project)}b")
     ctx.require(isinstance(started, SessionStarted), "a second session started", started)
+    assert isinstance(started, SessionStarted)
+    later = started.id
+    ctx.require(bool(later), "the second session named", started)
     joined = await live(ctx, await saved_memory(ctx, project, ctx.unique("active")))
     ctx.expect(
         "SESS-009",
@@ -342,16 +349,23 @@ async def newest_summary_comes_first(ctx: MemContext) -> None:
 # SESS-007, SESS-008: the whole cycle --------------------------------------------------------
 @check(rules=("SESS-007",), tools=(START, CURRENT, CONTEXT, SAVE, SUMMARY, END))
 async def session_cycle_runs(ctx: MemContext) -> None:
-    project = Project(ctx.unique("proj").lower(), ctx.unique("sess"))
-    token = ctx.unique("cycle")
+    name, token = ctx.unique("proj").lower(), ctx.unique("cycle")
+    arguments = await start_arguments(ctx, name, ctx.unique("sess"))
+    started = await ctx.call(START, arguments)
+    ctx.expect(
+        "SESS-007",
+        started.outcome == "result" and not started.is_error,
+        expected=f"{START} answering isError false in the session cycle",
+        observed=started,
+    )
+    project = await project_started(ctx, name, arguments, started)
     memory = memory_arguments(token) | {"project": project.name, "session_id": project.session}
     cycle = [
-        (START, await start_arguments(ctx, project.name, project.session)),
         (CURRENT, {}),
         (CONTEXT, {"project": project.name}),
         (SAVE, memory),
         (SUMMARY, await summary_arguments(ctx, project, summary_content(token))),
-        (END, {"id": project.session}),
+        (END, {"id": session_of(ctx, project)}),
     ]
     for tool, arguments in cycle:
         answer = await ctx.call(tool, arguments)
@@ -369,7 +383,7 @@ async def knowledge_carries_over(ctx: MemContext) -> None:
     memory, goal = ctx.unique("carried"), ctx.unique("carriedgoal")
     await save(ctx, project, f"Memory {memory}", what_why(memory), session_id=project.session)
     await summarised(ctx, project, goal)
-    await done(ctx, END, {"id": project.session}, SessionEnded)
+    await done(ctx, END, {"id": session_of(ctx, project)}, SessionEnded)
     started = await start(ctx, project.name, ctx.unique("nextsess"))
     ctx.require(isinstance(started, SessionStarted), "a new session started", started)
     for token, what in ((memory, "memory"), (goal, "summary")):

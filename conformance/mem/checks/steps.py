@@ -138,8 +138,9 @@ async def names_projects(ctx: MemContext) -> bool:
 
 async def fresh_project(ctx: MemContext, label: str = "proj") -> Project:
     """A new project, made by starting a session for it; the session is the one the server
-    answers (the kit's own id only where the schema takes one). A server that cannot be told a
-    project works in its own: a check needing a second one is then not applicable."""
+    answers (the kit's own id only where the schema takes one; ``None`` where the answer names
+    none the kit can read). A server that cannot be told a project works in its own: a check
+    needing a second one is then not applicable."""
     ctx.projects_made += 1
     if ctx.projects_made > 1 and not await names_projects(ctx):
         ctx.undecided(
@@ -147,10 +148,36 @@ async def fresh_project(ctx: MemContext, label: str = "proj") -> Project:
             f"({SAVE} and {START} name none)"
         )
     name = ctx.unique(label).lower()
-    started = await start(ctx, name, ctx.unique("sess"))
-    if isinstance(started, SessionStarted):
-        return Project(started.project or name, started.id or None)
-    return Project(name, None)
+    arguments = await start_arguments(ctx, name, ctx.unique("sess"))
+    return await project_started(ctx, name, arguments, await ctx.call(START, arguments))
+
+
+async def project_started(
+    ctx: MemContext, name: str, arguments: dict[str, Any], answer: Answer
+) -> Project:
+    """The project ``name`` and the session that ``answer``, to a ``mem_session_start`` of
+    ``arguments``, started (``None``: an answer that names none the kit can read; a check that
+    needs it asks ``session_of``)."""
+    ctx.require(answer.outcome == "result", f"{START} answered no tool result", answer)
+    try:
+        started = read(START, answer, ctx.declared(START))
+    except Unreadable:
+        return Project(name, None)
+    if not isinstance(started, SessionStarted):
+        return Project(name, None)
+    # the project the saves go to: the one the start named, unless only the saves name one
+    told = bool({"project", "directory"} & set(arguments))
+    own = started.project and (told or not await ctx.publishes(SAVE, "project"))
+    return Project(started.project if own else name, started.id or None)
+
+
+def session_of(ctx: MemContext, project: Project) -> str:
+    """``project``'s session, for a check that names it: one whose start answer named none
+    leaves the check undecided."""
+    if project.session is None:
+        ctx.undecided(f"the check names the session {START} started, and its answer named none")
+    assert project.session is not None
+    return project.session
 
 
 def what_why(token: str, what: str = "a memory to find again") -> str:
