@@ -4,7 +4,9 @@ both scopes, as seed 003 and the rule statements make certain.
 A counter the rules do not pin down (``revision_count`` after ``mem_update``, which no rule
 counts; ``duplicate_count`` of a keyed memory, which dedupe names no key for; a save whose
 answer was lost, which the server may or may not have run) is a range, narrowed to what the
-server shows once it is read (``Count.learn``), so that later steps are judged from there.
+server shows once it is read (``Count.learn``), so that later steps are judged from there. So is
+a new memory's first ``revision_count`` and ``duplicate_count``: the seed gives their increments
+(a topic upsert, a duplicate save), not the value they start from.
 """
 
 from __future__ import annotations
