@@ -162,7 +162,9 @@ async def run(
                     reason = f"needs the {check.binding} binding; the target binds by"
                     ledger.inapplicable(rule, check.id, f"{reason} {options.binding_mode}")
                 continue
-            if any(tool in found.blocked for tool in check.tools):
+            blocked = [found.blocked[tool] for tool in check.tools if tool in found.blocked]
+            if blocked:
+                _skipped(spec, ledger, check, blocked[0])
                 continue
             session.begin_check()
             context = executor.context(check, ledger, session, options.example, budget_ends_at)
@@ -268,6 +270,20 @@ async def _discover(session: Session, connection: Any, found: _Discovered) -> No
     found.listed = [tool.name for tool in tools]
 
 
+def _skipped(spec: Any, ledger: Ledger, check: Check, blocked: Verdict) -> None:
+    """``check`` needs a tool the target does not claim (or claims and does not list): the part
+    of its rules it covers is left undecided (or is an error), except for a rule speaking of
+    each listed tool, of which an absent tool is no part."""
+    for rule in check.rules:
+        reason = blocked.reason or ""
+        if spec.rules[rule].tools_each:
+            ledger.inapplicable(rule, check.id, reason)
+        elif blocked.verdict == "error":
+            ledger.errored(rule, check.id, reason)
+        else:
+            ledger.unchecked(rule, check.id, reason)
+
+
 def _blocked_tools(spec: Any, policy: Policy, listed: list[str]) -> dict[str, Verdict]:
     """Tool -> the verdict of rules needing it (declared absent, or claimed but not listed)."""
     blocked = {}
@@ -305,7 +321,8 @@ def _verdicts(
         if discovery_only and rule.id not in discovery_rules:
             verdicts[rule.id] = Verdict("not_applicable", contract.no_tools)
             continue
-        blocked = [found.blocked[t] for t in rule.tools if t in found.blocked]
+        needed = () if rule.tools_each else rule.tools
+        blocked = [found.blocked[t] for t in needed if t in found.blocked]
         evidence = ledger.evidence.get(rule.id)
         if blocked and not (evidence is not None and evidence.failures):
             # a part of the statement needs the tool: what passed without it decides nothing

@@ -23,6 +23,9 @@ class RuleHead:
     source_section: str
     tools: tuple[str, ...]
     testable: bool
+    #: the statement speaks of each of its tools the server lists (every listed tool), so one
+    #: the server does not list is no part of it; otherwise it needs them all
+    tools_each: bool = False
 
 
 def source_fields(data: dict[str, Any]) -> dict[str, Any]:

@@ -64,6 +64,9 @@ class Toy:
     def recognises(self, tools: Collection[str]) -> bool:
         return ECHO in tools
 
+    def default_claim(self, spec: ToySpec, listed: Collection[str]) -> tuple[str, ...]:
+        return (ECHO,)
+
     def host(self, spec: ToySpec, run_id: str) -> ToyHost:
         return ToyHost(run_id)
 

@@ -14,6 +14,7 @@ class ToyRule:
     statement: str
     tools: tuple[str, ...]
     testable: bool = True
+    tools_each: bool = False
     untestable_reason: str | None = None
     source_document: str = "design"
     source_section: str = "The toy contract"

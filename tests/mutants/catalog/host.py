@@ -494,7 +494,20 @@ MUTANTS: list[tuple[type, Caught]] = [
     (ToolsListChecksTheToolClaim, Caught(("HOST-022",))),
     (ToolsListEmptyWithoutAContext, Caught(("HOST-020",))),
     (ToolsListRefusedWithoutAContext, Caught(("HOST-020",))),
-    (ToolsListHidesForgetWithoutAContext, Caught(("HOST-009", "HOST-020"))),
+    # forget, claimed and not listed without a context, leaves its part of every HOST rule
+    # untested: those rules are errors, as HOST-020 says ("the rules that need it cannot be
+    # tested"), never a pass resting on the other five tools
+    (
+        ToolsListHidesForgetWithoutAContext,
+        Caught(
+            ("HOST-009", "HOST-020"),
+            undecided=(
+                *("HOST-001", "HOST-002", "HOST-003", "HOST-004", "HOST-005", "HOST-007"),
+                *("HOST-008", "HOST-010", "HOST-011", "HOST-013", "HOST-014", "HOST-015"),
+                *("HOST-016", "HOST-021", "HOST-022", "HOST-023", "HOST-024"),
+            ),
+        ),
+    ),
     (UnparsableDeadlineDropped, Caught(("HOST-023",))),
     (ListsABackupTool, Caught(("HOST-013",))),
     (ListsAnExportTool, Caught(("HOST-024",))),
