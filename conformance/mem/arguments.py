@@ -12,7 +12,8 @@ argument is sent:
 - else, for the one argument a call cannot do without, under the schema's only required property
   no other argument took, when its type fits (a search's query called ``needle``);
 - else not at all, when leaving it out keeps what the call asks (``OPTIONAL``: the project, folder
-  or session that name where a call runs; ``scope="project"``, the seed's default);
+  or session that name where a call runs; ``mem_save``'s ``scope="project"``, the seed's default
+  for a new memory, never a filter's);
 - an argument whose value is ``None`` is not sent (a session whose id no answer gave);
 - else the call cannot be made as the check means it: ``NotPublished`` names the argument, and the
   check's rules are not applicable.
@@ -50,7 +51,8 @@ TOOL_SYNONYMS: dict[tuple[str, str], tuple[str, ...]] = {
 #: session then), and the values the seed makes the default
 OPTIONAL = frozenset({"project", "directory", "session_id"})
 OPTIONAL_IN = {("mem_session_start", "id"), ("mem_session_end", "id")}
-DEFAULTS = {"scope": "project"}
+DEFAULTS = {("mem_save", "scope"): "project"}
+NO_DEFAULT = object()
 JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -85,7 +87,9 @@ def published_name(tool: str, argument: str, properties: Mapping[str, Any]) -> s
 def optional(tool: str, argument: str, value: Any) -> bool:
     """Whether a call of ``tool`` keeps its meaning without ``argument`` set to ``value``."""
     return (
-        argument in OPTIONAL or (tool, argument) in OPTIONAL_IN or DEFAULTS.get(argument) == value
+        argument in OPTIONAL
+        or (tool, argument) in OPTIONAL_IN
+        or DEFAULTS.get((tool, argument), NO_DEFAULT) == value
     )
 
 

@@ -26,6 +26,9 @@ class MemContext(BaseContext):
         """``tool`` called with ``arguments`` under the names its schema publishes (``as_given``:
         exactly as given, for a check of what a server does with arguments it did not ask)."""
         if not as_given:
+            listing = self._listing if self._listing is not None else await self.listed()
+            if tool not in listing:
+                self.undecided(f"the check calls {tool}, which the server does not list")
             try:
                 arguments = published_call(tool, await self.input_schema(tool), arguments)
             except NotPublished as missing:

@@ -116,7 +116,7 @@ async def unknown_tool_is_invalid_params(ctx: MemContext) -> None:
     listed = await ctx.listed()
     ctx.require(name not in listed, f"{name} is not listed", sorted(listed))
     code = ctx.spec.rules["ERR-002"].protocol_error
-    answer = await ctx.call(name, {})
+    answer = await ctx.call(name, {}, as_given=True)
     ctx.expect(
         "ERR-002",
         answer.outcome == "protocol_error" and answer.error_code == code,

@@ -11,21 +11,25 @@ failed as its reason (the in-process reference runs with a configured project; a
 in the harness's own checkout runs inside git). The name is compared with the folder's base name
 as it is and lowercased (upstream and the reference normalise names to lowercase).
 
-PROJ-004 reads ``mem_current_project``'s JSON itself, not through the reader, so that an answer
-without ``project_source`` fails the rule instead of leaving it undecided.
+PROJ-004 reads ``mem_current_project``'s data itself (structured content, else JSON text), not
+through the reader, so that an answer without a project source (``project_source``, or
+``source`` as the data's own key) fails the rule instead of leaving it undecided.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer_text import Unreadable, answer_of, json_object
+from ..answer_data import data_of
+from ..answer_text import Unreadable, answer_of
 from ..facts import CurrentProject, Saved, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
 from .steps import done, fact, found_ids, memory_arguments, search
 
 CURRENT, SAVE, SEARCH = "mem_current_project", "mem_save", "mem_search"
+#: the names a project's source goes by in an answer's data (upstream's first)
+SOURCE_KEYS = ("project_source", "projectSource", "source")
 #: project sources that say the project was configured, not detected from the working folder
 CONFIGURED = ("process_override", "config", "explicit_override")
 
@@ -107,13 +111,13 @@ async def current_project_says_how(ctx: MemContext) -> None:
     if answer.outcome != "result" or answer.is_error:
         return
     try:
-        fields = json_object(CURRENT, answer_of(CURRENT, answer).text)
+        mapping = data_of(answer_of(CURRENT, answer)) or {}
     except Unreadable:
-        fields = None
-    mapping = fields.mapping if fields is not None else {}
+        mapping = {}
+    source = next((mapping[key] for key in SOURCE_KEYS if key in mapping), None)
     ctx.expect(
         "PROJ-004",
-        isinstance(mapping.get("project"), str) and bool(mapping.get("project_source")),
+        isinstance(mapping.get("project"), str) and bool(source),
         expected="an answer carrying project and a non-empty project_source",
         observed=answer,
     )

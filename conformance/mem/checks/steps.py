@@ -314,9 +314,11 @@ def absent_id(newest: int) -> int:
 
 
 async def hard_flag(ctx: MemContext) -> str | None:
-    """The hard-delete flag ``mem_delete``'s schema publishes, if any."""
+    """The hard-delete flag ``mem_delete``'s schema publishes, if any (upstream's
+    ``hard_delete`` before the seed's ``hard``, so that DEL-004 can tell a server ignoring
+    ``hard`` from one honouring it)."""
     published = await ctx.properties(DELETE)
-    return published_name(DELETE, "hard", published)
+    return published_name(DELETE, "hard_delete", published)
 
 
 async def delete(ctx: MemContext, memory_id: int, **flags: Any) -> Deleted | ToolFailure:

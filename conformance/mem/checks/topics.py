@@ -230,6 +230,8 @@ async def seed_suggestion(ctx: MemContext) -> None:
     )
     ctx.require(isinstance(found, Suggestion), "a suggestion", found)
     assert isinstance(found, Suggestion)
+    if not answer.text and answer.structured is not None:
+        ctx.undecided("TOPIC-005 judges the answer's text, and it has none", rules=("TOPIC-005",))
     text = unpack(SUGGEST, answer.text or "").text or ""
     ctx.expect(
         "TOPIC-005",
