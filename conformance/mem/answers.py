@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from mcp_types import CallToolResult
@@ -110,9 +111,9 @@ class ToolReader(Generic[F]):
 
     tool: str
     reader: Callable[[Unpacked], F]
-    #: the one kind of fact the tool answers, read from data too (``None``: text only: a tool
-    #: that answers several kinds, or one of upstream's own whose dialect is already JSON)
-    kind: type[F] | None = None
+    #: the kinds of fact the tool answers, read from data too, the first that reads wins
+    #: (none: text only, for one of upstream's own tools whose dialect is already JSON)
+    kinds: tuple[type[F], ...] = ()
 
     def __call__(
         self, result: CallToolResult | TextAnswer, declared: Mapping[str, str] | None = None
@@ -125,14 +126,18 @@ class ToolReader(Generic[F]):
     def success(self, answer: Answer, declared: Mapping[str, str]) -> F:
         """The first layer that reads the answer: its structured content or declared fields,
         then the text dialects, then a JSON text of the vendor's own keys."""
-        data, kind = data_of(answer), self.kind
+        data = data_of(answer)
         given_as_data = bool(declared) or answer.structured is not None
         layers: list[tuple[str, Callable[[], F]]] = []
-        if kind is not None and given_as_data:
-            layers.append(("as data", lambda: read_data(kind, self.tool, answer, data, declared)))
+        if given_as_data:
+            for kind in self.kinds:
+                read = partial(read_data, kind, self.tool, answer, data, declared)
+                layers.append((f"as {kind.__name__} data", read))
         layers.append(("as text", lambda: self.reader(unpack(self.tool, answer.text))))
-        if kind is not None and data is not None and not given_as_data and not enveloped(data):
-            layers.append(("as JSON", lambda: read_data(kind, self.tool, answer, data, {})))
+        if data is not None and not given_as_data and not enveloped(data):
+            for kind in self.kinds:
+                read = partial(read_data, kind, self.tool, answer, data, {})
+                layers.append((f"as {kind.__name__} JSON", read))
         tried: list[tuple[str, Unreadable]] = []
         for name, layer in layers:
             try:
@@ -145,30 +150,36 @@ class ToolReader(Generic[F]):
         raise Unreadable(self.tool, answer.text, why)
 
 
-mem_save = ToolReader[Saved]("mem_save", read_save, Saved)
-mem_search = ToolReader[SearchResult]("mem_search", read_search, SearchResult)
-mem_get_observation = ToolReader[Observation]("mem_get_observation", read_observation, Observation)
-mem_update = ToolReader[Updated]("mem_update", read_update, Updated)
-mem_delete = ToolReader[Deleted]("mem_delete", read_delete, Deleted)
-mem_suggest_topic_key = ToolReader[Suggestion]("mem_suggest_topic_key", read_suggestion, Suggestion)
-mem_context = ToolReader[Context]("mem_context", read_context, Context)
-mem_timeline = ToolReader[Timeline]("mem_timeline", read_timeline, Timeline)
+mem_save = ToolReader[Saved]("mem_save", read_save, (Saved,))
+mem_search = ToolReader[SearchResult]("mem_search", read_search, (SearchResult,))
+mem_get_observation = ToolReader[Observation](
+    "mem_get_observation", read_observation, (Observation,)
+)
+mem_update = ToolReader[Updated]("mem_update", read_update, (Updated,))
+mem_delete = ToolReader[Deleted]("mem_delete", read_delete, (Deleted,))
+mem_suggest_topic_key = ToolReader[Suggestion](
+    "mem_suggest_topic_key", read_suggestion, (Suggestion,)
+)
+mem_context = ToolReader[Context]("mem_context", read_context, (Context,))
+mem_timeline = ToolReader[Timeline]("mem_timeline", read_timeline, (Timeline,))
 mem_session_start = ToolReader[SessionStarted](
-    "mem_session_start", read_session_start, SessionStarted
+    "mem_session_start", read_session_start, (SessionStarted,)
 )
-mem_session_end = ToolReader[SessionEnded]("mem_session_end", read_session_end, SessionEnded)
+mem_session_end = ToolReader[SessionEnded]("mem_session_end", read_session_end, (SessionEnded,))
 mem_session_summary = ToolReader[SummarySaved](
-    "mem_session_summary", read_session_summary, SummarySaved
+    "mem_session_summary", read_session_summary, (SummarySaved,)
 )
-mem_save_prompt = ToolReader[PromptSaved]("mem_save_prompt", read_prompt, PromptSaved)
+mem_save_prompt = ToolReader[PromptSaved]("mem_save_prompt", read_prompt, (PromptSaved,))
 mem_capture_passive = ToolReader[PassiveCapture](
-    "mem_capture_passive", read_passive_capture, PassiveCapture
+    "mem_capture_passive", read_passive_capture, (PassiveCapture,)
 )
-mem_stats = ToolReader[Stats]("mem_stats", read_stats, Stats)
+mem_stats = ToolReader[Stats]("mem_stats", read_stats, (Stats,))
 mem_current_project = ToolReader[CurrentProject](
-    "mem_current_project", read_current_project, CurrentProject
+    "mem_current_project", read_current_project, (CurrentProject,)
 )
-mem_judge = ToolReader[Judgement | JudgedMemories | JudgmentRecorded]("mem_judge", read_judge)
+mem_judge = ToolReader[Judgement | JudgedMemories | JudgmentRecorded](
+    "mem_judge", read_judge, (JudgedMemories, JudgmentRecorded, Judgement)
+)
 mem_compare = ToolReader[Compared]("mem_compare", read_comparison)
 mem_pin = ToolReader[Pinned]("mem_pin", read_pin)
 mem_unpin = ToolReader[Pinned]("mem_unpin", read_pin)
