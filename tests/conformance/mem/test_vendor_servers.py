@@ -1,0 +1,123 @@
+"""The kit judges servers that keep seed 003's protocol in their own dialect (``vendors.py``)
+without a ``fail`` or an ``error``: what differs from upstream reads ``warn`` on the rules that
+are not the seed's, or ``not_applicable`` where the server leaves a rule nothing to judge, each
+for its own reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engram_conformance.conformance.mem.plugin import CONTRACT
+from engram_conformance.conformance.runner import RunResult
+from engram_conformance.conformance.targets.descriptor import Policy
+from engram_conformance.reference_impl.mem.server import Handlers
+
+from . import vendors
+from .inprocess import run_against
+
+#: reasons of ``not_applicable`` every in-process quick run has, whatever the server
+ANY_SERVER = {
+    "DEDUP-005": "dedupe window is 900 s",
+    "DEL-005": "not testable from outside a server",
+    "JUDGE-003": "not testable from outside a server",
+    "PROJ-003": "the current project is configured",
+    "SAVE-008": "restarts only a server it starts over stdio",
+    "SAVE-013": "several server processes only of a server it starts over stdio",
+}
+NOT_LISTED = "the target does not claim mem_get_observation"
+SCOPE_UNPUBLISHED = "mem_context's input schema publishes no argument for 'scope'"
+
+
+def _run(tmp_path: Path, vendor: type[Handlers], policy: Policy | None = None) -> RunResult:
+    return run_against(tmp_path, wiring_mutant=vendor, target_policy=policy, profile="quick")
+
+
+def _by_verdict(result: RunResult, verdict: str) -> dict[str, str]:
+    """Rule -> reason, of the rules the run read ``verdict``."""
+    return {
+        rule: found.reason or ""
+        for rule, found in result.verdicts.items()
+        if found.verdict == verdict
+    }
+
+
+def _assert_reasons(read: dict[str, str], expected: dict[str, str]) -> None:
+    assert sorted(read) == sorted(expected), read
+    assert {rule: text for rule, text in expected.items() if text not in read[rule]} == {}, read
+
+
+def _assert_no_false_alarm(result: RunResult) -> None:
+    alarms = {
+        rule: (found.verdict, found.reason)
+        for rule, found in result.verdicts.items()
+        if found.verdict in ("fail", "error")
+    }
+    assert alarms == {}
+
+
+@pytest.fixture(scope="module")
+def structured(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    return _run(tmp_path_factory.mktemp("structured"), vendors.StructuredAnswers)
+
+
+@pytest.fixture(scope="module")
+def own_names(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    policy = Policy(answers=vendors.ANSWERS)
+    return _run(tmp_path_factory.mktemp("own-names"), vendors.OwnNamesAndIds, policy)
+
+
+@pytest.fixture(scope="module")
+def seed_only(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    return _run(tmp_path_factory.mktemp("seed-only"), vendors.SeedToolsOnly)
+
+
+def test_answers_given_as_structured_content_only_are_read(structured: RunResult) -> None:
+    _assert_no_false_alarm(structured)
+    assert _by_verdict(structured, "warn") == {}
+    _assert_reasons(
+        _by_verdict(structured, "not_applicable"),
+        ANY_SERVER | {"TOPIC-005": "judges the answer's text, and it has none"},
+    )
+
+
+def test_own_argument_names_generated_session_ids_and_declared_texts_are_followed(
+    own_names: RunResult,
+) -> None:
+    _assert_no_false_alarm(own_names)
+    warned = own_names.ledger.evidence
+    # upstream's and the reference's promises the vendor does not keep, each its own
+    assert sorted(_by_verdict(own_names, "warn")) == [
+        "DEL-004",
+        "DISC-004",
+        "JUDGE-004",
+        "SAVE-011",
+    ]
+    assert "a boolean hard" in warned["DEL-004"].failures[0].expected
+    assert "suggested key" in warned["SAVE-011"].failures[0].expected
+    _assert_reasons(
+        _by_verdict(own_names, "not_applicable"),
+        ANY_SERVER
+        | dict.fromkeys(("ERR-001", "SCOPE-005", "SCOPE-006"), SCOPE_UNPUBLISHED)
+        | {"JUDGE-005": "answers none"},
+    )
+
+
+def test_the_seed_s_twelve_tools_alone_leave_only_the_other_tools_rules_undecided(
+    seed_only: RunResult,
+) -> None:
+    _assert_no_false_alarm(seed_only)
+    assert set(seed_only.tools_claimed) == set(CONTRACT.load_spec().seed_tools)
+    assert sorted(_by_verdict(seed_only, "warn")) == ["DISC-004"]
+    inapplicable = _by_verdict(seed_only, "not_applicable")
+    others = {rule: why for rule, why in inapplicable.items() if rule not in ANY_SERVER}
+    assert others, inapplicable
+    assert {
+        rule: why
+        for rule, why in others.items()
+        if NOT_LISTED not in why and "which the server does not list" not in why
+    } == {}
+    passed = _by_verdict(seed_only, "pass")
+    for rule in ("DISC-002", "DISC-003", "DISC-005", "DISC-008", "ERR-001", "ERR-003"):
+        assert rule in passed, seed_only.verdicts[rule]

@@ -1,0 +1,182 @@
+"""Fixture mem servers that keep seed 003's protocol but differ from the reference as vendors'
+servers do: the kit must read each of them without a ``fail`` or an ``error``.
+
+Each is the reference's store and behaviour behind other MCP wiring (a ``Handlers`` of its own,
+the seam the mutant tests use):
+
+- ``StructuredAnswers`` answers every success as ``structuredContent`` only (no text block),
+  its keys in camelCase;
+- ``OwnNamesAndIds`` publishes its own argument names (``needle``, ``memory_id``,
+  ``project_name``, ``permanent``, ``session_id``), takes a folder and no id to start a session
+  and generates the id, drops ``mem_context``'s scope, and answers ``mem_save`` and
+  ``mem_session_start`` in a text of its own, which its descriptor declares (``ANSWERS``);
+- ``SeedToolsOnly`` lists the twelve tools seed 003 names and nothing else.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import secrets
+from copy import deepcopy
+from pathlib import Path
+from typing import Any, ClassVar
+
+import anyio
+import mcp_types as types
+from engram_conformance.conformance.mem import answers
+from engram_conformance.conformance.mem.answer_text import Answer
+from engram_conformance.conformance.mem.facts import SessionEnded, SessionStarted
+from engram_conformance.reference_impl.mem.catalogue import TOOLS
+from engram_conformance.reference_impl.mem.server import Handlers
+from engram_conformance.reference_impl.mem.service import Answer as ServiceAnswer
+from engram_conformance.spec.mem import load
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+SEED_TOOLS = load().seed_tools
+
+
+class Vendor(Handlers):
+    """The reference's service under this vendor's tools, argument names and answer forms."""
+
+    #: the tools it lists (``None``: the reference's)
+    listed: ClassVar[tuple[str, ...] | None] = None
+    #: tool -> {its own argument name: the reference's}
+    renamed: ClassVar[dict[str, dict[str, str]]] = {}
+    #: tool -> the reference's arguments it does not publish
+    hidden: ClassVar[dict[str, tuple[str, ...]]] = {}
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        tools = (await super().list_tools(ctx, params)).tools
+        kept = [tool for tool in tools if self.listed is None or tool.name in self.listed]
+        return types.ListToolsResult(tools=[self.published(tool) for tool in kept])
+
+    def published(self, tool: types.Tool) -> types.Tool:
+        schema = deepcopy(tool.input_schema)
+        own = {reference: mine for mine, reference in self.renamed.get(tool.name, {}).items()}
+        hidden = self.hidden.get(tool.name, ())
+        properties = schema.get("properties", {})
+        schema["properties"] = {
+            own.get(name, name): value for name, value in properties.items() if name not in hidden
+        }
+        required = [name for name in schema.get("required", []) if name not in hidden]
+        schema["required"] = [own.get(name, name) for name in required]
+        return tool.model_copy(update={"input_schema": schema})
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name not in (self.listed or TOOLS):
+            raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:100]}")
+        sent = params.arguments if isinstance(params.arguments, dict) else {}
+        mine = self.renamed.get(params.name, {})
+        hidden = self.hidden.get(params.name, ())
+        if any(name in hidden for name in sent):
+            return refused(f"{params.name} takes no {', '.join(n for n in sent if n in hidden)}")
+        arguments = self.prepared(params.name, {mine.get(k, k): v for k, v in sent.items()})
+        answer = await anyio.to_thread.run_sync(
+            self.service.call, params.name, arguments, limiter=self.calls
+        )
+        if answer.is_error:
+            return refused(answer.text)
+        return self.rendered(params.name, answer)
+
+    def prepared(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The reference's arguments for this vendor's call."""
+        return arguments
+
+    def rendered(self, tool: str, answer: ServiceAnswer) -> types.CallToolResult:
+        """This vendor's answer to a successful call."""
+        return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)])
+
+
+def refused(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def camel_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {camel(key): camel_keys(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list | tuple):
+        return [camel_keys(item) for item in value]
+    return value
+
+
+class StructuredAnswers(Vendor):
+    """Every success as ``structuredContent`` only: the facts of the reference's answer, camelCase
+    keys, a session's id as ``sessionId``."""
+
+    def rendered(self, tool: str, answer: ServiceAnswer) -> types.CallToolResult:
+        fact = answers.read(tool, Answer(answer.text))
+        data = {k: v for k, v in dataclasses.asdict(fact).items() if k != "envelope"}
+        if isinstance(fact, SessionStarted | SessionEnded):
+            data["session_id"] = data.pop("id")
+        return types.CallToolResult(content=[], structured_content=camel_keys(data))
+
+
+class OwnNamesAndIds(Vendor):
+    """Its own argument names and session ids, and two answers in a text of its own."""
+
+    renamed: ClassVar[dict[str, dict[str, str]]] = {
+        "mem_save": {"project_name": "project"},
+        "mem_search": {"needle": "query", "project_name": "project"},
+        "mem_get_observation": {"memory_id": "id"},
+        "mem_update": {"memory_id": "id"},
+        "mem_delete": {"memory_id": "id", "permanent": "hard_delete"},
+        "mem_session_end": {"session_id": "id"},
+        "mem_context": {"project_name": "project"},
+    }
+    hidden: ClassVar[dict[str, tuple[str, ...]]] = {
+        "mem_session_start": ("id", "project"),
+        "mem_delete": ("hard",),
+        "mem_context": ("scope",),
+    }
+
+    def published(self, tool: types.Tool) -> types.Tool:
+        shown = super().published(tool)
+        if tool.name == "mem_search":  # the query is required: the kit finds it by that
+            schema = shown.input_schema | {"required": ["needle"]}
+            return shown.model_copy(update={"input_schema": schema})
+        return shown
+
+    def prepared(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if tool != "mem_session_start":
+            return arguments
+        folder = arguments.get("directory")
+        named = {"project": Path(folder).name} if isinstance(folder, str) and folder else {}
+        return arguments | named | {"id": f"vendor-{secrets.token_hex(6)}"}
+
+    def rendered(self, tool: str, answer: ServiceAnswer) -> types.CallToolResult:
+        text = answer.text
+        if tool == "mem_save":
+            stored = re.search(r"^ID: (\d+)$", text, re.M)
+            text = f"Stored as memory {stored[1]}." if stored else "Stored."
+        elif tool == "mem_session_start":
+            started = answers.read(tool, Answer(text))
+            assert isinstance(started, SessionStarted)
+            text = f"Working session {started.id} opened in {started.project}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+#: how ``OwnNamesAndIds``' descriptor declares its own answer texts (tool, field, where)
+ANSWERS = (
+    ("mem_save", "id", r"re:memory (\d+)"),
+    ("mem_session_start", "id", r"re:session (\S+) opened"),
+    ("mem_session_start", "project", r"re:opened in (\S+)$"),
+)
+
+
+class SeedToolsOnly(Vendor):
+    """The twelve tools seed 003 names, no other."""
+
+    listed: ClassVar[tuple[str, ...] | None] = SEED_TOOLS
