@@ -8,6 +8,8 @@ so this module imports the harness only when ``run_target`` runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +50,8 @@ def run_target(
     from .launching import run_launched
     from .reproduction import write_reproductions
 
-    result, server = run_launched(contract, spec, descriptor, options, progress)
+    with hypothesis_home(report_dir / EXAMPLE_DB):
+        result, server = run_launched(contract, spec, descriptor, options, progress)
     report_dir.mkdir(parents=True, exist_ok=True)
     transcripts = write_transcripts(result, report_dir)
     reproductions = write_reproductions(result, report_dir, descriptor.origin, contract.name)
@@ -63,3 +66,18 @@ def run_target(
         transcript_paths=transcripts,
         reproductions=reproductions,
     )
+
+
+@contextmanager
+def hypothesis_home(folder: Path) -> Iterator[None]:
+    """Hypothesis keeps what it writes besides the example database (its cache of constants)
+    in ``folder`` while a run lasts, not in ``.hypothesis/`` of the current folder, which may
+    be the server's working folder or the user's own."""
+    from hypothesis.configuration import set_hypothesis_home_dir, storage_directory
+
+    before = storage_directory(intent_to_write=False).home_directory
+    set_hypothesis_home_dir(folder)
+    try:
+        yield
+    finally:
+        set_hypothesis_home_dir(before)
