@@ -129,15 +129,16 @@ class ToolReader(Generic[F]):
         data = data_of(answer)
         given_as_data = bool(declared) or answer.structured is not None
         layers: list[tuple[str, Callable[[], F]]] = []
+        several = len(self.kinds) > 1
         if given_as_data:
             for kind in self.kinds:
                 read = partial(read_data, kind, self.tool, answer, data, declared)
-                layers.append((f"as {kind.__name__} data", read))
+                layers.append((f"as {kind.__name__} data" if several else "as data", read))
         layers.append(("as text", lambda: self.reader(unpack(self.tool, answer.text))))
         if data is not None and not given_as_data and not enveloped(data):
             for kind in self.kinds:
                 read = partial(read_data, kind, self.tool, answer, data, {})
-                layers.append((f"as {kind.__name__} JSON", read))
+                layers.append((f"as {kind.__name__} JSON" if several else "as JSON", read))
         tried: list[tuple[str, Unreadable]] = []
         for name, layer in layers:
             try:

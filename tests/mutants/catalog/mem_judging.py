@@ -147,7 +147,8 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (UnknownIdJudged, mem_caught("JUDGE-002")),
     (VerdictsChange, mem_caught("JUDGE-002")),
     # without a judgment_id, JUDGE-005's refused relation cannot be tried
-    (NoCandidates, mem_caught("JUDGE-004", undecided=("JUDGE-005",))),
+    # JUDGE-005 then has no pending judgment to judge: not applicable, charged to JUDGE-004 only
+    (NoCandidates, mem_caught("JUDGE-004")),
     (VerdictNotRecorded, mem_caught("JUDGE-004")),
     (UnknownJudgmentRecorded, mem_caught("JUDGE-005")),
     (AnyRelationTaken, mem_caught("JUDGE-005")),
