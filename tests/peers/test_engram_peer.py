@@ -6,11 +6,13 @@ rules docs/peers.md explains not passing, with those verdicts. A version no run 
 documented yet (v3.7.2, which the module proxy has refused so far) must still give a full report
 with no ``error`` and no traceback; its verdicts are then for docs/peers.md to explain. A version
 that is not installed (no Go, or a version the module proxy does not serve) is skipped with the
-reason.
+reason. ``ENGRAM_BINARY`` names any other Engram binary by path (``targets/peers/engram.toml``),
+judged as an undocumented version is.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -46,7 +48,16 @@ NOT_PASSING = {
 }
 
 
+#: the version named by ENGRAM_BINARY, run through targets/peers/engram.toml
+BY_PATH = "engram"
+
+
 def _installed(version: str) -> Path:
+    if version == BY_PATH:
+        named = os.environ.get("ENGRAM_BINARY")
+        if not named or not Path(named).is_file():
+            pytest.skip("ENGRAM_BINARY names no Engram binary (docs/peers.md)")
+        return Path(named)
     binary = PEERS_DIR / version / "bin" / "engram"
     if not binary.is_file():
         pytest.skip(
@@ -57,7 +68,7 @@ def _installed(version: str) -> Path:
 
 
 @pytest.mark.parametrize("profile", ["quick", "full"])
-@pytest.mark.parametrize("version", ["engram-v1", "engram-v3"])
+@pytest.mark.parametrize("version", ["engram-v1", "engram-v3", BY_PATH])
 def test_the_real_engram_server_reads_as_documented(
     version: str, profile: str, tmp_path: Path
 ) -> None:
