@@ -35,4 +35,10 @@ def test_the_mem_reference_keeps_its_window(tmp_path: Path) -> None:
 def test_the_default_window_is_too_long_to_wait_out(tmp_path: Path) -> None:
     verdict = run_against(tmp_path, only=RULE).verdicts["DEDUP-005"]
     assert verdict.verdict == "not_applicable"
-    assert verdict.reason.startswith("the server's dedupe window is 900 s")
+    assert verdict.reason.startswith("the descriptor gives no dedupe window")
+
+
+def test_a_window_longer_than_the_harness_waits_is_said(tmp_path: Path) -> None:
+    verdict = run_against(tmp_path, only=RULE, dedupe_window_s=60.0).verdicts["DEDUP-005"]
+    assert verdict.verdict == "not_applicable"
+    assert verdict.reason.startswith("the descriptor gives a dedupe window of 60 s")

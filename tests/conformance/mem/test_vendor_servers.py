@@ -19,7 +19,7 @@ from .inprocess import run_against
 
 #: reasons of ``not_applicable`` every in-process quick run has, whatever the server
 ANY_SERVER = {
-    "DEDUP-005": "dedupe window is 900 s",
+    "DEDUP-005": "the descriptor gives no dedupe window",
     "DEL-005": "not testable from outside a server",
     "JUDGE-003": "not testable from outside a server",
     "PROJ-003": "the current project is configured",
