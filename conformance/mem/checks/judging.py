@@ -8,7 +8,10 @@ every id given, the same verdicts again on an unchanged store, and the refusals 
 
 JUDGE-004 and JUDGE-005 need upstream's ``judgment_id`` and ``relation``: a server whose
 mem_judge schema lacks either gets them not applicable. JUDGE-004's candidate is a memory of
-the same project whose title is the saved one's but for its last word. JUDGE-005 only needs a
+the same project whose title is the saved one's but for its last word, saved after ``FILLERS``
+unrelated memories: a score that depends on how many memories the store holds (upstream's
+BM25) then reads the same in a run of this rule alone, its replay and its re-check as in a whole
+run. JUDGE-005 only needs a
 pending judgment, which upstream v1.20 gives only for a weak full-text match (its floor keeps
 the rows whose FTS5 bm25 is at least -2.0, and FTS5 scores a better match lower): so its
 candidate holds the shared token in a title of a hundred more words (a long column weighs each
@@ -48,6 +51,8 @@ UNKNOWN_JUDGMENT = "rel-0000000000000000"
 #: holds no word of the saved title)
 PADDING = " ".join(["padding"] * 100)
 PADDED_CONTENT = "A memory with a long title, padded word after word."
+#: the unrelated memories JUDGE-004 saves first (see the module's docstring)
+FILLERS = 20
 
 
 async def judged(ctx: MemContext, ids: list[int]) -> Any:
@@ -160,6 +165,9 @@ async def save_surfaces_candidates_to_judge(ctx: MemContext) -> None:
     if await requirements_unmet(ctx, "JUDGE-004"):
         return
     project = await fresh_project(ctx)
+    for number in range(FILLERS):  # a store as full in a run of this rule alone as in any
+        filler = ctx.unique(f"filler{number}")
+        await saved_memory(ctx, project, filler, title=f"Unrelated {filler}")
     older, newer = await _resembling_pair(ctx, project)
     candidates = {candidate.id: candidate.judgment_id for candidate in newer.candidates}
     ctx.expect(
