@@ -26,7 +26,6 @@ NOT_PASSING = {
     "engram-v1": {
         "TOPIC-002": "not_applicable",
         "DEDUP-002": "not_applicable",
-        "TOPIC-011": "warn",
         "TOPIC-005": "warn",
         "DEDUP-004": "warn",
         "DEDUP-005": "not_applicable",
@@ -43,7 +42,6 @@ NOT_PASSING = {
         "JUDGE-002": "warn",
         "JUDGE-003": "not_applicable",
         "JUDGE-004": "warn",
-        "PROJ-005": "warn",
     },
 }
 

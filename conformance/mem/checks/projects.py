@@ -22,10 +22,10 @@ from pathlib import Path
 
 from ..answer_data import data_of
 from ..answer_text import Unreadable, answer_of
-from ..facts import CurrentProject, Saved, SearchResult, ToolFailure
+from ..facts import CurrentProject, Saved, SearchResult
 from .context import MemContext
 from .registry import check
-from .steps import done, fact, found_ids, memory_arguments, search
+from .steps import done, fact, memory_arguments, search
 
 CURRENT, SAVE, SEARCH = "mem_current_project", "mem_save", "mem_search"
 #: the names a project's source goes by in an answer's data (upstream's first)
@@ -120,25 +120,4 @@ async def current_project_says_how(ctx: MemContext) -> None:
         isinstance(mapping.get("project"), str) and bool(source),
         expected="an answer carrying project and a non-empty project_source",
         observed=answer,
-    )
-
-
-@check(rules=("PROJ-005",), tools=(SAVE, SEARCH))
-async def explicit_project_is_taken(ctx: MemContext) -> None:
-    name, token = ctx.unique("newproj").lower(), ctx.unique("explicit")
-    saved = await fact(ctx, SAVE, memory_arguments(token) | {"project": name})
-    ctx.expect(
-        "PROJ-005",
-        not isinstance(saved, ToolFailure),
-        expected=f"mem_save with the new project {name!r} accepted",
-        observed=saved,
-    )
-    if isinstance(saved, ToolFailure):
-        return
-    ids = await found_ids(ctx, token, project=name)
-    ctx.expect(
-        "PROJ-005",
-        bool(ids),
-        expected=f"the memory found in project {name!r}",
-        observed=ids,
     )

@@ -343,18 +343,6 @@ async def topics_are_kept_apart(ctx: MemContext) -> None:
     )
 
 
-@check(rules=("TOPIC-011",), tools=(SAVE, SEARCH, GET))
-async def observation_shows_its_times(ctx: MemContext) -> None:
-    project = await steps.fresh_project(ctx)
-    memory = await steps.live(ctx, await steps.saved_memory(ctx, project, ctx.unique("times")))
-    ctx.expect(
-        "TOPIC-011",
-        memory.updated_at is not None and memory.last_seen_at is not None,
-        expected="mem_get_observation shows updated_at and last_seen_at",
-        observed=memory,
-    )
-
-
 @check(rules=("TOPIC-012",), tools=(SAVE, SEARCH, GET))
 async def key_is_normalised_before_matching(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)

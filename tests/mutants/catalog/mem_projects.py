@@ -21,10 +21,10 @@ from engram_conformance.reference_impl.mem.project import (
     normalized,
 )
 from engram_conformance.reference_impl.mem.server import Handlers
-from engram_conformance.reference_impl.mem.service import Answer, MemService
+from engram_conformance.reference_impl.mem.service import MemService
 
 from ..caught import Caught
-from ..mem_seams import CallMutant, ServiceMutant, ServingMutant, answering, mem_caught, text_of
+from ..mem_seams import CallMutant, ServiceMutant, answering, mem_caught, text_of
 
 CURRENT = "mem_current_project"
 
@@ -84,23 +84,10 @@ class SaveWithoutProjectGoesToDefault(CallMutant):
         return arguments
 
 
-class NewProjectRefused(ServingMutant):
-    """mem_save with a project no session or memory knows answers unknown_project (upstream
-    v1.20.0's rule for an explicit project)."""
-
-    def serve(self, tool: str, sent: Any) -> Answer:
-        project = sent.get("project") if tool == "mem_save" else None
-        if isinstance(project, str) and project not in self.store.known_projects():
-            refusal = {"error_code": "unknown_project", "message": f"unknown project {project}"}
-            return Answer(json.dumps(refusal), is_error=True)
-        return self.reference(tool, sent)
-
-
 #: each mutant and what it breaks (PROJ-002 needs a current project's name to search it)
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (CurrentProjectBlank, mem_caught("PROJ-001", undecided=("PROJ-002",))),
     (SaveWithoutProjectGoesToDefault, mem_caught("PROJ-002")),
     (NamesProjectByPath, mem_caught("PROJ-003")),
     (ProjectSourceBlank, mem_caught("PROJ-004")),
-    (NewProjectRefused, mem_caught("PROJ-005")),
 ]

@@ -26,7 +26,6 @@ SAVE, GET, SUGGEST = "mem_save", "mem_get_observation", "mem_suggest_topic_key"
 #: the families seed 003 names (and the reference's ``session``)
 SEED_FAMILIES = {"architecture", "bug", "decision", "pattern", "config", "discovery", "learning"}
 #: the lines of mem_get_observation's answer that show its times
-TIME_LINES = ("Updated: ", "Last seen: ")
 
 
 class MatchesTopics(ServiceMutant):
@@ -213,20 +212,6 @@ class SuggestsForNothing(CallMutant):
         return answering(result, "topic/general", is_error=False) if refused else result
 
 
-class HidesTimes(CallMutant):
-    """mem_get_observation does not show updated_at and last_seen_at."""
-
-    def answered(
-        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
-    ) -> types.CallToolResult:
-        if tool != GET or result.is_error:
-            return result
-        lines = text_of(result).split("\n")
-        while lines and lines[-1].startswith(TIME_LINES):
-            lines.pop()
-        return answering(result, "\n".join(lines))
-
-
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (
@@ -247,5 +232,4 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (NumbersRepeatedSuggestions, mem_caught("TOPIC-008")),
     (UnderscoresOutsideFamilies, mem_caught("TOPIC-014")),
     (SuggestsForNothing, mem_caught("TOPIC-013")),
-    (HidesTimes, mem_caught("TOPIC-011")),
 ]
