@@ -22,17 +22,16 @@ from copy import deepcopy
 from pathlib import Path
 from typing import Any, ClassVar
 
-import anyio
 import mcp_types as types
 from engram_conformance.conformance.mem import answers
 from engram_conformance.conformance.mem.answer_text import Answer
 from engram_conformance.conformance.mem.facts import SessionEnded, SessionStarted
-from engram_conformance.reference_impl.mem.catalogue import TOOLS
 from engram_conformance.reference_impl.mem.server import Handlers
-from engram_conformance.reference_impl.mem.service import Answer as ServiceAnswer
 from engram_conformance.spec.mem import load
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
+
+from ...mutants.mem_seams import text_of
 
 SEED_TOOLS = load().seed_tools
 
@@ -69,28 +68,24 @@ class Vendor(Handlers):
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in (self.listed or TOOLS):
+        if self.listed is not None and params.name not in self.listed:
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:100]}")
         sent = params.arguments if isinstance(params.arguments, dict) else {}
+        unpublished = [name for name in sent if name in self.hidden.get(params.name, ())]
+        if unpublished:
+            return refused(f"{params.name} takes no {', '.join(unpublished)}")
         mine = self.renamed.get(params.name, {})
-        hidden = self.hidden.get(params.name, ())
-        if any(name in hidden for name in sent):
-            return refused(f"{params.name} takes no {', '.join(n for n in sent if n in hidden)}")
         arguments = self.prepared(params.name, {mine.get(k, k): v for k, v in sent.items()})
-        answer = await anyio.to_thread.run_sync(
-            self.service.call, params.name, arguments, limiter=self.calls
-        )
-        if answer.is_error:
-            return refused(answer.text)
-        return self.rendered(params.name, answer)
+        result = await super().call_tool(ctx, params.model_copy(update={"arguments": arguments}))
+        return result if result.is_error else self.rendered(params.name, text_of(result))
 
     def prepared(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """The reference's arguments for this vendor's call."""
         return arguments
 
-    def rendered(self, tool: str, answer: ServiceAnswer) -> types.CallToolResult:
-        """This vendor's answer to a successful call."""
-        return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)])
+    def rendered(self, tool: str, text: str) -> types.CallToolResult:
+        """This vendor's answer to a successful call the reference answered ``text``."""
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
 
 def refused(message: str) -> types.CallToolResult:
@@ -116,8 +111,8 @@ class StructuredAnswers(Vendor):
     """Every success as ``structuredContent`` only: the facts of the reference's answer, camelCase
     keys, a session's id as ``sessionId``."""
 
-    def rendered(self, tool: str, answer: ServiceAnswer) -> types.CallToolResult:
-        fact = answers.read(tool, Answer(answer.text))
+    def rendered(self, tool: str, text: str) -> types.CallToolResult:
+        fact = answers.read(tool, Answer(text))
         data = {k: v for k, v in dataclasses.asdict(fact).items() if k != "envelope"}
         if isinstance(fact, SessionStarted | SessionEnded):
             data["session_id"] = data.pop("id")
@@ -156,8 +151,7 @@ class OwnNamesAndIds(Vendor):
         named = {"project": Path(folder).name} if isinstance(folder, str) and folder else {}
         return arguments | named | {"id": f"vendor-{secrets.token_hex(6)}"}
 
-    def rendered(self, tool: str, answer: ServiceAnswer) -> types.CallToolResult:
-        text = answer.text
+    def rendered(self, tool: str, text: str) -> types.CallToolResult:
         if tool == "mem_save":
             stored = re.search(r"^ID: (\d+)$", text, re.M)
             text = f"Stored as memory {stored[1]}." if stored else "Stored."
