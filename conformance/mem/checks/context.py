@@ -26,8 +26,7 @@ class MemContext(BaseContext):
         """``tool`` called with ``arguments`` under the names its schema publishes (``as_given``:
         exactly as given, for a check of what a server does with arguments it did not ask)."""
         if not as_given:
-            listing = self._listing if self._listing is not None else await self.listed()
-            if tool not in listing:
+            if tool not in await self._last_listing():
                 self.undecided(f"the check calls {tool}, which the server does not list")
             try:
                 arguments = published_call(tool, await self.input_schema(tool), arguments)
@@ -50,11 +49,14 @@ class MemContext(BaseContext):
         self._listing = {tool.name: tool for tool in tools}
         return self._listing
 
+    async def _last_listing(self) -> dict[str, Any]:
+        """The check's last tools/list (made once when it has none)."""
+        return self._listing if self._listing is not None else await self.listed()
+
     async def input_schema(self, tool: str) -> dict[str, Any]:
         """``tool``'s published input schema (empty for a tool not listed), from the check's
         last tools/list (made once when it has none)."""
-        listing = self._listing if self._listing is not None else await self.listed()
-        listed = listing.get(tool)
+        listed = (await self._last_listing()).get(tool)
         schema = listed.input_schema if listed is not None else None
         return schema if isinstance(schema, dict) else {}
 
