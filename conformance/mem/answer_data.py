@@ -126,14 +126,18 @@ def _fact_object(kind: type, data: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _named_fields(kind: type, data: Mapping[str, Any]) -> bool:
     aliases = _aliases(kind)
-    return any(_key(field.name, data, aliases) is not None for field in _fields(kind))
+    return any(key_of(field.name, data, aliases) is not None for field in _fields(kind))
 
 
 def _fields(kind: type) -> list[dataclasses.Field[Any]]:
     return [field for field in dataclasses.fields(kind) if field.name != "envelope"]
 
 
-def _key(name: str, data: Mapping[str, Any], aliases: Mapping[str, tuple[str, ...]]) -> str | None:
+def key_of(
+    name: str, data: Mapping[str, Any], aliases: Mapping[str, tuple[str, ...]]
+) -> str | None:
+    """The key of ``data`` that holds the field ``name``: the name, its camelCase form or one of
+    its ``aliases``."""
     head, *rest = name.split("_")
     camel = head + "".join(part.title() for part in rest)
     return next((key for key in (name, camel, *aliases.get(name, ())) if key in data), None)
@@ -146,7 +150,7 @@ def _shaped(
     hints = typing.get_type_hints(kind)
     shaped: dict[str, Any] = {}
     for field in _fields(kind):
-        key = _key(field.name, data, aliases)
+        key = key_of(field.name, data, aliases)
         if key is None:
             continue
         value = data[key]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer_data import data_of
+from ..answer_data import data_of, key_of
 from ..answer_text import Unreadable, answer_of
 from ..facts import CurrentProject, Saved, SearchResult
 from .context import MemContext
@@ -28,8 +28,8 @@ from .registry import check
 from .steps import done, fact, memory_arguments, search
 
 CURRENT, SAVE, SEARCH = "mem_current_project", "mem_save", "mem_search"
-#: the names a project's source goes by in an answer's data (upstream's first)
-SOURCE_KEYS = ("project_source", "projectSource", "source")
+#: the other name a project's source goes by in an answer's data (besides its own and camelCase)
+SOURCE_ALIASES = {"project_source": ("source",)}
 #: project sources that say the project was configured, not detected from the working folder
 CONFIGURED = ("process_override", "config", "explicit_override")
 
@@ -114,7 +114,8 @@ async def current_project_says_how(ctx: MemContext) -> None:
         mapping = data_of(answer_of(CURRENT, answer)) or {}
     except Unreadable:
         mapping = {}
-    source = next((mapping[key] for key in SOURCE_KEYS if key in mapping), None)
+    key = key_of("project_source", mapping, SOURCE_ALIASES)
+    source = mapping[key] if key is not None else None
     ctx.expect(
         "PROJ-004",
         isinstance(mapping.get("project"), str) and bool(source),
