@@ -274,8 +274,8 @@ def _skipped(spec: Any, ledger: Ledger, check: Check, blocked: Verdict) -> None:
     """``check`` needs a tool the target does not claim (or claims and does not list): the part
     of its rules it covers is left undecided (or is an error), except for a rule speaking of
     each listed tool, of which an absent tool is no part."""
+    reason = blocked.reason or ""
     for rule in check.rules:
-        reason = blocked.reason or ""
         if spec.rules[rule].tools_each:
             ledger.inapplicable(rule, check.id, reason)
         elif blocked.verdict == "error":

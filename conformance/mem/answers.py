@@ -128,17 +128,10 @@ class ToolReader(Generic[F]):
         then the text dialects, then a JSON text of the vendor's own keys."""
         data = data_of(answer)
         given_as_data = bool(declared) or answer.structured is not None
-        layers: list[tuple[str, Callable[[], F]]] = []
-        several = len(self.kinds) > 1
-        if given_as_data:
-            for kind in self.kinds:
-                read = partial(read_data, kind, self.tool, answer, data, declared)
-                layers.append((f"as {kind.__name__} data" if several else "as data", read))
+        layers = self._data_layers("data", answer, data, declared) if given_as_data else []
         layers.append(("as text", lambda: self.reader(unpack(self.tool, answer.text))))
         if data is not None and not given_as_data and not enveloped(data):
-            for kind in self.kinds:
-                read = partial(read_data, kind, self.tool, answer, data, {})
-                layers.append((f"as {kind.__name__} JSON" if several else "as JSON", read))
+            layers += self._data_layers("JSON", answer, data, {})
         tried: list[tuple[str, Unreadable]] = []
         for name, layer in layers:
             try:
@@ -149,6 +142,24 @@ class ToolReader(Generic[F]):
             raise tried[0][1]
         why = "; ".join(f"{name}: {unreadable.why}" for name, unreadable in tried)
         raise Unreadable(self.tool, answer.text, why)
+
+    def _data_layers(
+        self,
+        form: str,
+        answer: Answer,
+        data: Mapping[str, Any] | None,
+        declared: Mapping[str, str],
+    ) -> list[tuple[str, Callable[[], F]]]:
+        """A layer reading ``data`` (given in ``form``) as each kind of fact, named by the kind
+        where there are several."""
+        several = len(self.kinds) > 1
+        return [
+            (
+                f"as {kind.__name__} {form}" if several else f"as {form}",
+                partial(read_data, kind, self.tool, answer, data, declared),
+            )
+            for kind in self.kinds
+        ]
 
 
 mem_save = ToolReader[Saved]("mem_save", read_save, (Saved,))
