@@ -6,17 +6,21 @@ precondition did not hold (its rules become ``error``), so a check states exactl
 decides. ``undecided`` stops a check that cannot decide through no fault of the server (an answer
 in a form no reader knows, an argument the server does not publish): its rules are then not
 applicable, with the reason and how to make them testable, never ``pass``, ``fail`` or ``error``.
+``case`` keeps a fault of one case of a check to that case's rules while the server still
+answers, so that one unanswered call charges one rule.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .exceptions import ServerFault
 from .ledger import Failure, Ledger, Reproduction
 from .observation import Observation
 from .session import Session
@@ -134,6 +138,20 @@ class BaseContext:
             )
             self.ledger.failed(rule, failure)
         return ok
+
+    @asynccontextmanager
+    async def case(self, rules: Iterable[str], what: str) -> AsyncIterator[None]:
+        """One case of a check that sends several: a call of it left unanswered (a time-out, an
+        answer that is no MCP) is a failure of ``rules`` alone, at their level, and the check
+        goes on with its next case while the server still answers (``Session.still_answers``).
+        A server that stopped answering ends the check (the fault is raised again)."""
+        try:
+            yield
+        except ServerFault as fault:
+            for rule in rules:
+                self.expect(rule, False, expected=f"{what}: an answer", observed=str(fault))
+            if not await self.session.still_answers():
+                raise
 
     def after_stop(self, judge: Callable[[], None]) -> bool:
         """Have ``judge`` (which calls ``expect_calls``, say) run once the harness has closed the

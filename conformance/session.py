@@ -4,6 +4,9 @@ Every observation is appended to the transcript and shown to the observers (the 
 checks). A broken connection or a timeout becomes an observation with ``outcome == "fault"``
 and raises ``ServerFault`` so that the check stops; the runner then reconnects.
 
+After a call that went unanswered, ``still_answers`` asks the server for its tools: a check
+with several cases goes on with the next one while the server answers (``BaseContext.case``).
+
 A call whose arguments the SDK cannot write as JSON text (an unpaired surrogate, a non-finite
 number) goes over the connection's raw channel instead, byte-exact (``targets.raw_channel``),
 and is observed and recorded like any other.
@@ -130,6 +133,26 @@ class Session:
         elif observed.outcome == "fault":
             observed = replace(observed, fault=self._why(client, observed.fault or ""))
         return self._record(_with_latency(observed, elapsed), raises=not lost)
+
+    async def still_answers(self) -> bool:
+        """Whether the server still answers: a tools/list (a request of both protocol eras)
+        answered within the call timeout, in any form, recorded. After one call went
+        unanswered, a check may go on with its next case (``BaseContext.case``)."""
+        base = _request("tools/list", None)
+        started = time.perf_counter()
+        client = self.connection.default
+        try:
+            with anyio.fail_after(self.call_timeout_s):
+                await client.list_tools(cache_mode="bypass")
+        except ValidationError:  # a listing the SDK refuses is still an answer
+            observed = Observation(**base, outcome="result")
+        except Exception as error:
+            timed_out = f"no answer to tools/list within {self.call_timeout_s} s"
+            observed = _failed(base, error, timed_out)
+        else:
+            observed = Observation(**base, outcome="result")
+        elapsed = (time.perf_counter() - started) * 1000
+        return self._record(_with_latency(observed, elapsed), raises=False).outcome != "fault"
 
     def _record_sdk_listings(self, client: Client) -> None:
         """Record the tools/list requests ``client``'s SDK session sends on its own: it lists

@@ -10,7 +10,7 @@ import pytest
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
-from .catalog.mem_errors import MUTANTS
+from .catalog.mem_errors import MUTANTS, NullQueryHangs
 from .caught import Caught, assert_caught, mem_rules
 
 ERR = ("ERR",)
@@ -31,3 +31,17 @@ def test_the_mem_reference_passes_the_error_rules(tmp_path: Path) -> None:
     result = run_against(tmp_path, only=ERR)
     verdicts = {rule: v.verdict for rule, v in result.verdicts.items()}
     assert verdicts == dict.fromkeys(mem_rules("ERR"), "pass")
+
+
+def test_a_bad_call_left_unanswered_charges_its_case_and_the_check_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The search with a null query hangs: ERR-003 fails on that call alone, the server still
+    answers its tools/list, and the check sends the cases after it (no check error)."""
+    result = run_against(tmp_path, wiring_mutant=NullQueryHangs, only=("ERR-003",))
+    entry = result.ledger.evidence["ERR-003"]
+    (failure,) = entry.failures
+    assert failure.expected.startswith("mem_search(") and "'query': None" in failure.expected
+    assert "no answer" in failure.observed
+    assert not entry.errors
+    assert entry.passed > 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engram_conformance.spec.engram_memory import canonical_json
+from engram_conformance.spec.engram_memory import Example, canonical_json
 
 from ...targets.json_text import json_text
 from ...targets.raw_channel import RawChannel
@@ -55,30 +55,39 @@ PAST = "2001-01-01T00:00:00.000Z"
 # labelled examples ----------------------------------------------------------------------------
 async def _judge_examples(ctx: CheckContext, tool: str, family: str) -> None:
     """Send ``tool``'s examples that decide rules of ``family`` and compare the answers, once
-    the tool's minimal valid example is accepted (the control of every refusal)."""
+    the tool's minimal valid example is accepted (the control of every refusal). An example
+    left unanswered charges its own rules, and the next one is sent while the server answers."""
     await require_accepted_example(ctx, tool)
     live = LiveTargets(ctx)
     for example, rules in cases(ctx.spec, tool, family):
-        if example.valid:
-            arguments, identity = adapted(ctx, example)
-            observed = await send(ctx, tool, arguments, identity)
-            for rule in rules:
-                ctx.expect(
-                    rule,
-                    observed.code not in REFUSALS,
-                    expected=f"no {' or '.join(REFUSALS)} for the valid example {example.name!r}"
-                    f" of {tool}: {example.description}",
-                    observed=observed,
-                )
-            continue
-        case, observed = await sent_broken(
-            ctx, live, tool, example.arguments, example.pointer, example.name
-        )
-        what = (
-            f"the example {example.name!r} of {tool}, which breaks "
-            f"{example.pointer or 'the argument object'} ({example.description})"
-        )
-        judge_refusal(ctx, case, rules[0], example.code or "", observed, what)
+        async with ctx.case(rules, f"the example {example.name!r} of {tool}"):
+            await _judge_example(ctx, live, example, rules)
+
+
+async def _judge_example(
+    ctx: CheckContext, live: LiveTargets, example: Example, rules: tuple[str, ...]
+) -> None:
+    tool = example.tool
+    if example.valid:
+        arguments, identity = adapted(ctx, example)
+        observed = await send(ctx, tool, arguments, identity)
+        for rule in rules:
+            ctx.expect(
+                rule,
+                observed.code not in REFUSALS,
+                expected=f"no {' or '.join(REFUSALS)} for the valid example {example.name!r}"
+                f" of {tool}: {example.description}",
+                observed=observed,
+            )
+        return
+    case, observed = await sent_broken(
+        ctx, live, tool, example.arguments, example.pointer, example.name
+    )
+    what = (
+        f"the example {example.name!r} of {tool}, which breaks "
+        f"{example.pointer or 'the argument object'} ({example.description})"
+    )
+    judge_refusal(ctx, case, rules[0], example.code or "", observed, what)
 
 
 @check(rules=example_rules(SEARCH, "SCHEMA"), tools=(SEARCH,))

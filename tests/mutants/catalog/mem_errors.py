@@ -1,13 +1,14 @@
 """mem servers that answer failures wrong (ERR) the way real ones do: an error without a
 message, arguments checked against the schema by the framework (JSON-RPC errors where a tool
-result is due), a handler that throws on a null, an unknown tool answered as a tool result or as
-an unknown method, an id of 0 or of no memory taken as a success.
+result is due), a handler that throws on a null or never answers it, an unknown tool answered
+as a tool result or as an unknown method, an id of 0 or of no memory taken as a success.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import mcp_types as types
 from engram_conformance.reference_impl.mem.catalogue import TOOLS
 from engram_conformance.reference_impl.mem.server import Handlers
@@ -93,6 +94,17 @@ class NullThrows(Handlers):
         return await super().call_tool(ctx, params)
 
 
+class NullQueryHangs(Handlers):
+    """A search handler waits forever on a null query (a lock never released, say); every
+    other call is answered as the reference answers it."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        arguments = params.arguments or {}
+        if params.name == "mem_search" and "query" in arguments and arguments["query"] is None:
+            await anyio.sleep_forever()
+        return await super().call_tool(ctx, params)
+
+
 class UnknownToolAsToolError(Handlers):
     """A tool not listed is answered as a tool result with isError, not a JSON-RPC error."""
 
@@ -146,6 +158,7 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (TypesCheckedByFramework, mem_caught("ERR-003")),
     (UnknownArgumentRefused, mem_caught("ERR-003")),
     (NullThrows, mem_caught("ERR-003")),
+    (NullQueryHangs, mem_caught("ERR-003")),
     (IdZeroIsNoError, mem_caught("ERR-004")),
     (MissingObservationIsText, mem_caught("ERR-004")),
 ]
