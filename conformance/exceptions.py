@@ -7,7 +7,8 @@
 - SIGTERM or Ctrl-C: ``Interrupted``, once the servers are stopped (``interruption``).
 A ``ServerFault`` during a check makes that check's rules ``error`` with the evidence; it never
 ends the run. Inside one case of a check (``BaseContext.case``) it is a failure of that case's
-rules alone, and the check goes on while the server still answers. ``StartupFailed`` ends it with exit code 2.
+rules alone, and the check goes on while the server still answers. ``StartupFailed`` ends the
+run with exit code 2.
 """
 
 from __future__ import annotations
