@@ -42,6 +42,7 @@ NOT_PASSING = {
         "JUDGE-002": "warn",
         "JUDGE-003": "not_applicable",
         "JUDGE-004": "warn",
+        "ERR-005": "warn",
     },
 }
 

@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     privacy,
     projects,
     recall,
+    refusals,
     restart,
     saving,
     scopes,

@@ -1,7 +1,8 @@
 """mem servers that answer failures wrong (ERR) the way real ones do: an error without a
 message, arguments checked against the schema by the framework (JSON-RPC errors where a tool
 result is due), a handler that throws on a null or never answers it, an unknown tool answered
-as a tool result or as an unknown method, an id of 0 or of no memory taken as a success.
+as a tool result or as an unknown method, an id of 0 or of no memory taken as a success, an
+argument its schema refuses taken (dropped when of a wrong type, defaulted when missing).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import anyio
 import mcp_types as types
 from engram_conformance.reference_impl.mem.catalogue import TOOLS
 from engram_conformance.reference_impl.mem.server import Handlers
+from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPError
 
 from ..caught import Caught
@@ -82,6 +84,32 @@ class UnknownArgumentRefused(Handlers):
         if properties and unknown:
             raise MCPError(types.INVALID_PARAMS, f"unexpected argument {unknown[0]}")
         return await super().call_tool(ctx, params)
+
+
+class WrongTypesTakenAsAbsent(Handlers):
+    """An argument of another JSON type than its schema's is dropped before the handler runs,
+    as if it had not been sent (upstream's way): a search with ``limit: "7"`` succeeds."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        properties = _schema_of(params.name).get("properties", {}) if params.name in TOOLS else {}
+        kept = {
+            name: value
+            for name, value in (params.arguments or {}).items()
+            if Draft202012Validator(properties.get(name, {})).is_valid(value)
+        }
+        return await super().call_tool(ctx, params.model_copy(update={"arguments": kept}))
+
+
+class MissingTitleFromContent(Handlers):
+    """A mem_save without a title takes the content's first forty characters as its title
+    instead of refusing the call its schema refuses."""
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        arguments = dict(params.arguments or {})
+        content = arguments.get("content")
+        if params.name == "mem_save" and "title" not in arguments and isinstance(content, str):
+            arguments["title"] = content[:40]
+        return await super().call_tool(ctx, params.model_copy(update={"arguments": arguments}))
 
 
 class NullThrows(Handlers):
@@ -161,4 +189,6 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (NullQueryHangs, mem_caught("ERR-003")),
     (IdZeroIsNoError, mem_caught("ERR-004")),
     (MissingObservationIsText, mem_caught("ERR-004")),
+    (WrongTypesTakenAsAbsent, mem_caught("ERR-005")),
+    (MissingTitleFromContent, mem_caught("ERR-005")),
 ]

@@ -1,0 +1,139 @@
+"""Arguments a tool's own published schema refuses are refused (ERR-005).
+
+For each listed tool the check starts from a call the kit knows valid (``valid_calls``: its
+arguments under the names the tool's ``inputSchema`` publishes, on a memory and a project the
+check made itself) and breaks it by one condition at a time (``broken_calls``): each required
+property left out; each required string emptied where the schema gives it a ``minLength``; each
+published property given a value of a JSON type its schema does not allow. jsonschema's 2020-12
+validator decides, against the server's own schema, that the valid call is valid and each broken
+one is not, so a schema written with ``anyOf`` or without types makes fewer cases, never a false
+one; a tool whose schema refuses the kit's valid call, or that has none, is left out.
+
+Every broken call must be refused: an ``isError`` result or a JSON-RPC error (which of the two
+is ERR-001's business). Each is a case of its own (``BaseContext.case``). Seed 003 names no
+refusal, so ERR-005 is a profile rule: the server's published schema and MCP's "servers MUST
+validate all tool inputs" back it. The wrong value of an integer is the string spelling it (the
+id of the check's own memory, so that a server that coerces touches nothing of another check's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from ...observation import Observation
+from ..arguments import NotPublished, published_call
+from .context import MemContext
+from .errors import other_types
+from .registry import check
+from .steps import START, Project, fresh_project, save_arguments, saved_memory, what_why
+
+RULE = "ERR-005"
+
+
+def learnings(token: str) -> str:
+    """Free text with one learning, for ``mem_capture_passive``."""
+    return f"## Key Learnings:\n1. ERR-005 captures this learning about {token} once"
+
+
+def valid_calls(project: Project, token: str, memory: int) -> dict[str, dict[str, Any]]:
+    """A call of each tool, under the kit's argument names, that a server takes: ``memory`` is
+    the check's own memory of ``project``."""
+    content = what_why(token, "a memory of ERR-005")
+    return {
+        "mem_save": save_arguments(project, f"Memory {token} again", content),
+        "mem_search": {"query": token, "project": project.name},
+        "mem_context": {"project": project.name},
+        "mem_suggest_topic_key": {"title": f"Memory {token}", "content": content},
+        "mem_update": {"id": memory, "title": f"Memory {token} updated"},
+        "mem_get_observation": {"id": memory},
+        "mem_timeline": {"observation_id": memory},
+        "mem_delete": {"id": memory},
+        START: {"project": project.name, "id": project.session},
+        "mem_session_summary": {
+            "content": f"## Goal\nERR-005 {token}",
+            "project": project.name,
+            "session_id": project.session,
+        },
+        "mem_capture_passive": {
+            "content": learnings(token),
+            "project": project.name,
+            "session_id": project.session,
+        },
+        "mem_current_project": {},
+    }
+
+
+def wrong_values(schema: Any, given: Any) -> tuple[Any, ...]:
+    """Values of a JSON type a property's ``schema`` does not allow; for an integer the kit gave
+    (``given``), its spelling as a string stands for the other types' stand-in."""
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    values = other_types(declared)
+    if isinstance(given, int) and not isinstance(given, bool):
+        values = tuple(str(given) if isinstance(value, str) else value for value in values)
+    return values
+
+
+def broken_calls(schema: Mapping[str, Any], valid: dict[str, Any]) -> Iterator[tuple[str, dict]]:
+    """``valid`` broken by one condition at a time, each with what breaks it: each required
+    property left out, each required string emptied below its ``minLength``, each property of a
+    type its schema does not allow."""
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    required = schema.get("required")
+    required = (
+        [name for name in required if isinstance(name, str)] if isinstance(required, list) else []
+    )
+    for name in required:
+        yield f"without its required {name}", {k: v for k, v in valid.items() if k != name}
+        spec = properties.get(name)
+        shortest = spec.get("minLength") if isinstance(spec, dict) else None
+        if isinstance(shortest, int) and shortest > 0:
+            yield f"with its required {name} empty", valid | {name: ""}
+    for name, spec in properties.items():
+        for value in wrong_values(spec, valid.get(name)):
+            yield f"with {name} of another JSON type", valid | {name: value}
+
+
+def refused(answer: Observation) -> bool:
+    return answer.outcome == "protocol_error" or (
+        answer.outcome == "result" and answer.is_error is True
+    )
+
+
+@check(rules=(RULE,))
+async def schema_refused_arguments_are_refused(ctx: MemContext) -> None:
+    project = await fresh_project(ctx, "errschema")
+    token = ctx.unique("errschema")
+    memory = await saved_memory(ctx, project, token)
+    listed = await ctx.listed()
+    sent = 0
+    for tool, kit in valid_calls(project, token, memory).items():
+        if tool not in listed:
+            continue
+        schema = await ctx.input_schema(tool)
+        try:
+            valid = published_call(tool, schema, kit)
+            validator = Draft202012Validator(schema)
+            if not validator.is_valid(valid):
+                continue  # the kit's call is not one this schema takes
+        except (NotPublished, SchemaError):
+            continue
+        for breakage, arguments in broken_calls(schema, valid):
+            if validator.is_valid(arguments):
+                continue
+            sent += 1
+            async with ctx.case((RULE,), f"{tool}({arguments})"):
+                answer = await ctx.call(tool, arguments, as_given=True)
+                ctx.expect(
+                    RULE,
+                    refused(answer),
+                    expected=f"{tool} {breakage} ({arguments}), which its inputSchema refuses, "
+                    "is refused: isError or a JSON-RPC error",
+                    observed=answer,
+                )
+    if not sent:
+        ctx.undecided("no published inputSchema refuses any argument object the check can make")
