@@ -1,6 +1,7 @@
 """Imports every family module so that their checks register (the runner runs discovery first)."""
 
 from . import (  # noqa: F401
+    cuts,
     dedupe,
     dedupe_window,
     deletes,

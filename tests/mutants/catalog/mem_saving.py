@@ -1,6 +1,7 @@
 """mem servers that store wrong (SAVE), the way real servers drift: a column left out of the
 search index, contents whitespace-normalised, types rewritten or refused, saves merged without
-a topic key, tool calls captured as memories, blank or long contents mishandled.
+a topic key, tool calls captured as memories, blank or long contents mishandled, text cut
+inside a character.
 
 Each is the mem reference with its calls rewritten (``CallMutant``) or its service patched
 (``ServiceMutant``); ``Caught`` says which SAVE rules it breaks, every other one keeping its
@@ -159,6 +160,41 @@ class RefusesLongContent(SaveAnswerMutant):
         return "content is too long" if isinstance(content, str) and len(content) > CAP else None
 
 
+def cut_in_bytes(text: str, most: int) -> str:
+    """``text`` cut to ``most`` UTF-8 bytes as Go's ``s[:n]`` cuts it, the broken sequence left
+    shown as Go's JSON writer shows it (U+FFFD)."""
+    return text.encode("utf-8")[:most].decode("utf-8", errors="replace")
+
+
+class CapsInBytes(Rewrites):
+    """mem_save cuts a content above 2,000 UTF-8 bytes there (upstream v1.7.0's cap, in Go),
+    inside a character where the cut falls."""
+
+    tool = SAVE
+
+    def rewritten(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        content = arguments.get("content")
+        if isinstance(content, str) and len(content.encode("utf-8")) > 2_000:
+            return arguments | {"content": cut_in_bytes(content, 2_000) + "... [truncated]"}
+        return arguments
+
+
+class PreviewsCutInBytes(CallMutant):
+    """mem_search cuts each line of its answer to 300 UTF-8 bytes, inside a character where the
+    cut falls."""
+
+    def answered(
+        self, tool: str, arguments: dict[str, Any], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        if tool != SEARCH or result.is_error:
+            return result
+        lines = [
+            cut_in_bytes(line, 300) + "..." if len(line.encode("utf-8")) > 300 else line
+            for line in text_of(result).split("\n")
+        ]
+        return answering(result, "\n".join(lines))
+
+
 class SuggestsNothing(SaveAnswerMutant):
     """mem_save answers no suggested topic key."""
 
@@ -205,4 +241,6 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (SuggestsNothing, mem_caught("SAVE-011")),
     (RefusesLongContent, mem_caught("SAVE-012")),
     (CutsWithoutMarker, mem_caught("SAVE-012")),
+    (CapsInBytes, mem_caught("SAVE-014")),
+    (PreviewsCutInBytes, mem_caught("SAVE-014")),
 ]
