@@ -44,6 +44,11 @@ class Observation:
     cut: tuple[int, str] | None = None
     #: set on a copy ``kept`` measured and kept whole, so that it is measured once
     whole: bool = False
+    #: whether the SDK client checked the result against the tool's published outputSchema, and
+    #: why it found the ``structured`` content not valid under it (the answer is kept all the
+    #: same: ``Session.call``)
+    output_checked: bool = False
+    output_refused: str | None = None
 
     @property
     def envelope(self) -> dict[str, Any] | None:
@@ -76,11 +81,12 @@ class Observation:
             characters, beginning = self.cut
             return {"cut": {"characters": characters, "begins": beginning}}
         if self.outcome == "result":
+            refused = {"outputSchemaRefused": self.output_refused} if self.output_refused else {}
             return {
                 "structuredContent": self.structured,
                 "text": self.text,
                 "isError": self.is_error,
-            }
+            } | refused
         if self.outcome == "protocol_error":
             error = {"code": self.error_code, "message": self.error_message}
             return {

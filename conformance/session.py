@@ -52,9 +52,20 @@ Send = Callable[[], Awaitable[Any]]
 TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: "no answer in time"}
 #: The client the calls of this task go over instead of the connection's (``Session.over``).
 _OVER: ContextVar[Client | None] = ContextVar("conformance_over", default=None)
+#: What the SDK client's check of this task's call's structured content found (``Session.call``).
+_OUTPUT_CHECK: ContextVar[OutputCheck | None] = ContextVar("output_check", default=None)
 LOST = "no answer: the harness closed the transport after sending the request"
 #: The most pages of a tools/list read (a server may hand out cursors without end).
 MAX_LIST_PAGES = 20
+
+
+@dataclass
+class OutputCheck:
+    """Whether the SDK client checked a result against its tool's published outputSchema, and
+    why it refused it (``None``: it did not)."""
+
+    checked: bool = False
+    refused: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,8 +124,14 @@ class Session:
             client = await self._carrier(client, arguments, meta, claims)
             if isinstance(client, Client):
                 self._record_sdk_listings(client)
-            with anyio.fail_after(self.call_timeout_s):
-                result = await client.call_tool(tool, arguments, meta=meta)
+                _keep_refused_output(client)
+            output = OutputCheck()
+            keeping = _OUTPUT_CHECK.set(output)
+            try:
+                with anyio.fail_after(self.call_timeout_s):
+                    result = await client.call_tool(tool, arguments, meta=meta)
+            finally:
+                _OUTPUT_CHECK.reset(keeping)
         except Exception as error:  # the transport broke or the answer was not MCP
             observed = _failed(base, error, f"no answer within {self.call_timeout_s} s")
         else:
@@ -125,6 +142,8 @@ class Session:
                 structured=result.structured_content,
                 text=text,
                 is_error=bool(result.is_error),
+                output_checked=output.checked,
+                output_refused=output.refused,
             )
         elapsed = (time.perf_counter() - started) * 1000
         lost = observed.outcome == "fault" and id(client) in self._closing
@@ -409,6 +428,33 @@ def _answered_error(base: dict[str, Any], error: MCPError) -> Observation:
         error_message=error.error.message,
         error_data=error.error.data,
     )
+
+
+def _keep_refused_output(client: Client) -> None:
+    """Make ``client``'s SDK session keep a result whose structuredContent its check against the
+    tool's outputSchema refuses (it raises, and the answer would be lost, a fault of every rule
+    of the check): the refusal is noted for the call (``Observation.output_refused``), for a
+    contract's rule to judge and its answer readers to read around. Once per client."""
+    sdk_session = client.session
+    validate = sdk_session.validate_tool_result
+    if getattr(validate, "keeps_refused", False):
+        return
+
+    async def validate_keeping(name: str, result: Any) -> None:
+        output = _OUTPUT_CHECK.get()
+        try:
+            await validate(name, result)
+        except RuntimeError as refused:
+            if output is None:  # not a call of the harness's
+                raise
+            output.refused = str(refused)
+        if output is not None:
+            # the SDK keeps no public record of the schemas it checks against
+            schemas = getattr(sdk_session, "_tool_output_schemas", {})
+            output.checked = output.refused is not None or schemas.get(name) is not None
+
+    validate_keeping.keeps_refused = True  # type: ignore[attr-defined]
+    sdk_session.validate_tool_result = validate_keeping  # type: ignore[method-assign]
 
 
 def _with_latency(observation: Observation, latency_ms: float) -> Observation:

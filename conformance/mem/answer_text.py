@@ -73,15 +73,18 @@ class Answer:
 
 def answer_of(tool: str, result: CallToolResult | TextAnswer) -> Answer:
     """The one text block of a ``CallToolResult`` (other kinds of block are let pass), or the
-    text of an answer already taken apart, with the ``structuredContent`` either carries. An
-    answer with structured content may have any number of text blocks (joined)."""
+    text of an answer already taken apart, with the ``structuredContent`` either carries (not
+    one the tool's outputSchema refuses: ``Observation.output_refused``). An answer with
+    structured content may have any number of text blocks (joined)."""
     if isinstance(result, CallToolResult):
         texts = [block.text for block in result.content if isinstance(block, TextContent)]
         structured = result.structured_content
         if len(texts) != 1 and not isinstance(structured, Mapping):
             raise Unreadable(tool, "\n".join(texts), f"{len(texts)} text blocks, not one")
         return Answer("\n".join(texts), bool(result.is_error), _object(structured))
-    structured = _object(getattr(result, "structured", None))
+    # structured content its tool's published outputSchema refuses is no layer to read
+    refused = getattr(result, "output_refused", None)
+    structured = None if refused else _object(getattr(result, "structured", None))
     if not isinstance(result.text, str) and structured is None:
         raise Unreadable(tool, "", "the answer carries no text")
     return Answer(result.text or "", bool(result.is_error), structured)

@@ -43,6 +43,7 @@ NOT_PASSING = {
         "JUDGE-003": "not_applicable",
         "JUDGE-004": "warn",
         "ERR-005": "warn",
+        "DISC-010": "not_applicable",
     },
 }
 

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     errors,
     judging,
     model,
+    outputs,
     passive,
     privacy,
     projects,

@@ -17,6 +17,8 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from . import vendors
 from .inprocess import run_against
 
+#: why DISC-010 is not applicable to a server whose tools publish no outputSchema
+NO_OUTPUT_SCHEMA = "no listed tool publishes an outputSchema"
 #: reasons of ``not_applicable`` every in-process quick run has, whatever the server
 ANY_SERVER = {
     "DEDUP-005": "the descriptor gives no dedupe window",
@@ -76,10 +78,10 @@ def seed_only(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
 def test_answers_given_as_structured_content_only_are_read(structured: RunResult) -> None:
     _assert_no_false_alarm(structured)
     assert _by_verdict(structured, "warn") == {}
-    _assert_reasons(
-        _by_verdict(structured, "not_applicable"),
-        ANY_SERVER | {"TOPIC-005": "judges the answer's text, and it has none"},
-    )
+    structured_only = {"TOPIC-005": "judges the answer's text, and it has none"}
+    _assert_reasons(_by_verdict(structured, "not_applicable"), ANY_SERVER | structured_only)
+    # its tools publish an outputSchema, and every structured answer keeps it
+    assert structured.verdicts["DISC-010"].verdict == "pass"
 
 
 def test_own_argument_names_generated_session_ids_and_declared_texts_are_followed(
@@ -100,7 +102,7 @@ def test_own_argument_names_generated_session_ids_and_declared_texts_are_followe
         _by_verdict(own_names, "not_applicable"),
         ANY_SERVER
         | dict.fromkeys(("ERR-001", "SCOPE-005", "SCOPE-006"), SCOPE_UNPUBLISHED)
-        | {"JUDGE-005": "answers none"},
+        | {"JUDGE-005": "answers none", "DISC-010": NO_OUTPUT_SCHEMA},
     )
 
 
@@ -116,7 +118,9 @@ def test_the_seed_s_twelve_tools_alone_leave_only_the_other_tools_rules_undecide
     assert {
         rule: why
         for rule, why in others.items()
-        if NOT_LISTED not in why and "which the server does not list" not in why
+        if NOT_LISTED not in why
+        and "which the server does not list" not in why
+        and NO_OUTPUT_SCHEMA not in why
     } == {}
     passed = _by_verdict(seed_only, "pass")
     for rule in ("DISC-002", "DISC-003", "DISC-005", "DISC-008", "ERR-001", "ERR-003"):

@@ -111,6 +111,10 @@ class StructuredAnswers(Vendor):
     """Every success as ``structuredContent`` only: the facts of the reference's answer, camelCase
     keys, a session's id as ``sessionId``."""
 
+    def published(self, tool: types.Tool) -> types.Tool:
+        """Each tool's answers are objects, and its listing says so (an ``outputSchema``)."""
+        return super().published(tool).model_copy(update={"output_schema": {"type": "object"}})
+
     def rendered(self, tool: str, text: str) -> types.CallToolResult:
         fact = answers.read(tool, Answer(text))
         data = {k: v for k, v in dataclasses.asdict(fact).items() if k != "envelope"}

@@ -1,6 +1,6 @@
 """mem servers that publish their tools wrong (DISC), the way real servers drift: a tool
 dropped, a schema narrowed or made stricter, a hint flipped, a title lost, a save that insists on
-an optional argument, no instructions.
+an optional argument, no instructions, an outputSchema never kept.
 
 Each is the reference's handlers (``WiringMutant``) with its tools/list (or one call) altered;
 ``Caught`` says which DISC rules it breaks, every other one keeping its verdict.
@@ -111,6 +111,15 @@ class SaveInsistsOnScope(Handlers):
         return await super().call_tool(ctx, params)
 
 
+class PromisesStructuredProjects(WiringMutant):
+    """mem_current_project publishes an outputSchema (an object with a ``project``) yet answers
+    text alone, as a server that declared structured answers and never made them."""
+
+    def altered(self, tools: dict[str, dict[str, Any]]) -> None:
+        schema = {"type": "object", "properties": {"project": {"type": "string"}}}
+        tools["mem_current_project"]["outputSchema"] = schema | {"required": ["project"]}
+
+
 class NamesNoTools(Handlers):
     """The initialize instructions name no tool."""
 
@@ -130,4 +139,5 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (JudgeSchemaInvalid, mem_caught("DISC-008")),
     (SaveInsistsOnScope, mem_caught("DISC-001")),
     (NamesNoTools, mem_caught("DISC-009")),
+    (PromisesStructuredProjects, mem_caught("DISC-010")),
 ]
