@@ -23,9 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...observation import Observation as Answer
-from ..answer_text import Unreadable
-from ..answers import read
-from ..facts import Fact, SearchResult
+from ..facts import SearchResult
 from .context import MemContext
 from .registry import check
 from .steps import (
@@ -34,6 +32,7 @@ from .steps import (
     Project,
     fresh_project,
     project_started,
+    readable,
     save_arguments,
     start_arguments,
     what_why,
@@ -101,10 +100,18 @@ def first_broken(answer: Answer) -> str | None:
 
 
 class Shown:
-    """The check's calls, each answer judged as it comes (``judged``)."""
+    """The check's calls, each answer judged as it comes (``judged``), and the tools the server
+    lists (one tools/list for the whole check)."""
 
-    def __init__(self, ctx: MemContext) -> None:
+    def __init__(self, ctx: MemContext, listed: dict[str, Any]) -> None:
         self.ctx = ctx
+        self.listed = listed
+
+    async def offers(self, tool: str, *arguments: str) -> bool:
+        """Whether ``tool`` is listed and its schema publishes each of ``arguments``."""
+        if tool not in self.listed:
+            return False
+        return all([await self.ctx.publishes(tool, argument) for argument in arguments])
 
     async def judged(self, where: str, tool: str, arguments: dict[str, Any]) -> Answer:
         answer = await self.ctx.call(tool, arguments)
@@ -117,21 +124,13 @@ class Shown:
         )
         return answer
 
-    def fact(self, tool: str, answer: Answer) -> Fact | None:
-        """``answer``'s fact, or ``None`` when no layer reads it (its text was judged)."""
-        if answer.outcome != "result":
-            return None
-        try:
-            return read(tool, answer, self.ctx.declared(tool))
-        except Unreadable:
-            return None
-
     async def read_back(self, where: str, query: str, project: Project) -> list[int]:
         """A search for ``query`` in ``project`` judged, then each memory it found read back
         and judged where ``mem_get_observation`` is listed; the ids found."""
-        found = self.fact(SEARCH, await self.judged(where, SEARCH, search_of(query, project)))
+        answer = await self.judged(where, SEARCH, search_of(query, project))
+        found = readable(self.ctx, SEARCH, answer)
         ids = found.ids if isinstance(found, SearchResult) else []
-        if GET in await self.ctx.listed():
+        if GET in self.listed:
             for memory in ids:
                 await self.judged(f"{where}, read back", GET, {"id": memory})
         return ids
@@ -141,24 +140,19 @@ def search_of(query: str, project: Project) -> dict[str, Any]:
     return {"query": query, "project": project.name, "limit": 20}
 
 
-async def publishes_all(ctx: MemContext, tool: str, *arguments: str) -> bool:
-    listed = tool in await ctx.listed()
-    return listed and all([await ctx.publishes(tool, argument) for argument in arguments])
-
-
 async def contents(shown: Shown, project: Project, token: str) -> None:
     """Contents beyond every cap, saved; then searched, read back and seen around."""
     for n, text in enumerate(straddling(f"What: {token}, a long content: ", CONTENT_CHARS)):
         arguments = save_arguments(project, f"Cut {token} {n}", text)
         await shown.judged("a content beyond the cap, saved", SAVE, arguments)
     ids = await shown.read_back("the contents' previews", token, project)
-    if ids and TIMELINE in await shown.ctx.listed():
+    if ids and TIMELINE in shown.listed:
         await shown.judged("the contents in a timeline", TIMELINE, {"observation_id": ids[0]})
 
 
 async def titles(shown: Shown, project: Project, token: str) -> None:
     """Learnings longer than a title, captured; then searched and read back."""
-    if not await publishes_all(shown.ctx, PASSIVE, "content"):
+    if not await shown.offers(PASSIVE, "content"):
         return
     items = [f"{i}. {text}" for i, text in enumerate(straddling(f"{token} learned ", SHORT_CHARS))]
     arguments = {
@@ -172,13 +166,13 @@ async def titles(shown: Shown, project: Project, token: str) -> None:
 
 async def topic_keys(shown: Shown, project: Project, token: str) -> None:
     """Topic keys longer than a key, given and suggested; the keyed memories read back."""
-    if await publishes_all(shown.ctx, SAVE, "topic_key"):
+    if await shown.offers(SAVE, "topic_key"):
         for n, key in enumerate(straddling(f"notes/{token}-", SHORT_CHARS)):
             content = what_why(f"{token} {n}", "a memory with a long topic key")
             arguments = save_arguments(project, f"Keyed {token} {n}", content, topic_key=key)
             await shown.judged("a long topic key, saved", SAVE, arguments)
         await shown.read_back("the topic keys", token, project)
-    if await publishes_all(shown.ctx, SUGGEST, "title"):
+    if await shown.offers(SUGGEST, "title"):
         with_content = await shown.ctx.publishes(SUGGEST, "content")
         for text in straddling(f"Suggest {token} ", SHORT_CHARS):
             arguments = {"title": text} | ({"content": text} if with_content else {})
@@ -188,7 +182,7 @@ async def topic_keys(shown: Shown, project: Project, token: str) -> None:
 async def summaries(shown: Shown, project: Project, token: str) -> None:
     """Sessions of ``project`` ended with summaries longer than the context shows."""
     ctx = shown.ctx
-    if not await publishes_all(ctx, END, "summary") or START not in await ctx.listed():
+    if not await shown.offers(END, "summary") or START not in shown.listed:
         return
     for text in straddling(f"Goal: {token} ", SHORT_CHARS):
         arguments = await start_arguments(ctx, project.name, ctx.unique("sess"))
@@ -204,10 +198,10 @@ async def summaries(shown: Shown, project: Project, token: str) -> None:
 @check(rules=(RULE,), tools=(SAVE, SEARCH))
 async def cut_text_keeps_whole_characters(ctx: MemContext) -> None:
     project = await fresh_project(ctx, "cuts")
-    shown = Shown(ctx)
+    shown = Shown(ctx, await ctx.listed())
     await contents(shown, project, ctx.unique("cutcontent"))
     await titles(shown, project, ctx.unique("cuttitle"))
     await topic_keys(shown, project, ctx.unique("cutkey"))
     await summaries(shown, project, ctx.unique("cutsummary"))
-    if CONTEXT in await ctx.listed():
+    if CONTEXT in shown.listed:
         await shown.judged("the project's context", CONTEXT, {"project": project.name})

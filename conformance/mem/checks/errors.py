@@ -87,7 +87,8 @@ async def _listed_err_tools(ctx: MemContext) -> dict[str, Any]:
     return {name: listed[name] for name in ERR_TOOLS if name in listed}
 
 
-def _failed(answer: Observation) -> bool:
+def refused(answer: Observation) -> bool:
+    """Whether ``answer`` refuses its call: a JSON-RPC error or an ``isError`` result."""
     return answer.outcome == "protocol_error" or bool(answer.is_error)
 
 
@@ -99,7 +100,7 @@ async def failures_are_tool_errors(ctx: MemContext) -> None:
     ]
     for tool, arguments in calls:
         answer = await ctx.call(tool, arguments)
-        if not _failed(answer):
+        if not refused(answer):
             continue  # taken with defaults: no failure to judge
         ctx.expect(
             "ERR-001",

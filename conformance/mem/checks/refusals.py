@@ -24,10 +24,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from ...observation import Observation
 from ..arguments import NotPublished, published_call
 from .context import MemContext
-from .errors import other_types
+from .errors import other_types, refused
 from .registry import check
 from .steps import START, Project, fresh_project, save_arguments, saved_memory, what_why
 
@@ -96,12 +95,6 @@ def broken_calls(schema: Mapping[str, Any], valid: dict[str, Any]) -> Iterator[t
     for name, spec in properties.items():
         for value in wrong_values(spec, valid.get(name)):
             yield f"with {name} of another JSON type", valid | {name: value}
-
-
-def refused(answer: Observation) -> bool:
-    return answer.outcome == "protocol_error" or (
-        answer.outcome == "result" and answer.is_error is True
-    )
 
 
 @check(rules=(RULE,))

@@ -76,6 +76,17 @@ async def read_answer(
         raise  # not reached: undecided raised
 
 
+def readable(ctx: MemContext, tool: str, answer: Answer) -> Fact | None:
+    """``answer``'s fact, or ``None`` for an answer that is no tool result or that no layer
+    reads: for a step that can do without it."""
+    if answer.outcome != "result":
+        return None
+    try:
+        return read(tool, answer, ctx.declared(tool))
+    except Unreadable:
+        return None
+
+
 async def fact(
     ctx: MemContext, tool: str, arguments: dict[str, Any], *, as_given: bool = False
 ) -> Fact:
@@ -159,10 +170,7 @@ async def project_started(
     ``arguments``, started (``None``: an answer that names none the kit can read; a check that
     needs it asks ``session_of``)."""
     ctx.require(answer.outcome == "result", f"{START} answered no tool result", answer)
-    try:
-        started = read(START, answer, ctx.declared(START))
-    except Unreadable:
-        return Project(name, None)
+    started = readable(ctx, START, answer)
     if not isinstance(started, SessionStarted):
         return Project(name, None)
     # the project the saves go to: the one the start named, unless only the saves name one
