@@ -21,7 +21,7 @@ import json
 import re
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any, TypeVar
 
@@ -30,7 +30,15 @@ from referencing import Registry, Resource
 from referencing.exceptions import PointerToNowhere
 
 from .answer_text import Answer, Unreadable
-from .facts import Fact, SessionEnded, SessionStarted
+from .facts import (
+    ContextObservation,
+    CurrentProject,
+    Fact,
+    MemoryVerdict,
+    PairVerdict,
+    SessionEnded,
+    SessionStarted,
+)
 
 F = TypeVar("F", bound=Fact)
 #: the keys an answer may wrap its fact in
@@ -38,14 +46,32 @@ WRAPPERS = ("observation", "memory", "session", "data", "result")
 #: the usual other names of a fact's fields (after the field's own name and its camelCase)
 ALIASES: dict[str, tuple[str, ...]] = {
     "id": ("observation_id", "memory_id", "observationId", "memoryId"),
-    "hits": ("results", "memories", "observations", "items"),
+    "hits": ("results", "matches", "memories", "observations", "items"),
     "preview": ("content", "snippet", "excerpt"),
     "topic_key": ("key", "suggested_topic_key"),
     "type": ("kind", "category"),
+    "observations": ("recent_memories", "recentMemories", "memories", "recent_observations"),
+    "personal": ("personal_memories", "personalMemories"),
 }
 #: a session fact's id is the session's
 SESSION_ALIASES = {"id": ("session_id", "sessionId")}
-SESSION_FACTS = (SessionStarted, SessionEnded)
+#: the aliases of the facts whose fields are named otherwise than elsewhere
+KIND_ALIASES: dict[type, Mapping[str, tuple[str, ...]]] = {
+    SessionStarted: SESSION_ALIASES,
+    SessionEnded: SESSION_ALIASES,
+    # a memory listed in a context shows its content, or a preview of it
+    ContextObservation: {"content": ("preview", "snippet", "excerpt")},
+    MemoryVerdict: {"verdict": ("status", "judgement", "judgment", "state")},
+    PairVerdict: {
+        "first": ("a", "source", "left", "first_id", "memory_a", "id_a"),
+        "second": ("b", "target", "right", "second_id", "memory_b", "id_b"),
+        "reason": ("why", "explanation"),
+    },
+    CurrentProject: {
+        "source": ("project_source", "detected_from", "detection"),
+        "cwd": ("directory", "working_directory", "workdir", "dir"),
+    },
+}
 #: the prefix of a declared pattern (any other declaration is a JSON Pointer)
 PATTERN = "re:"
 
@@ -96,6 +122,28 @@ def read_data(
         ) from None
 
 
+def record_of(kind: type[F], tool: str, answer: Answer, memory_id: Any) -> F:
+    """The ``kind`` fact of the object in ``answer``'s data whose id is ``memory_id`` (a hit of a
+    search, the memory a save answers): ``Unreadable`` when its data shows none."""
+    aliases = _aliases(kind)
+    for item in _objects(data_of(answer)):
+        inner = _fact_object(kind, item)
+        key = key_of("id", inner, aliases)
+        if key is not None and inner[key] == memory_id:
+            return read_data(kind, tool, answer, inner, {})
+    raise Unreadable(tool, answer.text, f"its data shows no memory with id {memory_id!r}")
+
+
+def _objects(value: Any) -> Iterator[Mapping[str, Any]]:
+    """Every object in a JSON value, outer ones first."""
+    if isinstance(value, Mapping):
+        yield value
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _objects(item)
+
+
 def _declared(tool: str, answer: Answer, data: Mapping[str, Any], name: str, source: str) -> Any:
     if source.startswith(PATTERN):
         match = re.search(source.removeprefix(PATTERN), answer.text)
@@ -110,17 +158,23 @@ def _declared(tool: str, answer: Answer, data: Mapping[str, Any], name: str, sou
 
 
 def _aliases(kind: type) -> Mapping[str, tuple[str, ...]]:
-    return ALIASES | SESSION_ALIASES if kind in SESSION_FACTS else ALIASES
+    return ALIASES | KIND_ALIASES.get(kind, {})
 
 
 def _fact_object(kind: type, data: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``data``, or the object under its one wrapping key when the top names no field."""
-    if _named_fields(kind, data):
-        return data
+    """``data`` with the fields of the object under its first wrapping key that names some
+    (``{"action": "created", "memory": {...}}``, a hit ``{"score": 1, "memory": {...}}``): the
+    top's own fields first, the wrapped object's for those the top does not name."""
     for wrapper in WRAPPERS:
         inner = data.get(wrapper)
         if isinstance(inner, Mapping) and _named_fields(kind, inner):
-            return inner
+            aliases = _aliases(kind)
+            own = {
+                field.name: data[key]
+                for field in _fields(kind)
+                if (key := key_of(field.name, data, aliases)) is not None and key != wrapper
+            }
+            return {**inner, **own}  # under the fields' own names, which are read first
     return data
 
 
@@ -130,7 +184,7 @@ def _named_fields(kind: type, data: Mapping[str, Any]) -> bool:
 
 
 def _fields(kind: type) -> list[dataclasses.Field[Any]]:
-    return [field for field in dataclasses.fields(kind) if field.name != "envelope"]
+    return [field for field in dataclasses.fields(kind) if field.name not in ("envelope", "shown")]
 
 
 def key_of(
@@ -156,14 +210,16 @@ def _shaped(
         value = data[key]
         nested = _nested_kind(hints[field.name])
         if nested is not None and isinstance(value, list):
-            value = [
-                _shaped(nested, item, ALIASES) if isinstance(item, Mapping) else item
-                for item in value
-            ]
+            value = [_nested(nested, item) if isinstance(item, Mapping) else item for item in value]
         elif nested is not None and isinstance(value, Mapping):
-            value = _shaped(nested, value, ALIASES)
+            value = _nested(nested, value)
         shaped[field.name] = value
     return shaped
+
+
+def _nested(kind: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """An object inside a fact (a hit, a listed memory) under ``kind``'s field names."""
+    return _shaped(kind, _fact_object(kind, data), _aliases(kind))
 
 
 def _nested_kind(hint: Any) -> type | None:

@@ -11,7 +11,7 @@ JSON's fields, typed on access: a reader never takes a string for an id or a flo
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -88,6 +88,25 @@ def answer_of(tool: str, result: CallToolResult | TextAnswer) -> Answer:
     if not isinstance(result.text, str) and structured is None:
         raise Unreadable(tool, "", "the answer carries no text")
     return Answer(result.text or "", bool(result.is_error), structured)
+
+
+def strings_of(value: Any) -> Iterator[str]:
+    """Every string in a JSON value (object keys too), in its order."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from strings_of(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_of(item)
+
+
+def everything_shown(answer: Answer) -> str:
+    """All an answer shows, in its order: its text, then every string of its structured
+    content (where a check only asks whether a unique token is there)."""
+    return "\n".join([answer.text, *strings_of(answer.structured)])
 
 
 def _object(value: Any) -> Mapping[str, Any] | None:

@@ -20,14 +20,23 @@ answer already taken apart (the harness's ``Observation``, or ``Answer(text, is_
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Generic, TypeVar
 
 from mcp_types import CallToolResult
 
 from .answer_data import data_of, read_data
-from .answer_text import Answer, TextAnswer, Unpacked, Unreadable, answer_of, json_object, unpack
+from .answer_text import (
+    Answer,
+    TextAnswer,
+    Unpacked,
+    Unreadable,
+    answer_of,
+    everything_shown,
+    json_object,
+    unpack,
+)
 from .curation import (
     read_comparison,
     read_current_project,
@@ -121,7 +130,7 @@ class ToolReader(Generic[F]):
         answer = answer_of(self.tool, result)
         if answer.is_error:
             return read_failure(self.tool, answer.text)
-        return self.success(answer, declared or {})
+        return replace(self.success(answer, declared or {}), shown=everything_shown(answer))
 
     def success(self, answer: Answer, declared: Mapping[str, str]) -> F:
         """The first layer that reads the answer: its structured content or declared fields,

@@ -9,7 +9,11 @@ wrote, since versions format them differently (UTC, local time, RFC 3339).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+#: A memory's id as the server issued it: upstream's are integers, a vendor's may be strings
+#: (``"obs_1a2b"``, ``"mem-42"``); the kit sends it back exactly as it read it.
+MemoryId = int | str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,6 +33,9 @@ class Fact:
     """What every fact carries: the envelope of a JSON-in-text answer, ``None`` for plain text."""
 
     envelope: Envelope | None = None
+    #: every text the answer shows (its text blocks and the strings of its structured content),
+    #: for a check that only asks whether a unique token is there (``steps.shows``)
+    shown: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,7 +64,7 @@ class Candidate:
     """A memory that ``mem_save`` (v1.1x, and the reference) surfaced as a possible conflict,
     to judge. ``sync_id`` and ``score`` are upstream's (``None`` from the reference)."""
 
-    id: int
+    id: MemoryId
     title: str
     type: str
     judgment_id: str
@@ -76,7 +83,7 @@ class Saved(Fact):
 
     title: str | None = None
     type: str | None = None
-    id: int | None = None
+    id: MemoryId | None = None
     sync_id: str | None = None
     state: str | None = None
     suggested_topic_key: str | None = None
@@ -89,18 +96,21 @@ class Saved(Fact):
 
 @dataclass(frozen=True, kw_only=True)
 class Observation(Fact):
-    """``mem_get_observation``: one memory with its counters. ``updated_at`` and
-    ``last_seen_at`` are the reference's extra lines (upstream does not show them)."""
+    """One memory with its counters: ``mem_get_observation``'s answer, or the record a vendor's
+    ``mem_search`` (or ``mem_save``) answer gives as data (``steps.live``). A field the answer
+    does not show is ``None`` (a check needing it is then undecided: ``steps.live``);
+    ``updated_at`` and ``last_seen_at`` are the reference's extra lines (upstream does not
+    show them)."""
 
-    id: int
-    type: str
-    title: str
-    content: str
-    session_id: str
-    scope: str
-    duplicate_count: int
-    revision_count: int
-    created_at: str
+    id: MemoryId
+    type: str | None = None
+    title: str | None = None
+    content: str | None = None
+    session_id: str | None = None
+    scope: str | None = None
+    duplicate_count: int | None = None
+    revision_count: int | None = None
+    created_at: str | None = None
     project: str | None = None
     topic_key: str | None = None
     tool_name: str | None = None
@@ -110,21 +120,23 @@ class Observation(Fact):
 
 @dataclass(frozen=True, kw_only=True)
 class Updated(Fact):
-    """``mem_update``: the memory as it is after the update."""
+    """``mem_update``: the memory as it is after the update (a field the answer does not
+    show is ``None``)."""
 
-    id: int
-    title: str
-    type: str
-    scope: str
+    id: MemoryId | None = None
+    title: str | None = None
+    type: str | None = None
+    scope: str | None = None
     truncation: Truncation | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class Deleted(Fact):
-    """``mem_delete``: ``hard`` for a permanent delete, false for a soft one."""
+    """``mem_delete``: ``hard`` for a permanent delete, false for a soft one (``None``: the
+    answer does not say)."""
 
-    id: int
-    hard: bool
+    id: MemoryId | None = None
+    hard: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,7 +154,7 @@ class Annotation:
     it by sync id."""
 
     kind: str
-    other_id: int | None = None
+    other_id: MemoryId | None = None
     other_sync_id: str | None = None
     other_title: str | None = None
 
@@ -153,12 +165,12 @@ class Hit:
     ``...``; a ``[preview]`` marker is taken off). ``sync_id``, ``state`` and ``pinned`` come from
     v1.1x's ``results[]``; ``project`` is ``None`` when the memory has none."""
 
-    id: int
-    type: str
+    id: MemoryId
     title: str
-    scope: str
-    created_at: str
-    preview: str
+    type: str | None = None
+    scope: str | None = None
+    created_at: str | None = None
+    preview: str | None = None
     project: str | None = None
     sync_id: str | None = None
     state: str | None = None
@@ -175,7 +187,7 @@ class SearchResult(Fact):
     query: str | None = None
 
     @property
-    def ids(self) -> list[int]:
+    def ids(self) -> list[MemoryId]:
         return [hit.id for hit in self.hits]
 
 
@@ -198,11 +210,12 @@ class ContextPrompt:
 
 @dataclass(frozen=True, kw_only=True)
 class ContextObservation:
-    """A ``### Recent Observations`` (or ``### Pinned``) line; content cut at 300 characters."""
+    """A ``### Recent Observations`` (or ``### Pinned``) line; content cut at 300 characters
+    (``None``: a vendor's context that shows no type or content)."""
 
-    type: str
     title: str
-    content: str
+    type: str | None = None
+    content: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -219,9 +232,9 @@ class LatestSummary:
 class ContextTotals:
     """The ``Memory stats:`` footer: store-wide counts, whatever the project asked for."""
 
-    sessions: int
-    observations: int
-    projects: tuple[str, ...]
+    sessions: int | None = None
+    observations: int | None = None
+    projects: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,6 +250,8 @@ class Context(Fact):
     prompts: tuple[ContextPrompt, ...] = ()
     pinned: tuple[ContextObservation, ...] = ()
     observations: tuple[ContextObservation, ...] = ()
+    #: the personal memories a vendor's context lists apart from the project's
+    personal: tuple[ContextObservation, ...] = ()
     totals: ContextTotals | None = None
 
     @property
@@ -258,7 +273,7 @@ class TimelineSession:
 class TimelineEntry:
     """A neighbour in a timeline; its content cut at 150 characters."""
 
-    id: int
+    id: MemoryId
     type: str
     title: str
     preview: str
@@ -268,7 +283,7 @@ class TimelineEntry:
 class TimelineFocus:
     """The memory a timeline is about; its content cut at 500 characters."""
 
-    id: int
+    id: MemoryId
     type: str
     title: str
     content: str
@@ -295,14 +310,14 @@ class SessionStarted(Fact):
 
 @dataclass(frozen=True, kw_only=True)
 class SessionEnded(Fact):
-    id: str
+    id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class SummarySaved(Fact):
     """``mem_session_summary``; ``notes`` keeps the other lines (v1.1x's activity score)."""
 
-    project: str
+    project: str | None = None
     notes: tuple[str, ...] = ()
 
 
@@ -315,9 +330,12 @@ class PromptSaved(Fact):
 
 @dataclass(frozen=True, kw_only=True)
 class PassiveCapture(Fact):
-    extracted: int
-    saved: int
-    duplicates: int
+    """``mem_capture_passive``: how many learnings it found, saved and found already stored
+    (``None``: the answer does not say)."""
+
+    extracted: int | None = None
+    saved: int | None = None
+    duplicates: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -337,9 +355,9 @@ class CurrentProject(Fact):
     ``source == "ambiguous"``, the ``available_projects`` and an ``error_hint``."""
 
     project: str
-    source: str
-    path: str
-    cwd: str
+    source: str | None = None
+    path: str | None = None
+    cwd: str | None = None
     available_projects: tuple[str, ...] = ()
     warning: str | None = None
     error_hint: str | None = None
@@ -368,8 +386,8 @@ class JudgmentRecorded(Fact):
     stands in ``relation`` to the candidate (``target``)."""
 
     judgment_id: str
-    source: int
-    target: int
+    source: MemoryId
+    target: MemoryId
     relation: str
 
 
@@ -378,7 +396,7 @@ class MemoryVerdict:
     """One memory's verdict in the seed's ``mem_judge``: ``contradictory``, ``complementary``,
     ``outdated`` or ``unrelated``."""
 
-    id: int
+    id: MemoryId
     verdict: str
 
 
@@ -386,10 +404,10 @@ class MemoryVerdict:
 class PairVerdict:
     """How two memories relate, in the reference's seed-style ``mem_judge``."""
 
-    first: int
-    second: int
+    first: MemoryId
+    second: MemoryId
     relation: str
-    reason: str
+    reason: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -400,12 +418,12 @@ class JudgedMemories(Fact):
     verdicts: tuple[MemoryVerdict, ...] = ()
     pairs: tuple[PairVerdict, ...] = ()
 
-    def verdict_of(self, memory_id: int) -> str | None:
+    def verdict_of(self, memory_id: MemoryId) -> str | None:
         """The verdict on ``memory_id``, ``None`` when the answer gives it none."""
         return next((v.verdict for v in self.verdicts if v.id == memory_id), None)
 
     @property
-    def outdated(self) -> tuple[int, ...]:
+    def outdated(self) -> tuple[MemoryId, ...]:
         return tuple(v.id for v in self.verdicts if v.verdict == "outdated")
 
 
@@ -421,14 +439,14 @@ class Compared(Fact):
 class Pinned(Fact):
     """``mem_pin`` and ``mem_unpin``: the memory's pin state after the call."""
 
-    id: int
+    id: MemoryId
     sync_id: str
     pinned: bool
 
 
 @dataclass(frozen=True, kw_only=True)
 class ReviewItem:
-    id: int
+    id: MemoryId
     sync_id: str
     title: str
     type: str
@@ -448,7 +466,7 @@ class ReviewList(Fact):
 class Reviewed(Fact):
     """``mem_review`` with ``action: mark_reviewed``."""
 
-    id: int
+    id: MemoryId
     title: str
     type: str
     sync_id: str | None = None

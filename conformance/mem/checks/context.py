@@ -8,17 +8,59 @@ the server does not publish makes the check's rules not applicable, naming it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ...check_context import BaseContext
 from ...observation import Observation
 from ..arguments import NotPublished, published_call, published_name
+from ..facts import MemoryId
+
+
+@dataclass(frozen=True)
+class Finder:
+    """How to find a memory again by search: a token of the kit's it holds, and its project
+    (``None``: the server's own)."""
+
+    query: str
+    project: str | None
 
 
 class MemContext(BaseContext):
     _listing: dict[str, Any] | None = None
     #: how many fresh projects the check has made (``steps.fresh_project``)
     projects_made = 0
+
+    def __init__(self, **shared: Any) -> None:
+        super().__init__(**shared)
+        #: the tokens ``unique`` gave, and how to find each memory the check saw again
+        self.tokens: list[str] = []
+        self.finders: dict[MemoryId, Finder] = {}
+
+    def unique(self, label: str) -> str:
+        token = super().unique(label)
+        self.tokens.append(token)
+        return token
+
+    def remember(
+        self,
+        memory_id: MemoryId,
+        project: str | None,
+        *texts: Any,
+        moved: bool = False,
+        otherwise: str | None = None,
+    ) -> None:
+        """Note how memory ``memory_id`` of ``project`` is found again: by the first token of
+        the check's that one of ``texts`` (its title, content, a query) holds, else by
+        ``otherwise`` (the query that found it). A memory known already keeps its finder,
+        unless its text ``moved`` (an update: its project stays)."""
+        known = self.finders.get(memory_id)
+        if known is not None and not moved:
+            return
+        shown = [text for text in texts if isinstance(text, str)]
+        token = next((t for t in self.tokens if any(t in text for text in shown)), otherwise)
+        if token is not None:
+            self.finders[memory_id] = Finder(token, known.project if known else project)
 
     async def call(
         self, tool: str, arguments: dict[str, Any], *, as_given: bool = False
@@ -39,6 +81,15 @@ class MemContext(BaseContext):
         facts' fields (field -> JSON Pointer or ``re:`` pattern)."""
         return {field: source for named, field, source in self.policy.answers if named == tool}
 
+    async def takes(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """Whether ``tool``'s schema publishes every argument of ``arguments`` a call cannot
+        do without (``arguments.published_call``): a case built of others is no case here."""
+        try:
+            published_call(tool, await self.input_schema(tool), arguments)
+        except NotPublished:
+            return False
+        return True
+
     async def publishes(self, tool: str, argument: str) -> bool:
         """Whether ``tool``'s schema publishes ``argument`` under its name or a usual other."""
         return published_name(tool, argument, await self.properties(tool)) is not None
@@ -48,6 +99,10 @@ class MemContext(BaseContext):
         _, tools = await self.session.list_tools()
         self._listing = {tool.name: tool for tool in tools}
         return self._listing
+
+    async def lists(self, tool: str) -> bool:
+        """Whether the server lists ``tool`` (in the check's last tools/list)."""
+        return tool in await self._last_listing()
 
     async def _last_listing(self) -> dict[str, Any]:
         """The check's last tools/list (made once when it has none)."""

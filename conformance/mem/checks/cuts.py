@@ -23,7 +23,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...observation import Observation as Answer
-from ..facts import SearchResult
+from ..answer_text import strings_of
+from ..facts import MemoryId, SearchResult
 from .context import MemContext
 from .registry import check
 from .steps import (
@@ -64,19 +65,6 @@ def straddling(head: str, count: int) -> Iterator[str]:
     for wide in WIDE:
         for shift in SHIFTS:
             yield head + "x" * shift + wide * count
-
-
-def strings_of(value: Any) -> Iterator[str]:
-    """Every string in a JSON value (object keys too)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from strings_of(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings_of(item)
 
 
 def broken(text: str) -> int | None:
@@ -124,7 +112,7 @@ class Shown:
         )
         return answer
 
-    async def read_back(self, where: str, query: str, project: Project) -> list[int]:
+    async def read_back(self, where: str, query: str, project: Project) -> list[MemoryId]:
         """A search for ``query`` in ``project`` judged, then each memory it found read back
         and judged where ``mem_get_observation`` is listed; the ids found."""
         answer = await self.judged(where, SEARCH, search_of(query, project))

@@ -14,7 +14,7 @@ names an HTTP API; the runner records it not applicable with that reason.
 
 from __future__ import annotations
 
-from ..facts import Deleted, Timeline, ToolFailure
+from ..facts import Deleted, MemoryId, Timeline, ToolFailure
 from .context import MemContext
 from .registry import check
 from .steps import (
@@ -38,7 +38,7 @@ SAVE, SEARCH, CONTEXT, GET = "mem_save", "mem_search", "mem_context", "mem_get_o
 DELETE, TIMELINE = "mem_delete", "mem_timeline"
 
 
-async def _visible(ctx: MemContext, project: Project, token: str) -> int:
+async def _visible(ctx: MemContext, project: Project, token: str) -> MemoryId:
     """The id of a new memory of ``project``, seen by mem_search and in mem_context."""
     memory_id = await saved_memory(ctx, project, token)
     ids = await found_ids(ctx, token, project=project.name)
@@ -49,7 +49,7 @@ async def _visible(ctx: MemContext, project: Project, token: str) -> int:
 
 
 async def _expect_hidden(
-    ctx: MemContext, rule: str, project: Project, token: str, memory_id: int
+    ctx: MemContext, rule: str, project: Project, token: str, memory_id: MemoryId
 ) -> None:
     """Expect that neither mem_search nor mem_context shows the deleted memory."""
     ids = await found_ids(ctx, token, project=project.name)
@@ -83,7 +83,7 @@ async def soft_delete_hides_the_memory(ctx: MemContext) -> None:
     await _expect_hidden(ctx, "DEL-001", project, token, memory_id)
 
 
-async def _neighbours(ctx: MemContext, memory_id: int) -> list[int]:
+async def _neighbours(ctx: MemContext, memory_id: MemoryId) -> list[MemoryId]:
     """The ids of the memories a successful timeline of ``memory_id`` lists around it."""
     around = await timeline(ctx, memory_id)
     ctx.require(isinstance(around, Timeline), f"mem_timeline of #{memory_id} succeeded", around)
@@ -119,7 +119,7 @@ async def soft_deleted_memory_is_unreachable(ctx: MemContext) -> None:
     )
 
 
-@check(rules=("DEL-003",), tools=(SAVE, DELETE, SEARCH, CONTEXT, GET))
+@check(rules=("DEL-003",), tools=(SAVE, DELETE, SEARCH, CONTEXT))
 async def hard_delete_removes_the_memory(ctx: MemContext) -> None:
     flag = await hard_flag(ctx)
     if flag is None:
@@ -139,6 +139,8 @@ async def hard_delete_removes_the_memory(ctx: MemContext) -> None:
         observed=answer,
     )
     await _expect_hidden(ctx, "DEL-003", project, token, memory_id)
+    if not await ctx.lists(GET):
+        return
     got = await observation(ctx, memory_id)
     ctx.expect(
         "DEL-003",
@@ -204,7 +206,7 @@ async def hard_delete_is_final(ctx: MemContext) -> None:
         )
 
 
-async def _expect_refused(ctx: MemContext, memory_id: int, what: str) -> None:
+async def _expect_refused(ctx: MemContext, memory_id: MemoryId, what: str) -> None:
     answer = await delete(ctx, memory_id)
     ctx.expect(
         "DEL-007",

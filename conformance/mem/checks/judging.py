@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..facts import Annotation, JudgedMemories, Saved, SearchResult, ToolFailure
+from ..facts import Annotation, JudgedMemories, MemoryId, Saved, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
 from .steps import (
     Project,
+    absent_id,
     fact,
     fresh_project,
     requirements_unmet,
@@ -42,8 +43,6 @@ SAVE, JUDGE = "mem_save", "mem_judge"
 JUDGING = (SAVE, JUDGE)
 #: the seed's verdicts on a memory
 VERDICTS = ("contradictory", "complementary", "outdated", "unrelated")
-#: an id far beyond those a check's few saves reach
-UNUSED_ID_OFFSET = 10**9
 #: upstream's relation words, one of them, and a word that is none of them
 RELATION, NOT_A_RELATION = "compatible", "contradicts"
 UNKNOWN_JUDGMENT = "rel-0000000000000000"
@@ -55,24 +54,33 @@ PADDED_CONTENT = "A memory with a long title, padded word after word."
 FILLERS = 20
 
 
-async def judged(ctx: MemContext, ids: list[int]) -> Any:
+async def judged(ctx: MemContext, ids: list[MemoryId]) -> Any:
     """The fact of ``mem_judge`` of ``ids`` (the seed's form, sent as the seed names it when the
     schema publishes no list of ids: the divergence JUDGE-001 and JUDGE-002 name)."""
     return await fact(ctx, JUDGE, {"ids": ids}, as_given=not await ctx.publishes(JUDGE, "ids"))
 
 
-def verdicts(found: Any, ids: list[int]) -> dict[int, str | None]:
+def verdicts(found: Any, ids: list[MemoryId]) -> dict[MemoryId, str | None]:
     """The verdict on each of ``ids`` (``None``: none given, or no list answer)."""
     if not isinstance(found, JudgedMemories):
         return dict.fromkeys(ids)
     return {memory: found.verdict_of(memory) for memory in ids}
 
 
-def each_judged(found: Any, ids: list[int]) -> bool:
-    return all(verdict in VERDICTS for verdict in verdicts(found, ids).values())
+def each_judged(found: Any, ids: list[MemoryId]) -> bool:
+    """Whether the answer says of each of ``ids`` one of the seed's verdicts: on the memory
+    itself, or as the relation of a pair it is in."""
+    related = {
+        memory
+        for pair in (found.pairs if isinstance(found, JudgedMemories) else ())
+        if pair.relation in VERDICTS
+        for memory in (pair.first, pair.second)
+    }
+    own = verdicts(found, ids)
+    return all(own[memory] in VERDICTS or memory in related for memory in ids)
 
 
-async def some_memories(ctx: MemContext, project: Project, count: int) -> list[int]:
+async def some_memories(ctx: MemContext, project: Project, count: int) -> list[MemoryId]:
     """``count`` memories of ``project``: the first ones on one topic (titles with one head),
     the last on another."""
     topic = ctx.unique("judgetopic")
@@ -123,7 +131,7 @@ async def judge_takes_a_list_of_ids(ctx: MemContext) -> None:
         expected="the same verdicts when the same ids are judged again",
         observed={"first": verdicts(first, ids), "again": verdicts(again, ids)},
     )
-    refused = {"one id": ids[:1], "an id no memory has": [ids[0], max(ids) + UNUSED_ID_OFFSET]}
+    refused = {"one id": ids[:1], "an id no memory has": [ids[0], absent_id(ids[-1])]}
     for what, given in refused.items():
         found = await judged(ctx, given)
         ctx.expect(
@@ -134,7 +142,7 @@ async def judge_takes_a_list_of_ids(ctx: MemContext) -> None:
         )
 
 
-async def _resembling_pair(ctx: MemContext, project: Project) -> tuple[int, Saved]:
+async def _resembling_pair(ctx: MemContext, project: Project) -> tuple[MemoryId, Saved]:
     """A memory, and the save of a second one whose title has every word of the first's and
     one more."""
     token = ctx.unique("judgepair")
@@ -187,7 +195,7 @@ async def save_surfaces_candidates_to_judge(ctx: MemContext) -> None:
     )
 
 
-async def _annotations(ctx: MemContext, project: Project, token: str) -> dict[int, Any]:
+async def _annotations(ctx: MemContext, project: Project, token: str) -> dict[MemoryId, Any]:
     """The relation annotations mem_search shows under each memory ``token`` finds."""
     found = await search(ctx, token, project=project.name)
     ctx.require(isinstance(found, SearchResult), "mem_search succeeded", found)

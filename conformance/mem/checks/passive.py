@@ -17,7 +17,7 @@ from typing import Any
 from ..facts import Fact, PassiveCapture, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
-from .steps import Project, fact, fresh_project, hits_of, search
+from .steps import Project, fact, fresh_project, hits_of, search, type_shown
 
 CAPTURE, SEARCH, START = "mem_capture_passive", "mem_search", "mem_session_start"
 #: PASS-001: seed 003's example, and the word its learning is searched by
@@ -29,6 +29,8 @@ SEED_WORD = "pool"
 #: PASS-003: a text with nothing to extract (no learnings heading, no failure, short)
 NOTHING = "nothing to note"
 PASSIVE_TYPE = "passive"
+#: the rules of ``learnings_are_captured`` that judge the learnings PASS-002 finds
+LATER_RULES = ("PASS-004", "PASS-005")
 
 
 async def capture(
@@ -97,8 +99,9 @@ async def learnings_are_captured(ctx: MemContext) -> None:
         expected="each item its own observation, found by mem_search of its token",
         observed={token: [hit.id for hit in found[token]] for token in tokens},
     )
-    ctx.require(all(ids), "the learnings found after their capture", ids)
-    typed = [hit.type for token in tokens for hit in found[token]]
+    if not all(ids):  # PASS-002's failure: nothing to judge the other rules on
+        ctx.undecided("the learnings were not found after their capture", ids, LATER_RULES)
+    typed = [await type_shown(ctx, hit) for token in tokens for hit in found[token]]
     ctx.expect(
         "PASS-005",
         all(kind == PASSIVE_TYPE for kind in typed),
@@ -108,8 +111,8 @@ async def learnings_are_captured(ctx: MemContext) -> None:
     second, _ = await capture(ctx, project, {"content": text})
     ctx.expect(
         "PASS-004",
-        isinstance(second, PassiveCapture) and second.saved == 0,
-        expected="the same text captured again saving nothing new (saved=0)",
+        isinstance(second, PassiveCapture) and second.saved in (0, None),
+        expected="the same text captured again saving nothing new (saved=0, where it says)",
         observed=second,
     )
     again = [{hit.id for hit in await hits(ctx, token, where)} for token in tokens]

@@ -44,6 +44,7 @@ from .steps import (
     saved_id,
     search,
     session_of,
+    summary_arguments,
     what_why,
 )
 
@@ -65,17 +66,9 @@ def kept(texts: Iterable[str | None], secrets: Iterable[str]) -> list[str]:
 
 
 def context_texts(found: Context | ToolFailure) -> list[str | None]:
-    """Every text a context shows: summaries, sessions, prompts, memories."""
-    if not isinstance(found, Context):
-        return []
-    summary = found.latest_summary
-    shown = (*found.pinned, *found.observations)
-    return [
-        *((summary.title, summary.content) if summary else ()),
-        *(session.summary for session in found.sessions),
-        *(prompt.content for prompt in found.prompts),
-        *(text for memory in shown for text in (memory.title, memory.content)),
-    ]
+    """Every text a context shows, in any form of answer (summaries, sessions, prompts,
+    memories)."""
+    return [found.shown] if isinstance(found, Context) else []
 
 
 def search_texts(found: SearchResult | ToolFailure) -> list[str]:
@@ -113,9 +106,11 @@ def expect_redacted(
 ) -> None:
     """``memory`` read back in full keeps no secret, and each field has ``spans[field]``
     ``[REDACTED]`` marks (one per span)."""
-    expect_hidden(ctx, rule, "mem_get_observation", [memory.title, memory.content], secrets, memory)
+    expect_hidden(
+        ctx, rule, "the memory read back", [memory.title, memory.content], secrets, memory
+    )
     for field, count in spans.items():
-        text = getattr(memory, field)
+        text = getattr(memory, field) or ""
         ctx.expect(
             rule,
             text.count(REDACTED) == count,
@@ -124,14 +119,15 @@ def expect_redacted(
         )
 
 
-@check(rules=("PRIV-001",), tools=(SAVE, GET, SEARCH, CONTEXT))
+@check(rules=("PRIV-001",), tools=(SAVE, SEARCH, CONTEXT))
 async def saved_private_text_is_redacted(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token, secrets = ctx.unique("privsaved"), [ctx.unique("privtitle"), ctx.unique("privbody")]
     title = f"Memory {token} {private(secrets[0])}"
     content = f"{what_why(token)}\nKey: {private(secrets[1])}"
     memory = await saved_id(ctx, project, await save(ctx, project, title, content), token)
-    expect_redacted(ctx, "PRIV-001", await live(ctx, memory), {"title": 1, "content": 1}, secrets)
+    read_back = await live(ctx, memory, "title", "content")
+    expect_redacted(ctx, "PRIV-001", read_back, {"title": 1, "content": 1}, secrets)
     found = await search(ctx, token, project=project.name)
     ctx.require(isinstance(found, SearchResult) and memory in found.ids, "memory found", found)
     expect_hidden(ctx, "PRIV-001", "mem_search", search_texts(found), secrets, found)
@@ -142,7 +138,7 @@ async def saved_private_text_is_redacted(ctx: MemContext) -> None:
     await expect_unfound(ctx, "PRIV-001", secrets, project=project.name)
 
 
-@check(rules=("PRIV-002",), tools=(SAVE, UPDATE, GET))
+@check(rules=("PRIV-002",), tools=(SAVE, UPDATE, SEARCH))
 async def every_span_is_redacted_and_updates_too(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token = ctx.unique("privspans")
@@ -153,24 +149,23 @@ async def every_span_is_redacted_and_updates_too(ctx: MemContext) -> None:
     saved = await save(ctx, project, f"Memory {token}", f"{what_why(token)}\n{spans}")
     memory = await saved_id(ctx, project, saved, token)
     secrets = [upper, lower, second_line, mixed]
-    expect_redacted(ctx, "PRIV-002", await live(ctx, memory), {"content": 3}, secrets)
+    expect_redacted(ctx, "PRIV-002", await live(ctx, memory, "content"), {"content": 3}, secrets)
     updated = [ctx.unique("privnewtitle"), ctx.unique("privnewbody")]
     changes = {
         "title": f"Updated {token} {private(updated[0])}",
         "content": f"{what_why(token)}\nNow: {private(updated[1])}",
     }
     await done(ctx, UPDATE, {"id": memory} | changes, Updated)
-    expect_redacted(ctx, "PRIV-002", await live(ctx, memory), {"title": 1, "content": 1}, updated)
+    read_back = await live(ctx, memory, "title", "content")
+    expect_redacted(ctx, "PRIV-002", read_back, {"title": 1, "content": 1}, updated)
 
 
 @check(rules=("PRIV-003",), tools=(SUMMARY, CONTEXT, SEARCH))
 async def session_summary_is_redacted(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token, secret = ctx.unique("privsummary"), ctx.unique("privgoal")
-    content = f"## Goal\n{token} {private(secret)}\n## Accomplished\n- the check ran"
-    arguments = {"content": content, "project": project.name, "session_id": project.session}
-    # ``project`` and ``session_id`` are not on every version's session tools
-    await done(ctx, SUMMARY, await ctx.offered(SUMMARY, arguments), SummarySaved)
+    sections = {"goal": f"{token} {private(secret)}", "accomplished": "- the check ran"}
+    await done(ctx, SUMMARY, await summary_arguments(ctx, project, sections), SummarySaved)
     shown = await context(ctx, project)
     texts = context_texts(shown)
     ctx.require(bool(kept(texts, [token])), "the summary shown by mem_context", shown)
@@ -189,16 +184,17 @@ async def passive_capture_is_redacted(ctx: MemContext) -> None:
         "session_id": project.session,
     }
     captured = await done(ctx, PASSIVE, await ctx.offered(PASSIVE, arguments), PassiveCapture)
-    ctx.require(captured.saved >= 1, "the learning saved", captured)
+    ctx.require(captured.saved != 0, "the learning saved", captured)
     # upstream's mem_capture_passive takes no project (v1.20 on): its learning is searched for
     # in every project where the server can
     everywhere = await searched_everywhere(ctx, project)
     found = await search(ctx, token, **everywhere)
     ctx.require(isinstance(found, SearchResult) and bool(found.hits), "learning found", found)
     assert isinstance(found, SearchResult)
-    read = [await observation(ctx, memory) for memory in found.ids]
+    via_get = await ctx.lists(GET)
+    read = [await (observation if via_get else live)(ctx, memory) for memory in found.ids]
     texts = [t for m in read if isinstance(m, Observation) for t in (m.title, m.content)]
-    where = "the captured learning (mem_search, mem_get_observation)"
+    where = "the captured learning (mem_search, and each hit read back)"
     expect_hidden(ctx, "PRIV-003", where, [*search_texts(found), *texts], [secret], read)
     await expect_unfound(ctx, "PRIV-003", [secret], **everywhere)
 

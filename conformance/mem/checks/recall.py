@@ -17,15 +17,18 @@ from ..answer_text import Unreadable, answer_of, unpack
 from ..facts import SummarySaved, ToolFailure
 from .context import MemContext
 from .registry import check
-from .sessions import START, SUMMARY, summary_arguments, summary_content
 from .steps import (
+    START,
+    SUMMARY,
     Project,
     context,
     done,
     fresh_project,
     requirements_unmet,
     save,
-    titles,
+    shows,
+    summary_arguments,
+    summary_sections,
     what_why,
 )
 
@@ -56,7 +59,7 @@ async def context_shows_recent_memories(ctx: MemContext) -> None:
     for title in saved:
         ctx.expect(
             "CTX-001",
-            title in titles(shown),
+            shows(shown, title),
             expected=f"mem_context of {project.name} listing {title!r}, just saved there",
             observed=shown,
         )
@@ -93,7 +96,7 @@ async def fill(ctx: MemContext, project: Project) -> None:
     for index in range(MEMORIES):
         content = f"{token} {index} {WIDE * MEMORY_WIDTH}"
         await save(ctx, project, f"Wide memory {index} {token}", content)
-    summary = f"{summary_content(token)}\n{WIDE * SUMMARY_WIDTH}"
+    summary = summary_sections(f"{token}\n{WIDE * SUMMARY_WIDTH}")
     await done(ctx, SUMMARY, await summary_arguments(ctx, project, summary), SummarySaved)
 
 

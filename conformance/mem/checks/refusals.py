@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from ..arguments import NotPublished, published_call
+from ..facts import MemoryId
 from .context import MemContext
 from .errors import other_types, refused
 from .registry import check
@@ -38,7 +39,7 @@ def learnings(token: str) -> str:
     return f"## Key Learnings:\n1. ERR-005 captures this learning about {token} once"
 
 
-def valid_calls(project: Project, token: str, memory: int) -> dict[str, dict[str, Any]]:
+def valid_calls(project: Project, token: str, memory: MemoryId) -> dict[str, dict[str, Any]]:
     """A call of each tool, under the kit's argument names, that a server takes: ``memory`` is
     the check's own memory of ``project``."""
     content = what_why(token, "a memory of ERR-005")

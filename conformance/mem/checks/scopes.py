@@ -27,7 +27,7 @@ from .steps import (
     titles,
 )
 
-SAVE, SEARCH, GET, CONTEXT = "mem_save", "mem_search", "mem_get_observation", "mem_context"
+SAVE, SEARCH, CONTEXT = "mem_save", "mem_search", "mem_context"
 PROJECT, PERSONAL = "project", "personal"
 #: SCOPE-002: the title of seed 003's personal memory
 SEED_PERSONAL_TITLE = "Prefiero async/await sobre Promises encadenadas"
@@ -45,20 +45,20 @@ def _shown(found: Context | SearchResult | ToolFailure) -> object:
     return found if isinstance(found, ToolFailure) else titles(found)
 
 
-@check(rules=("SCOPE-001",), tools=(SAVE, GET))
+@check(rules=("SCOPE-001",), tools=(SAVE, SEARCH))
 async def default_scope_is_project(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
-    memory = await live(ctx, await saved_memory(ctx, project, ctx.unique("unscoped")))
+    memory = await live(ctx, await saved_memory(ctx, project, ctx.unique("unscoped")), "scope")
     ctx.expect("SCOPE-001", memory.scope == PROJECT, expected="scope project", observed=memory)
 
 
-@check(rules=("SCOPE-002",), tools=(SAVE, GET))
+@check(rules=("SCOPE-002",), tools=(SAVE, SEARCH))
 async def personal_scope_is_kept(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token = ctx.unique("personal")
     title = f"{SEED_PERSONAL_TITLE} ({token})"
     memory_id = await saved_memory(ctx, project, token, "learning", title=title, scope=PERSONAL)
-    memory = await live(ctx, memory_id)
+    memory = await live(ctx, memory_id, "scope")
     ctx.expect("SCOPE-002", memory.scope == PERSONAL, expected="scope personal", observed=memory)
 
 

@@ -50,18 +50,21 @@ from .steps import (
     memory_arguments,
     project_started,
     read_context,
+    requirements_unmet,
     save,
     saved_memory,
     search,
     session_of,
     start,
     start_arguments,
+    summary_arguments,
+    summary_sections,
     what_why,
 )
 
 START, SUMMARY, END = "mem_session_start", "mem_session_summary", "mem_session_end"
 SAVE, SEARCH, CONTEXT = "mem_save", "mem_search", "mem_context"
-OBSERVATION, TIMELINE, CURRENT = "mem_get_observation", "mem_timeline", "mem_current_project"
+TIMELINE, CURRENT = "mem_timeline", "mem_current_project"
 SUMMARY_TYPE = "session_summary"
 #: SESS-010: contents that hold no summary
 BLANK_SUMMARIES = ("", "  \n\t ")
@@ -70,43 +73,23 @@ NEXT_SECOND_S = 1.1
 
 
 # steps: sessions and summaries ----------------------------------------------------------------
-def summary_content(goal: str) -> str:
-    """A summary in seed 003's four sections, its Goal ``goal``."""
-    return (
-        f"## Goal\n{goal}\n## Discoveries\nnothing unexpected\n"
-        "## Accomplished\nthe conformance check ran\n## Files\nconformance/mem/checks/sessions.py"
-    )
-
-
-async def summary_arguments(ctx: MemContext, project: Project, content: str) -> dict[str, Any]:
-    """A ``mem_session_summary`` of ``project``'s session, as the server's schema lists them."""
-    arguments = {"content": content, "project": project.name, "session_id": project.session}
-    return await ctx.offered(SUMMARY, arguments, always=("content",))
-
-
 async def summarise(ctx: MemContext, project: Project, goal: str) -> Fact:
     """``mem_session_summary`` of ``project``'s session, its Goal ``goal``."""
-    return await fact(ctx, SUMMARY, await summary_arguments(ctx, project, summary_content(goal)))
+    arguments = await summary_arguments(ctx, project, summary_sections(goal))
+    return await fact(ctx, SUMMARY, arguments)
 
 
 async def summarised(ctx: MemContext, project: Project, goal: str) -> SummarySaved:
     """``summarise``, for a summary the check builds on: a failure stops the check."""
-    arguments = await summary_arguments(ctx, project, summary_content(goal))
+    arguments = await summary_arguments(ctx, project, summary_sections(goal))
     return await done(ctx, SUMMARY, arguments, SummarySaved)
 
 
-def shown_texts(found: Context) -> list[str]:
-    """What a context shows, in its order: the latest summary, then each listed memory."""
-    latest = [found.latest_summary.content] if found.latest_summary is not None else []
-    listed = (*found.pinned, *found.observations)
-    return latest + [f"{o.title}\n{o.content}" for o in listed]
-
-
 def first_showing(found: Context | ToolFailure, token: str) -> int | None:
-    """Where a context first shows ``token`` (``None``: nowhere, or no context)."""
-    if not isinstance(found, Context):
-        return None
-    return next((i for i, text in enumerate(shown_texts(found)) if token in text), None)
+    """Where, in the order a context shows things, it first shows ``token`` (``None``:
+    nowhere, or no context)."""
+    at = found.shown.find(token) if isinstance(found, Context) else -1
+    return None if at < 0 else at
 
 
 def summaries_shown(found: Context) -> bool:
@@ -154,7 +137,7 @@ async def current_project(ctx: MemContext) -> str | None:
     return (found.project or None) if isinstance(found, CurrentProject) else None
 
 
-@check(rules=("SESS-002",), tools=(START, SAVE, OBSERVATION))
+@check(rules=("SESS-002",), tools=(START, SAVE))
 async def session_start_generates_an_id(ctx: MemContext) -> None:
     name = ctx.unique("proj").lower()
     started = await start(ctx, name, None)
@@ -180,7 +163,7 @@ async def session_start_generates_an_id(ctx: MemContext) -> None:
         return
     ids = await found_ids(ctx, token, project=name)
     ctx.require(len(ids) == 1, f"one memory found by {token}", ids)
-    memory = await live(ctx, ids[0])
+    memory = await live(ctx, ids[0], "session_id")
     ctx.expect(
         "SESS-002",
         memory.session_id == generated,
@@ -196,27 +179,32 @@ async def session_end_names_the_session(ctx: MemContext) -> None:
     ended = await fact(ctx, END, {"id": session})
     ctx.expect(
         "SESS-006",
-        isinstance(ended, SessionEnded) and ended.id == session,
-        expected=f"mem_session_end succeeding and naming session {session!r}",
+        isinstance(ended, SessionEnded) and ended.id in (None, session),
+        expected=f"mem_session_end succeeding (an answer naming a session names {session!r})",
         observed=ended,
     )
 
 
 # SESS-003, SESS-009, SESS-011: which session a memory belongs to ----------------------------
-@check(rules=("SESS-003",), tools=(START, SAVE, OBSERVATION, TIMELINE))
+@check(rules=("SESS-003",), tools=(START, SAVE))
 async def memories_belong_to_their_session(ctx: MemContext) -> None:
+    """The timeline's part only where the server lists ``mem_timeline``."""
+    if await requirements_unmet(ctx, "SESS-003"):
+        return
     project = await fresh_project(ctx)
     session = session_of(ctx, project)
     tokens = [ctx.unique("insession") for _ in range(3)]
     ids = [await saved_memory(ctx, project, t, session_id=session) for t in tokens]
     for memory_id in ids:
-        memory = await live(ctx, memory_id)
+        memory = await live(ctx, memory_id, "session_id")
         ctx.expect(
             "SESS-003",
             memory.session_id == session,
             expected=f"memory #{memory_id}, saved with session_id {session!r}, in it",
             observed=memory,
         )
+    if not await ctx.lists(TIMELINE):
+        return
     first, middle, last = ids
     arguments = {"observation_id": middle, "project": project.name}
     timeline = await fact(ctx, TIMELINE, await ctx.offered(TIMELINE, arguments))
@@ -233,7 +221,7 @@ async def memories_belong_to_their_session(ctx: MemContext) -> None:
     )
 
 
-@check(rules=("SESS-009",), tools=(START, SAVE, END, OBSERVATION))
+@check(rules=("SESS-009",), tools=(START, SAVE, END))
 async def saves_join_the_active_session(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     # sorts after the first session's id (see the module's text), where the caller names it
@@ -242,7 +230,7 @@ async def saves_join_the_active_session(ctx: MemContext) -> None:
     assert isinstance(started, SessionStarted)
     later = started.id
     ctx.require(bool(later), "the second session named", started)
-    joined = await live(ctx, await saved_memory(ctx, project, ctx.unique("active")))
+    joined = await live(ctx, await saved_memory(ctx, project, ctx.unique("active")), "session_id")
     ctx.expect(
         "SESS-009",
         joined.session_id == later,
@@ -250,6 +238,7 @@ async def saves_join_the_active_session(ctx: MemContext) -> None:
         observed=joined,
     )
     await done(ctx, END, {"id": later}, SessionEnded)
+    # a memory of no session shows none (null): no session_id needed to tell it is not in it
     after = await live(ctx, await saved_memory(ctx, project, ctx.unique("ended")))
     ctx.expect(
         "SESS-009",
@@ -364,7 +353,7 @@ async def session_cycle_runs(ctx: MemContext) -> None:
         (CURRENT, {}),
         (CONTEXT, {"project": project.name}),
         (SAVE, memory),
-        (SUMMARY, await summary_arguments(ctx, project, summary_content(token))),
+        (SUMMARY, await summary_arguments(ctx, project, summary_sections(token))),
         (END, {"id": session_of(ctx, project)}),
     ]
     for tool, arguments in cycle:

@@ -15,25 +15,32 @@ accept an explicit ``project`` on writes only once it is known), and writes then
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ...observation import Observation as Answer
-from ..answer_text import Unreadable
+from ..answer_data import record_of
+from ..answer_text import Unreadable, answer_of, everything_shown
 from ..answers import read
-from ..arguments import published_name
+from ..arguments import fits, published_name
 from ..facts import (
     Context,
     Deleted,
     Fact,
     Hit,
+    MemoryId,
     Observation,
+    PassiveCapture,
     Saved,
     SearchResult,
+    SessionEnded,
     SessionStarted,
+    SummarySaved,
     Timeline,
     ToolFailure,
+    Updated,
 )
 from .context import MemContext
 
@@ -41,6 +48,21 @@ F = TypeVar("F", bound=Fact)
 #: where the fresh projects' folders are made (a server names a project by its folder)
 PROJECTS_FOLDER = Path(tempfile.gettempdir(), "engram-conformance-projects")
 START, SAVE, DELETE = "mem_session_start", "mem_save", "mem_delete"
+SEARCH, GET, SUMMARY = "mem_search", "mem_get_observation", "mem_session_summary"
+#: the tools whose answers the checks need only as a success (and for a token they show), and
+#: the fact such an answer is when no layer reads it: the ids and counts they may give are
+#: read back (``saved_id``, ``live``)
+ACKNOWLEDGED: dict[str, type[Fact]] = {
+    SAVE: Saved,
+    "mem_update": Updated,
+    DELETE: Deleted,
+    "mem_context": Context,
+    "mem_session_end": SessionEnded,
+    "mem_session_summary": SummarySaved,
+    "mem_capture_passive": PassiveCapture,
+}
+#: seed 003's four sections of a session summary, as a vendor's schema may name them
+SECTIONS = ("goal", "discoveries", "accomplished", "files")
 #: how far beyond a store's newest memory an id no memory has lies
 BEYOND_NEWEST = 1_000_000
 
@@ -70,19 +92,48 @@ async def read_answer(
     answer = await ctx.call(tool, arguments, as_given=as_given)
     ctx.require(answer.outcome == "result", f"{tool} answered no tool result", answer)
     try:
-        return answer, read(tool, answer, ctx.declared(tool))
+        found = read_or_acknowledge(ctx, tool, answer)
     except Unreadable as unreadable:
         ctx.undecided(f"{unreadable}; {DECLARE.format(tool=tool)}", unreadable.text)
         raise  # not reached: undecided raised
+    remember(ctx, arguments, found)
+    return answer, found
+
+
+def read_or_acknowledge(ctx: MemContext, tool: str, answer: Answer) -> Fact:
+    """``answer``'s fact; a success of a tool whose answer the checks need only as a success
+    (``ACKNOWLEDGED``) that no layer reads is that tool's fact knowing nothing but what it
+    shows. ``Unreadable`` for any other answer no layer reads."""
+    try:
+        return read(tool, answer, ctx.declared(tool))
+    except Unreadable:
+        kind = ACKNOWLEDGED.get(tool)
+        if kind is None or answer.is_error:
+            raise
+        return kind(shown=everything_shown(answer_of(tool, answer)))
+
+
+def remember(ctx: MemContext, arguments: dict[str, Any], found: Fact) -> None:
+    """Note how to find again the memories a save or a search answered (``live``)."""
+    project = arguments.get("project")
+    if isinstance(found, Saved) and found.id is not None:
+        ctx.remember(found.id, project, arguments.get("title"), arguments.get("content"))
+    elif isinstance(found, Updated) and "id" in arguments:  # found now by its new text
+        texts = (arguments.get("title"), arguments.get("content"))
+        ctx.remember(arguments["id"], None, *texts, moved=True)
+    elif isinstance(found, SearchResult):
+        query = arguments.get("query")
+        for hit in found.hits:
+            ctx.remember(hit.id, project, query, hit.title, otherwise=query)
 
 
 def readable(ctx: MemContext, tool: str, answer: Answer) -> Fact | None:
-    """``answer``'s fact, or ``None`` for an answer that is no tool result or that no layer
-    reads: for a step that can do without it."""
+    """``answer``'s fact (``read_or_acknowledge``), or ``None`` for an answer that is no tool
+    result or that no layer reads: for a step that can do without it."""
     if answer.outcome != "result":
         return None
     try:
-        return read(tool, answer, ctx.declared(tool))
+        return read_or_acknowledge(ctx, tool, answer)
     except Unreadable:
         return None
 
@@ -188,6 +239,44 @@ def session_of(ctx: MemContext, project: Project) -> str:
     return project.session
 
 
+def summary_sections(goal: str) -> dict[str, str]:
+    """A summary in seed 003's four sections, its Goal ``goal``."""
+    return {
+        "goal": goal,
+        "discoveries": "nothing unexpected",
+        "accomplished": "the conformance check ran",
+        "files": "conformance/mem/checks/sessions.py",
+    }
+
+
+def summary_text(sections: Mapping[str, str]) -> str:
+    """``sections`` as one text, each under its heading (``## Goal``)."""
+    return "\n".join(f"## {name.title()}\n{text}" for name, text in sections.items())
+
+
+async def summary_arguments(
+    ctx: MemContext, project: Project, sections: Mapping[str, str] | str
+) -> dict[str, Any]:
+    """A ``mem_session_summary`` of ``project``'s session as the server's schema takes it: the
+    summary as one text where it publishes ``content`` (upstream), else each of seed 003's
+    sections it publishes under that section's name (a text, or a list of it where the schema
+    takes no text). ``sections`` as one text is a summary of that text alone (every section
+    of it: a blank summary)."""
+    properties = await ctx.input_schema(SUMMARY)
+    published = properties.get("properties")
+    published = published if isinstance(published, dict) else {}
+    where = await ctx.offered(SUMMARY, {"project": project.name, "session_id": project.session})
+    text = sections if isinstance(sections, str) else summary_text(sections)
+    if "content" in published or not set(SECTIONS) & set(published):
+        return where | {"content": text}
+    parts = dict.fromkeys(SECTIONS, sections) if isinstance(sections, str) else sections
+    return where | {
+        name: value if fits(published[name], value) else [value]
+        for name, value in parts.items()
+        if name in published
+    }
+
+
 def what_why(token: str, what: str = "a memory to find again") -> str:
     """A content in seed 003's What/Why/Where/Learned form, holding ``token``."""
     return (
@@ -242,7 +331,7 @@ async def search(ctx: MemContext, query: str, **filters: Any) -> SearchResult | 
     return found
 
 
-async def found_ids(ctx: MemContext, query: str, **filters: Any) -> list[int]:
+async def found_ids(ctx: MemContext, query: str, **filters: Any) -> list[MemoryId]:
     """The ids ``mem_search`` finds; a failed search stops the check."""
     found = await search(ctx, query, **filters)
     ctx.require(isinstance(found, SearchResult), "mem_search succeeded", found)
@@ -255,7 +344,7 @@ def hits_of(found: SearchResult | ToolFailure) -> tuple[Hit, ...]:
     return found.hits if isinstance(found, SearchResult) else ()
 
 
-def ids_of(found: SearchResult | ToolFailure) -> list[int]:
+def ids_of(found: SearchResult | ToolFailure) -> list[MemoryId]:
     """The ids a search found (none when it failed)."""
     return found.ids if isinstance(found, SearchResult) else []
 
@@ -265,12 +354,12 @@ def hit_titled(found: SearchResult | ToolFailure, title: str) -> Hit | None:
     return next((hit for hit in hits_of(found) if hit.title == title), None)
 
 
-def hit_of(found: SearchResult | ToolFailure, memory_id: int) -> Hit | None:
+def hit_of(found: SearchResult | ToolFailure, memory_id: MemoryId) -> Hit | None:
     """The search hit of memory ``memory_id``, if ``found`` has one."""
     return next((hit for hit in hits_of(found) if hit.id == memory_id), None)
 
 
-async def saved_id(ctx: MemContext, project: Project, saved: Saved, token: str) -> int:
+async def saved_id(ctx: MemContext, project: Project, saved: Saved, token: str) -> MemoryId:
     """The id of the memory ``saved`` made: its answer's, else the one hit of ``token`` in its
     project (v1.7.0's ``mem_save`` answers no id)."""
     if saved.id is not None:
@@ -282,43 +371,86 @@ async def saved_id(ctx: MemContext, project: Project, saved: Saved, token: str) 
 
 async def saved_memory(
     ctx: MemContext, project: Project, token: str, type: str = "discovery", **extra: Any
-) -> int:
+) -> MemoryId:
     """The id of a new memory of ``project`` whose title and content hold ``token`` (those of
     ``memory_arguments`` unless ``extra`` gives them)."""
     standard = memory_arguments(token)
     title = extra.pop("title", standard["title"])
     content = extra.pop("content", standard["content"])
-    answer = await ctx.call(SAVE, save_arguments(project, title, content, type, **extra))
+    arguments = save_arguments(project, title, content, type, **extra)
+    answer = await ctx.call(SAVE, arguments)
     ok = answer.outcome == "result" and not answer.is_error
     ctx.require(ok, f"{SAVE} did not succeed", answer)
-    try:
-        saved = read(SAVE, answer, ctx.declared(SAVE))
-    except Unreadable:  # only the id is needed here, and a search finds it by the token
-        saved = Saved()
+    saved = readable(ctx, SAVE, answer)
     ctx.require(isinstance(saved, Saved), f"{SAVE} did not succeed", saved)
     assert isinstance(saved, Saved)
+    remember(ctx, arguments, saved)
     return await saved_id(ctx, project, saved, token)
 
 
-async def observation(ctx: MemContext, memory_id: int) -> Observation | ToolFailure:
+async def observation(ctx: MemContext, memory_id: MemoryId) -> Observation | ToolFailure:
     """``mem_get_observation`` of ``memory_id``."""
-    found = await fact(ctx, "mem_get_observation", {"id": memory_id})
-    ctx.require(isinstance(found, Observation | ToolFailure), "mem_get_observation read", found)
+    found = await fact(ctx, GET, {"id": memory_id})
+    ctx.require(isinstance(found, Observation | ToolFailure), f"{GET} read", found)
     assert isinstance(found, Observation | ToolFailure)
     return found
 
 
-async def live(ctx: MemContext, memory_id: int) -> Observation:
-    """``observation``, for a memory the check builds on: a failure stops the check."""
-    found = await observation(ctx, memory_id)
-    ctx.require(isinstance(found, Observation), f"memory #{memory_id} read back", found)
-    assert isinstance(found, Observation)
+async def live(ctx: MemContext, memory_id: MemoryId, *needs: str) -> Observation:
+    """The memory ``memory_id`` as the server shows it now, for a memory the check builds on:
+    ``mem_get_observation`` where the server lists it (a failure stops the check), else its
+    record in the data of a ``mem_search`` that finds it (``searched_record``). A field of
+    ``needs`` that the server does not show leaves the check undecided."""
+    if await ctx.lists(GET):
+        found = await observation(ctx, memory_id)
+        ctx.require(isinstance(found, Observation), f"memory #{memory_id} read back", found)
+        assert isinstance(found, Observation)
+        how = GET
+    else:
+        found, how = await searched_record(ctx, memory_id), f"its {SEARCH} record"
+    missing = [name for name in needs if getattr(found, name) is None]
+    if missing:
+        ctx.undecided(f"the server shows no {', '.join(missing)} of a memory ({how})", found)
     return found
 
 
-def absent_id(newest: int) -> int:
-    """An id no memory has, given the id of the store's newest memory."""
-    return newest + BEYOND_NEWEST
+async def searched_record(ctx: MemContext, memory_id: MemoryId) -> Observation:
+    """Memory ``memory_id`` as a server without ``mem_get_observation`` shows it: the record
+    of it in the data (structured content or JSON) of a ``mem_search`` for a token it holds.
+    A memory no search of the check's finds, or a search answer that gives no record as data,
+    leaves the check undecided."""
+    finder = ctx.finders.get(memory_id)
+    if finder is None:
+        ctx.undecided(f"memory {memory_id!r} cannot be read back: the server lists no {GET}")
+    assert finder is not None
+    arguments = {"query": finder.query, "project": finder.project}
+    answer = await ctx.call(SEARCH, arguments)
+    if answer.outcome != "result" or answer.is_error:  # the search rules judge that
+        ctx.undecided(f"memory {memory_id!r} cannot be read back: {SEARCH} failed", answer)
+    try:
+        return record_of(Observation, SEARCH, answer_of(SEARCH, answer), memory_id)
+    except Unreadable as unreadable:
+        why = f"memory {memory_id!r} cannot be read back: the server lists no {GET}, and "
+        ctx.undecided(f"{why}{unreadable}", unreadable.text)
+        raise  # not reached: undecided raised
+
+
+async def type_shown(ctx: MemContext, hit: Hit) -> str | None:
+    """The type a search hit shows, else the one its memory shows read back (``live``)."""
+    if hit.type is not None:
+        return hit.type
+    return (await live(ctx, hit.id, "type")).type
+
+
+def absent_id(newest: MemoryId) -> MemoryId:
+    """An id no memory has, of the form of ``newest``, the id of the store's newest memory:
+    a number far beyond it (``obs_41`` -> ``obs_1000041``), else ``newest`` with a suffix."""
+    if isinstance(newest, int):
+        return newest + BEYOND_NEWEST
+    digits = len(newest) - len(newest.rstrip("0123456789"))
+    if digits:
+        return f"{newest[:-digits]}{int(newest[-digits:]) + BEYOND_NEWEST}"
+    return f"{newest}-absent"
 
 
 async def hard_flag(ctx: MemContext) -> str | None:
@@ -329,7 +461,7 @@ async def hard_flag(ctx: MemContext) -> str | None:
     return published_name(DELETE, "hard_delete", published)
 
 
-async def delete(ctx: MemContext, memory_id: int, **flags: Any) -> Deleted | ToolFailure:
+async def delete(ctx: MemContext, memory_id: MemoryId, **flags: Any) -> Deleted | ToolFailure:
     """``mem_delete`` of ``memory_id`` with ``flags``."""
     found = await fact(ctx, DELETE, {"id": memory_id} | flags)
     ctx.require(isinstance(found, Deleted | ToolFailure), "mem_delete read", found)
@@ -337,7 +469,7 @@ async def delete(ctx: MemContext, memory_id: int, **flags: Any) -> Deleted | Too
     return found
 
 
-async def timeline(ctx: MemContext, memory_id: int) -> Timeline | ToolFailure:
+async def timeline(ctx: MemContext, memory_id: MemoryId) -> Timeline | ToolFailure:
     """``mem_timeline`` around ``memory_id``."""
     found = await fact(ctx, "mem_timeline", {"observation_id": memory_id})
     ctx.require(isinstance(found, Timeline | ToolFailure), "mem_timeline read", found)
@@ -367,13 +499,13 @@ def titles(found: Context | SearchResult | ToolFailure) -> list[str]:
     if isinstance(found, SearchResult):
         return [hit.title for hit in found.hits]
     if isinstance(found, Context):
-        return [o.title for o in (*found.pinned, *found.observations)]
+        return [o.title for o in (*found.pinned, *found.observations, *found.personal)]
     return []
 
 
 def shows(found: Context | SearchResult | ToolFailure, token: str) -> bool:
-    """Whether ``token`` is in a title (or, for a context, a content) that ``found`` shows."""
+    """Whether ``token`` is in a title that a search found, or anywhere in what a context shows
+    (a context echoes no token of the kit's, so any form of answer tells)."""
     if isinstance(found, Context):
-        shown = (*found.pinned, *found.observations)
-        return any(token in o.title or token in o.content for o in shown)
+        return token in found.shown
     return any(token in title for title in titles(found))

@@ -3,7 +3,7 @@
 The memory's old title and content hold one token, its new title another and its new content a
 third, so that a search tells which text the index holds (UPD-002) and whether an update made a
 second memory (UPD-001). A failed update "changes nothing": a live memory reads back the same
-(every field ``mem_get_observation`` shows), and an update of an unknown or soft-deleted id
+(every field it shows read back), and an update of an unknown or soft-deleted id
 leaves nothing a search finds by the title it tried to set.
 """
 
@@ -27,11 +27,11 @@ from .steps import (
     what_why,
 )
 
-SAVE, SEARCH, GET = "mem_save", "mem_search", "mem_get_observation"
+SAVE, SEARCH = "mem_save", "mem_search"
 UPDATE, DELETE = "mem_update", "mem_delete"
 
 
-@check(rules=("UPD-001", "UPD-002"), tools=(SAVE, UPDATE, GET, SEARCH))
+@check(rules=("UPD-001", "UPD-002"), tools=(SAVE, UPDATE, SEARCH))
 async def update_changes_the_memory(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     old, titled, told = ctx.unique("old"), ctx.unique("newtitle"), ctx.unique("newbody")
@@ -41,7 +41,7 @@ async def update_changes_the_memory(ctx: MemContext) -> None:
     ctx.expect(
         "UPD-001", isinstance(answer, Updated), expected="mem_update succeeds", observed=answer
     )
-    memory = await live(ctx, memory_id)
+    memory = await live(ctx, memory_id, "title", "content")
     ctx.expect(
         "UPD-001",
         (memory.title, memory.content) == (changes["title"], changes["content"]),
@@ -71,7 +71,7 @@ async def update_changes_the_memory(ctx: MemContext) -> None:
     )
 
 
-@check(rules=("UPD-003",), tools=(SAVE, UPDATE, GET))
+@check(rules=("UPD-003",), tools=(SAVE, UPDATE))
 async def update_keeps_what_it_is_not_given(ctx: MemContext) -> None:
     """Only the title is given; the memory has a type, scope and topic key none would default
     to."""
@@ -81,12 +81,13 @@ async def update_keeps_what_it_is_not_given(ctx: MemContext) -> None:
     memory_id = await saved_memory(
         ctx, project, token, "decision", scope="personal", topic_key=topic_key
     )
-    before = await live(ctx, memory_id)
+    kept_fields = ("type", "scope", "topic_key")
+    before = await live(ctx, memory_id, *kept_fields)
     title = f"Retitled {token}"
     await fact(ctx, UPDATE, {"id": memory_id, "title": title})
-    after = await live(ctx, memory_id)
+    after = await live(ctx, memory_id, "title")
     ctx.require(after.title == title, f"mem_update gave #{memory_id} its new title", after)
-    for field in ("type", "scope", "topic_key"):
+    for field in kept_fields:
         kept = getattr(before, field)
         ctx.expect(
             "UPD-003",
@@ -121,7 +122,7 @@ async def _expect_no_memory(
     ctx.expect("UPD-004", not ids, expected=f"{what}: no memory found by {token}", observed=ids)
 
 
-@check(rules=("UPD-004",), tools=(SAVE, DELETE, UPDATE, GET, SEARCH))
+@check(rules=("UPD-004",), tools=(SAVE, DELETE, UPDATE, SEARCH))
 async def update_of_nothing_fails(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token = ctx.unique("untouched")

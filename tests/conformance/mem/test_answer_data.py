@@ -6,11 +6,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 from engram_conformance.conformance.mem import answers
 from engram_conformance.conformance.mem.answer_text import Answer, Unreadable
-from engram_conformance.conformance.mem.facts import Hit, Saved, SearchResult, SessionStarted
+from engram_conformance.conformance.mem.checks.context import MemContext
+from engram_conformance.conformance.mem.checks.steps import read_or_acknowledge
+from engram_conformance.conformance.mem.facts import (
+    Deleted,
+    Hit,
+    Observation,
+    Saved,
+    SearchResult,
+    SessionStarted,
+)
 from engram_conformance.conformance.targets.descriptor import load_descriptor
 from mcp_types import CallToolResult, TextContent
 
@@ -64,17 +75,47 @@ def test_camel_case_and_usual_other_names_are_fields() -> None:
 @pytest.mark.parametrize(
     ("data", "why"),
     [
-        ({"id": "7"}, "id: Input should be a valid integer"),
-        ({"id": True}, "id: Input should be a valid integer"),
-        ({"results": [{"id": 4}]}, "hits.0.type: Field required"),
-        ({"unrelated": 1}, "names no field of Saved"),
+        ({"id": True}, "Input should be a valid"),
+        ({"id": 7.5}, "Input should be a valid"),
+        ({"results": [{"id": 4}]}, "hits.0.title: Field required"),
+        ({"unrelated": 1}, "names no field of Observation"),
     ],
 )
 def test_data_is_read_strictly_and_never_half_guessed(data: dict[str, object], why: str) -> None:
-    tool = "mem_search" if "results" in data else "mem_save"
+    tool = "mem_search" if "results" in data else "mem_get_observation"
     with pytest.raises(Unreadable) as raised:
         answers.read(tool, Answer("", structured=data))
     assert why in raised.value.why
+
+
+@pytest.mark.parametrize("memory_id", [7, "7", "obs_1a2b", "mem-42"])
+def test_a_memory_id_is_kept_as_the_server_issued_it(memory_id: object) -> None:
+    """Ids are the server's: an integer or a string, sent back exactly as read."""
+    found = answers.read("mem_get_observation", Answer("", structured={"id": memory_id}))
+    assert isinstance(found, Observation) and found.id == memory_id
+
+
+def test_a_tool_only_acknowledged_reads_any_success_as_its_empty_fact() -> None:
+    """mem_delete's answer is needed only as a success (and what it shows): an answer no layer
+    reads is a ``Deleted`` that knows nothing; a search's never is (its hits are its fact)."""
+    ctx = cast(MemContext, SimpleNamespace(declared=lambda tool: {}))
+    deleted = read_or_acknowledge(ctx, "mem_delete", Answer("Gone for good."))
+    assert deleted == Deleted() and deleted.shown == "Gone for good."
+    with pytest.raises(Unreadable):
+        read_or_acknowledge(ctx, "mem_search", Answer("Gone for good."))
+    with pytest.raises(Unreadable):
+        answers.read("mem_delete", Answer("Gone for good."))
+
+
+def test_a_wrapped_record_and_its_own_fields_read_as_one() -> None:
+    """A vendor's hit ``{"score": .., "snippet": .., "memory": {...}}``: the memory's fields,
+    the hit's own (the snippet as its preview) first."""
+    memory = {"id": "obs_1", "title": "T", "type": "bugfix", "content": "full"}
+    hit = {"score": 1.5, "snippet": "fu[ll]", "memory": memory}
+    found = answers.read("mem_search", Answer("", structured={"results": [hit]}))
+    assert found == SearchResult(
+        hits=(Hit(id="obs_1", title="T", type="bugfix", preview="fu[ll]"),)
+    )
 
 
 def test_a_session_id_is_the_session_s_own_key() -> None:

@@ -163,8 +163,8 @@ def test_malformed_go_quoted_strings_are_none(quoted: str) -> None:
         (envelope(SAVED, candidates=[{"id": 1}]), "candidates[0]: the JSON has no 'sync_id'"),
         (envelope(SAVED, candidates=["x"]), "candidates[0] is 'x', not an object"),
         (envelope(SAVED, project=7), "'project' is 7, not a string"),
-        (json.dumps({"id": "3"}), 'no "result" text'),
-        (json.dumps({"id": "3"}), "as JSON: as Saved, id: Input should be a valid integer"),
+        (json.dumps({"id": 3.5}), 'no "result" text'),
+        (json.dumps({"id": 3.5}), "as JSON: as Saved, id.int: Input should be a valid integer"),
     ],
 )
 def test_unreadable_saves(text: str, why: str) -> None:
@@ -240,8 +240,8 @@ def test_unreadable_searches(text: str, why: str) -> None:
         ("mem_current_project", "Current project: p", "plain text where a JSON object"),
         (
             "mem_current_project",
-            json.dumps({"project": "p", "project_source": "x"}),
-            "project_path",
+            json.dumps({"project": 7, "project_source": "x"}),
+            "project: Input should be a valid string",
         ),
         ("mem_judge", json.dumps({"relation": {"id": "1"}}), "relation: 'id' is '1'"),
         ("mem_judge", json.dumps({"relation": []}), "'relation' is [], not an object"),
