@@ -61,6 +61,10 @@ class Driver(Protocol):
     dedupe_window_s: float
     #: the name of the flag that makes ``mem_delete`` delete for good (the server's schema)
     hard_flag: str
+    #: whether the server lists ``mem_get_observation``, by which the machine reads one
+    #: memory's fields and counters (seed 003 names no such tool: without it, the machine
+    #: judges what saves, searches and contexts show)
+    reads_back: bool
 
     def begin(self) -> tuple[ExampleProject, ExampleProject] | None:
         """Two projects no one used, each with a session started, for a new example; None when

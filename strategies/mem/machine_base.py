@@ -91,6 +91,8 @@ class MachineBase(RuleBasedStateMachine):
         already read), whatever was tried on it since."""
         assert memory.deleted is not None
         if reply is None:
+            if not self.driver.reads_back:
+                return
             reply = self.driver.call(GET, {"id": memory.id})
         rule_ = "DEL-002" if memory.deleted == "soft" else "DEL-003"
         self.expect(rule_, not reply.ok, f"deleted #{memory.id} is not shown", reply)
@@ -109,7 +111,10 @@ class MachineBase(RuleBasedStateMachine):
             count.learn(value)
 
     def expect_counted(self, memory: Memory) -> None:
-        """DEDUP-001's reading after a repeat: the memory's duplicate_count."""
+        """DEDUP-001's reading after a repeat: the memory's duplicate_count (where the server
+        has a tool to read it with)."""
+        if not self.driver.reads_back:
+            return
         reply = self.driver.call(GET, {"id": memory.id})
         self.expect("DEDUP-001", reply.ok, f"#{memory.id} is shown", reply)
         self.judge_counters(memory, reply.hits[0], reply)

@@ -86,7 +86,7 @@ class ReadRules(MachineBase):
             return "SCOPE-006"
         return "SRCH-001"
 
-    @precondition(lambda self: self.model.memories)
+    @precondition(lambda self: self.model.memories and self.driver.reads_back)
     @rule(data=st.data())
     def get(self, data: st.DataObject) -> None:
         memory = self.known(data)

@@ -58,9 +58,8 @@ TOOLS = (
     "mem_update",
     "mem_delete",
     "mem_search",
-    "mem_get_observation",
     "mem_context",
-)
+)  # and mem_get_observation, where the server lists it (``ModelDriver.reads_back``)
 
 
 def reply_of(found: Fact) -> Reply:
@@ -95,6 +94,7 @@ class ModelDriver(MachineSearch):
         dedupe_window_s: float,
         hard_flag: str,
         names_sessions: bool,
+        reads_back: bool,
     ) -> None:
         super().__init__(ctx, stop_at, SHRINK_PATIENCE)
         self.ctx: MemContext = ctx
@@ -102,6 +102,7 @@ class ModelDriver(MachineSearch):
         self.hard_flag = hard_flag
         #: whether mem_session_start takes the caller's id (else the server names the session)
         self.names_sessions = names_sessions
+        self.reads_back = reads_back
         self.refused: CheckFailed | None = None
 
     def begin(self) -> tuple[ExampleProject, ExampleProject] | None:
@@ -166,6 +167,7 @@ async def observations_follow_the_model(ctx: MemContext) -> None:
         DEFAULT_WINDOW_S if window is None else window,
         hard_flag,
         names_sessions="id" in await ctx.properties("mem_session_start"),
+        reads_back=await ctx.lists("mem_get_observation"),
     )
     await search(driver, mem_machine(driver), (Violation,), machine_settings)
     if driver.refused is not None:
