@@ -32,7 +32,9 @@ class Observation:
     meta: dict[str, Any] | None
     outcome: Outcome
     structured: Any = None
+    #: the first text block of a result, and the others it has (a contract reads them all)
     text: str | None = None
+    more_texts: tuple[str, ...] = ()
     is_error: bool | None = None
     error_code: int | None = None
     error_message: str | None = None
@@ -82,11 +84,16 @@ class Observation:
             return {"cut": {"characters": characters, "begins": beginning}}
         if self.outcome == "result":
             refused = {"outputSchemaRefused": self.output_refused} if self.output_refused else {}
-            return {
-                "structuredContent": self.structured,
-                "text": self.text,
-                "isError": self.is_error,
-            } | refused
+            more = {"moreTexts": list(self.more_texts)} if self.more_texts else {}
+            return (
+                {
+                    "structuredContent": self.structured,
+                    "text": self.text,
+                    "isError": self.is_error,
+                }
+                | more
+                | refused
+            )
         if self.outcome == "protocol_error":
             error = {"code": self.error_code, "message": self.error_message}
             return {
@@ -107,6 +114,7 @@ class Observation:
             self,
             structured=None,
             text=None,
+            more_texts=(),
             error_message=None,
             error_data=None,
             cut=(len(text), beginning),

@@ -135,12 +135,13 @@ class Session:
         except Exception as error:  # the transport broke or the answer was not MCP
             observed = _failed(base, error, f"no answer within {self.call_timeout_s} s")
         else:
-            text = next((c.text for c in result.content if getattr(c, "type", "") == "text"), None)
+            texts = [c.text for c in result.content if getattr(c, "type", "") == "text"]
             observed = Observation(
                 **base,
                 outcome="result",
                 structured=result.structured_content,
-                text=text,
+                text=texts[0] if texts else None,
+                more_texts=tuple(texts[1:]),
                 is_error=bool(result.is_error),
                 output_checked=output.checked,
                 output_refused=output.refused,

@@ -78,13 +78,17 @@ PATTERN = "re:"
 
 def data_of(answer: Answer) -> Mapping[str, Any] | None:
     """The object an answer gives as data: its ``structuredContent``, else a JSON object that
-    is its whole text; ``None`` for neither."""
+    is its whole text or one of its text blocks; ``None`` for none."""
     if isinstance(answer.structured, Mapping):
         return answer.structured
-    if not answer.text.lstrip().startswith("{"):
+    return next(filter(None, map(_json_object, (answer.text, *answer.blocks))), None)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.lstrip().startswith("{"):
         return None
     try:
-        value = json.loads(answer.text)
+        value = json.loads(text)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

@@ -63,31 +63,39 @@ class TextAnswer(Protocol):
 
 @dataclass(frozen=True)
 class Answer:
-    """An answer's text, whether the server flagged it ``isError``, and its
-    ``structuredContent`` (``None``: none)."""
+    """An answer's text (its text blocks joined by line breaks), whether the server flagged it
+    ``isError``, its ``structuredContent`` (``None``: none) and, for an answer of several text
+    blocks, each of them (one may be a JSON object beside a human line)."""
 
     text: str
     is_error: bool = False
     structured: Mapping[str, Any] | None = None
+    blocks: tuple[str, ...] = ()
 
 
 def answer_of(tool: str, result: CallToolResult | TextAnswer) -> Answer:
-    """The one text block of a ``CallToolResult`` (other kinds of block are let pass), or the
-    text of an answer already taken apart, with the ``structuredContent`` either carries (not
-    one the tool's outputSchema refuses: ``Observation.output_refused``). An answer with
-    structured content may have any number of text blocks (joined)."""
+    """The text blocks of a ``CallToolResult`` (other kinds of block are let pass), or of an
+    answer already taken apart (the harness keeps its first text block apart from the others,
+    ``more_texts``), joined, with the ``structuredContent`` either carries (not one the tool's
+    outputSchema refuses: ``Observation.output_refused``)."""
     if isinstance(result, CallToolResult):
         texts = [block.text for block in result.content if isinstance(block, TextContent)]
         structured = result.structured_content
-        if len(texts) != 1 and not isinstance(structured, Mapping):
-            raise Unreadable(tool, "\n".join(texts), f"{len(texts)} text blocks, not one")
-        return Answer("\n".join(texts), bool(result.is_error), _object(structured))
+        if not texts and not isinstance(structured, Mapping):
+            raise Unreadable(tool, "", "the answer carries no text")
+        return _joined(texts, bool(result.is_error), _object(structured))
     # structured content its tool's published outputSchema refuses is no layer to read
     refused = getattr(result, "output_refused", None)
     structured = None if refused else _object(getattr(result, "structured", None))
     if not isinstance(result.text, str) and structured is None:
         raise Unreadable(tool, "", "the answer carries no text")
-    return Answer(result.text or "", bool(result.is_error), structured)
+    texts = [result.text or "", *getattr(result, "more_texts", ())]
+    return _joined(texts, bool(result.is_error), structured)
+
+
+def _joined(texts: list[str], is_error: bool, structured: Mapping[str, Any] | None) -> Answer:
+    blocks = tuple(texts) if len(texts) > 1 else ()
+    return Answer("\n".join(texts), is_error, structured, blocks)
 
 
 def strings_of(value: Any) -> Iterator[str]:

@@ -49,11 +49,18 @@ def test_a_call_tool_result_is_read_from_its_one_text_block() -> None:
     assert answers.mem_delete(with_image).id == 3
 
 
-@pytest.mark.parametrize("texts", [[], ["Memory #3 soft-deleted", "Memory #4 soft-deleted"]])
-def test_not_exactly_one_text_block_is_unreadable(texts: list[str]) -> None:
-    result = CallToolResult(content=[TextContent(type="text", text=text) for text in texts])
-    with pytest.raises(Unreadable, match="text blocks, not one"):
-        answers.read("mem_delete", result)
+def test_an_answer_without_text_is_unreadable() -> None:
+    with pytest.raises(Unreadable, match="carries no text"):
+        answers.read("mem_delete", CallToolResult(content=[]))
+
+
+def test_several_text_blocks_are_read_together_and_one_of_json_as_data() -> None:
+    """Every block is read (a token in the second is shown), and a block that is a JSON
+    object beside a human line is the answer's data."""
+    blocks = ["Saved.", json.dumps({"id": "obs_9", "title": "T"})]
+    result = CallToolResult(content=[TextContent(type="text", text=text) for text in blocks])
+    saved = answers.read("mem_save", result)
+    assert saved.id == "obs_9" and "obs_9" in saved.shown
 
 
 def test_the_harness_observation_reads_and_one_without_text_is_unreadable() -> None:
