@@ -2,9 +2,11 @@
 
 Each recorded call is sent again in order (a mem call carries no context to re-sign). The ids a
 server issues are learnt as the replay goes, from the answers the reader understands (a save's
-id, a search's hits in order): a later call that names a recorded id (``id``,
-``observation_id``, the ``ids`` of the seed's ``mem_judge``) names the replay's memory instead,
-and in the replayed answer the replay's ids read as the recording's. Times the server writes
+id, a search's hits in order, a started session's id): a later call that names a recorded id
+(``id``, ``observation_id``, ``session_id``, the ``ids`` of the seed's ``mem_judge``) names the
+replay's memory or session instead,
+and in the replayed answer the replay's ids read as the recording's (integers where the text
+names them, a string id wherever it stands, the structured content too). Times the server writes
 differ on every run and are masked in both answers; every other difference shows in the diff.
 """
 
@@ -18,10 +20,10 @@ from ..session import Session
 from ..transcripts import Replayed, compared
 from .answer_text import Answer, Unreadable
 from .answers import read
-from .facts import Saved, SearchResult
+from .facts import MemoryId, Saved, SearchResult, SessionStarted
 
-#: the arguments that name a memory by its id
-ID_ARGUMENTS = ("id", "observation_id", "ids")
+#: the arguments that name a memory (or a session) by the id the server issued
+ID_ARGUMENTS = ("id", "observation_id", "ids", "session_id")
 #: a time as the versions write it: RFC 3339, SQLite's ``YYYY-MM-DD HH:MM:SS``, with fractions
 TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 #: where an answer's text names a memory's id: ``#12``, ``ID: 12``, JSON ``"id": 12``
@@ -44,8 +46,8 @@ class IssuedIds:
     """The recording's ids and the replay's, paired as the replay learns them."""
 
     def __init__(self) -> None:
-        self.replayed: dict[int, int] = {}  # recorded id -> the replay's
-        self.recorded: dict[int, int] = {}  # the replay's id -> recorded
+        self.replayed: dict[MemoryId, MemoryId] = {}  # recorded id -> the replay's
+        self.recorded: dict[MemoryId, MemoryId] = {}  # the replay's id -> recorded
 
     def learn(self, tool: str, recorded: dict[str, Any], observed: Observation) -> None:
         """Pair the ids of the recorded answer of ``tool`` with those of the replay's."""
@@ -66,35 +68,53 @@ class IssuedIds:
 
     def as_recorded(self, answer: Any) -> Any:
         """The replayed ``answer`` with the replay's ids read as the recording's."""
-        if isinstance(answer, dict) and isinstance(answer.get("text"), str):
-            text = ID_IN_TEXT.sub(self._recorded_id, answer["text"])
-            return {**answer, "text": text}
-        return answer
+        if not isinstance(answer, dict):
+            return answer
+        return {key: self._as_recorded(value) for key, value in answer.items()}
+
+    def _as_recorded(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: self._as_recorded(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self._as_recorded(item) for item in value]
+        if isinstance(value, str):
+            for new, old in self.recorded.items():
+                if isinstance(new, str) and isinstance(old, str):
+                    value = value.replace(new, old)
+            return ID_IN_TEXT.sub(self._recorded_id, value)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return self.recorded.get(value, value)
+        return value
 
     def _recorded_id(self, found: re.Match[str]) -> str:
         number = int(found["id"])
         return f"{found['lead']}{self.recorded.get(number, number)}"
 
 
-def _ids(tool: str, answer: dict[str, Any]) -> list[int]:
+def _ids(tool: str, answer: dict[str, Any]) -> list[MemoryId]:
     """The ids an answer issues or lists, in order (none when it cannot be read)."""
-    if not isinstance(answer.get("text"), str) or answer.get("isError"):
+    structured = answer.get("structuredContent")
+    structured = structured if isinstance(structured, dict) else None
+    texts = [answer.get("text") or "", *answer.get("moreTexts", ())]
+    if answer.get("isError") or (answer.get("text") is None and structured is None):
         return []
     try:
-        fact = read(tool, Answer(answer["text"], is_error=False))
+        fact = read(tool, Answer("\n".join(texts), structured=structured))
     except Unreadable:
         return []
     if isinstance(fact, Saved) and fact.id is not None:
         return [fact.id]
     if isinstance(fact, SearchResult):
         return fact.ids
+    if isinstance(fact, SessionStarted):
+        return [fact.id]
     return []
 
 
-def _renamed(value: Any, ids: dict[int, int]) -> Any:
+def _renamed(value: Any, ids: dict[MemoryId, MemoryId]) -> Any:
     if isinstance(value, list):
         return [_renamed(item, ids) for item in value]
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, int | str) and not isinstance(value, bool):
         return ids.get(value, value)
     return value
 

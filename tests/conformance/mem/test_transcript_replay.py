@@ -9,7 +9,8 @@ from typing import Any
 
 import anyio
 from engram_conformance.conformance.mem.plugin import CONTRACT
-from engram_conformance.conformance.mem.transcript_replay import masked_times
+from engram_conformance.conformance.mem.transcript_replay import IssuedIds, masked_times
+from engram_conformance.conformance.observation import Observation
 from engram_conformance.conformance.session import Session
 from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.reference_impl.mem.project import current_project
@@ -75,3 +76,36 @@ def test_times_of_every_version_are_masked() -> None:
         "Created: 2026-12-02 06:01:02 · at 2026-12-02T06:01:02.123Z and 2026-12-02T06:01:02+01:00"
     )
     assert masked_times({"text": text}) == {"text": "Created: <time> · at <time> and <time>"}
+
+
+def _answered(tool: str, structured: dict[str, Any]) -> Observation:
+    return Observation(0, "tools/call", tool, {}, None, None, "result", structured, "Done.")
+
+
+def test_string_ids_and_sessions_the_server_issues_are_mapped() -> None:
+    """A vendor's string ids (``obs_…``, ``ses_…``), in arguments, structured content and
+    text alike."""
+    ids = IssuedIds()
+    started = {"session": {"id": "ses_old", "project": "p"}}
+    ids.learn(
+        "mem_session_start",
+        {"structuredContent": started, "text": "Started."},
+        _answered("mem_session_start", {"session": {"id": "ses_new", "project": "p"}}),
+    )
+    saved = {"memory": {"id": "obs_old", "title": "T"}}
+    ids.learn(
+        "mem_save",
+        {"structuredContent": saved, "text": "Saved obs_old."},
+        _answered("mem_save", {"memory": {"id": "obs_new", "title": "T"}}),
+    )
+    arguments = {"id": "obs_old", "session_id": "ses_old", "ids": ["obs_old", 7]}
+    assert ids.arguments(arguments) == {
+        "id": "obs_new",
+        "session_id": "ses_new",
+        "ids": ["obs_new", 7],
+    }
+    replayed = {"structuredContent": {"memory": {"id": "obs_new"}}, "text": "Deleted obs_new"}
+    assert ids.as_recorded(replayed) == {
+        "structuredContent": {"memory": {"id": "obs_old"}},
+        "text": "Deleted obs_old",
+    }
