@@ -16,6 +16,9 @@ from ...observation import Observation
 from ..arguments import NotPublished, published_call, published_name
 from ..facts import MemoryId
 
+#: the names under which a schema requires a session ("id" is a memory's on most tools)
+REQUIRED_SESSION = frozenset({"session_id", "sessionId", "session"})
+
 
 @dataclass(frozen=True)
 class Finder:
@@ -36,6 +39,8 @@ class MemContext(BaseContext):
         #: the tokens ``unique`` gave, and how to find each memory the check saw again
         self.tokens: list[str] = []
         self.finders: dict[MemoryId, Finder] = {}
+        #: the session the server started for each of the check's projects
+        self.sessions: dict[str, str] = {}
 
     def unique(self, label: str) -> str:
         token = super().unique(label)
@@ -70,11 +75,25 @@ class MemContext(BaseContext):
         if not as_given:
             if tool not in await self._last_listing():
                 self.undecided(f"the check calls {tool}, which the server does not list")
+            arguments = await self._with_required_session(tool, arguments)
             try:
                 arguments = published_call(tool, await self.input_schema(tool), arguments)
             except NotPublished as missing:
                 self.undecided(str(missing))
         return await self.session.call(tool, arguments, None, None)
+
+    async def _with_required_session(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``arguments``, with the session the server started for the project they name (the
+        check's one project's, where they name none) where the schema requires a session the
+        call does not give (a server that takes no save outside a session it names)."""
+        project = arguments.get("project")
+        only = next(iter(self.sessions.values())) if len(self.sessions) == 1 else None
+        session = self.sessions.get(project) if isinstance(project, str) else only
+        if session is None or "session_id" in arguments:
+            return arguments
+        if not REQUIRED_SESSION & await self.required(tool):
+            return arguments
+        return arguments | {"session_id": session}
 
     def declared(self, tool: str) -> dict[str, str]:
         """Where the descriptor's ``[answers.<tool>]`` table says ``tool``'s answers hold their

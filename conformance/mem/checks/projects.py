@@ -19,11 +19,12 @@ through the reader, so that an answer without a project source (``project_source
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..answer_data import data_of, key_of
 from ..answer_text import Unreadable, answer_of
-from ..facts import CurrentProject, Saved, SearchResult
-from .context import MemContext
+from ..facts import CurrentProject, Saved, SearchResult, SessionStarted
+from .context import REQUIRED_SESSION, MemContext
 from .registry import check
 from .steps import done, fact, memory_arguments, search
 
@@ -55,7 +56,12 @@ async def saves_go_to_the_current_project(ctx: MemContext) -> None:
     name = (await current(ctx)).project
     ctx.require(bool(name), "mem_current_project named a project", name)
     token = ctx.unique("current")
-    await done(ctx, SAVE, memory_arguments(token), Saved)
+    arguments: dict[str, Any] = memory_arguments(token)
+    if REQUIRED_SESSION & await ctx.required(SAVE):  # a session of the current project, then
+        started = await fact(ctx, "mem_session_start", {})
+        if isinstance(started, SessionStarted) and started.id:
+            arguments["session_id"] = started.id
+    await done(ctx, SAVE, arguments, Saved)
     found = await search(ctx, token, project=name)
     ctx.expect(
         "PROJ-002",

@@ -36,7 +36,7 @@ from ..facts import (
     Timeline,
     ToolFailure,
 )
-from .context import MemContext
+from .context import REQUIRED_SESSION, MemContext
 from .registry import check
 from .steps import (
     Project,
@@ -223,6 +223,9 @@ async def memories_belong_to_their_session(ctx: MemContext) -> None:
 
 @check(rules=("SESS-009",), tools=(START, SAVE, END))
 async def saves_join_the_active_session(ctx: MemContext) -> None:
+    if REQUIRED_SESSION & await ctx.required(SAVE):
+        ctx.not_applicable("SESS-009", "mem_save's input schema requires a session_id")
+        return
     project = await fresh_project(ctx)
     # sorts after the first session's id (see the module's text), where the caller names it
     started = await start(ctx, project.name, f"{session_of(ctx, project)}b")

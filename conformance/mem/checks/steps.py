@@ -227,7 +227,10 @@ async def project_started(
     # the project the saves go to: the one the start named, unless only the saves name one
     told = bool({"project", "directory"} & set(arguments))
     own = started.project and (told or not await ctx.publishes(SAVE, "project"))
-    return Project(started.project if own else name, started.id or None)
+    project = Project(started.project if own else name, started.id or None)
+    if project.session is not None:
+        ctx.sessions[project.name] = project.session
+    return project
 
 
 def session_of(ctx: MemContext, project: Project) -> str:

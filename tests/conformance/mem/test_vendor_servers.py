@@ -127,3 +127,18 @@ def test_the_seed_s_twelve_tools_alone_leave_only_the_other_tools_rules_undecide
     passed = _by_verdict(seed_only, "pass")
     for rule in ("DISC-002", "DISC-003", "DISC-005", "DISC-008", "ERR-001", "ERR-003"):
         assert rule in passed, seed_only.verdicts[rule]
+
+
+def test_a_server_that_captures_only_in_a_named_session_is_given_its_session(
+    tmp_path: Path,
+) -> None:
+    """Where a schema requires a session_id, the kit sends the session the server started for
+    the project the call is about (or the check's one project's)."""
+    required = _run(tmp_path, vendors.SessionsRequired)
+    _assert_no_false_alarm(required)
+    # its schemas (a session required, none taken) widen no upstream version line
+    assert sorted(_by_verdict(required, "warn")) == ["DISC-004"]
+    passive = {rule: found.verdict for rule, found in required.verdicts.items() if "PASS" in rule}
+    assert passive == dict.fromkeys(
+        ("PASS-001", "PASS-002", "PASS-003", "PASS-004", "PASS-005"), "pass"
+    )

@@ -174,6 +174,37 @@ ANSWERS = (
 )
 
 
+class SessionsRequired(Vendor):
+    """A passive capture only inside a session the call names (its schema requires
+    ``session_id``, as seed 003's example gives one), and the session's id generated
+    (``mem_session_start`` takes none). (A save that requires one breaks the seed's signature
+    of ``mem_save``: DISC-001.)"""
+
+    hidden: ClassVar[dict[str, tuple[str, ...]]] = {"mem_session_start": ("id",)}
+    bound: ClassVar[tuple[str, ...]] = ("mem_capture_passive",)
+
+    def published(self, tool: types.Tool) -> types.Tool:
+        shown = super().published(tool)
+        if tool.name not in self.bound:
+            return shown
+        schema = shown.input_schema
+        required = [*schema.get("required", []), "session_id"]
+        return shown.model_copy(update={"input_schema": schema | {"required": required}})
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        sent = params.arguments if isinstance(params.arguments, dict) else {}
+        if params.name in self.bound and not sent.get("session_id"):
+            return refused(f"{params.name} needs the session_id of a started session")
+        return await super().call_tool(ctx, params)
+
+    def prepared(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if tool != "mem_session_start":
+            return arguments
+        return arguments | {"id": f"required-{secrets.token_hex(6)}"}
+
+
 class SeedToolsOnly(Vendor):
     """The twelve tools seed 003 names, no other."""
 
