@@ -33,6 +33,9 @@ from .store import PERSONAL, PROJECT, Observation, Store
 from .text import capped, content_hash
 
 INSERTED, REVISED, DUPLICATE = "inserted", "revised", "duplicate"
+#: the most learnings one passive capture saves unless the server is told otherwise: every one
+#: is a memory, and a capture is one transaction that holds up every other call
+DEFAULT_MOST_LEARNINGS = 1000
 #: what a topic-key revision replaces; the memory keeps its id, session, project and scope
 _TOPIC_REVISED = ("type", "title", "content", "tool_name", "topic_key", "normalized_hash")
 
@@ -89,11 +92,18 @@ class Saved:
 
 class Memories:
     """The writes of one store. ``dedupe_window``: how long after a memory's creation a repeat
-    is absorbed into it (``None``: never)."""
+    is absorbed into it (``None``: never); ``most_learnings``: the most learnings one passive
+    capture may save."""
 
-    def __init__(self, store: Store, dedupe_window: timedelta | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        dedupe_window: timedelta | None,
+        most_learnings: int = DEFAULT_MOST_LEARNINGS,
+    ) -> None:
         self.store = store
         self.dedupe_window = dedupe_window
+        self.most_learnings = most_learnings
 
     def save(self, draft: Draft) -> Saved:
         values = draft.values()
@@ -114,17 +124,28 @@ class Memories:
                 return Saved(repeated.id, DUPLICATE)
             return Saved(self.store.insert_observation(values), INSERTED)
 
-    def capture(self, draft: Draft) -> Saved:
-        """A passive learning: a duplicate of any live memory of its project with the same
-        content (whatever its type, title or scope, and however old, as upstream), else new."""
-        values = draft.values()
+    def capture(self, drafts: list[Draft]) -> list[Saved]:
+        """Passive learnings, all in one transaction (all stored, or none): each a duplicate of
+        any live memory of its project with the same content (whatever its type, title or
+        scope, and however old, as upstream; an earlier learning of the same capture
+        included), else new. More than ``most_learnings`` is a ``ToolError``, and nothing is
+        stored."""
+        if len(drafts) > self.most_learnings:
+            raise ToolError(
+                f"the text holds {len(drafts)} learnings, more than the {self.most_learnings} "
+                "one capture may save: nothing was saved (capture it in parts)"
+            )
         with self.store.transaction():
-            self.store.ensure_session(draft.session_id, draft.project)
-            known = self.store.same_content(values["normalized_hash"], draft.project)
-            if known is not None:
-                self.store.seen_again(known.id)
-                return Saved(known.id, DUPLICATE)
-            return Saved(self.store.insert_observation(values), INSERTED)
+            for session_id, project in {(d.session_id, d.project) for d in drafts}:
+                self.store.ensure_session(session_id, project)
+            return [self._captured(draft.values()) for draft in drafts]
+
+    def _captured(self, values: dict[str, Any]) -> Saved:
+        known = self.store.same_content(values["normalized_hash"], values["project"])
+        if known is not None:
+            self.store.seen_again(known.id)
+            return Saved(known.id, DUPLICATE)
+        return Saved(self.store.insert_observation(values), INSERTED)
 
     def update(self, observation_id: int, given: dict[str, str | None]) -> Observation | None:
         """Change the given fields of a live memory (only a topic key may be ``None``, which

@@ -102,17 +102,16 @@ def mem_save_prompt(call: Call) -> str:
 
 
 def mem_capture_passive(call: Call) -> str:
-    """Save the learnings of free text (``passive``); each is its own memory, of type
-    ``passive`` in project scope, its source in ``tool_name``."""
+    """Save the learnings of free text (``passive``), in one transaction; each is its own
+    memory, of type ``passive`` in project scope, its source in ``tool_name``. A text of more
+    learnings than the server takes in one call is refused whole."""
     arguments = call.arguments
     content = arguments.text("content", required=True, bounded=False)
     project = call.project()
     session_id = call.session_id(project)
     source = arguments.text("source") or PASSIVE_SOURCE
-    found = passive.learnings(content)
-    saved = duplicates = 0
-    for learning in found:
-        draft = Draft.of(
+    drafts = [
+        Draft.of(
             title=passive.title_of(learning),
             content=learning,
             type=PASSIVE_TYPE,
@@ -120,8 +119,9 @@ def mem_capture_passive(call: Call) -> str:
             session_id=session_id,
             tool_name=source,
         )
-        if call.memories.capture(draft).outcome == DUPLICATE:
-            duplicates += 1
-        else:
-            saved += 1
-    return f"Passive capture complete: extracted={len(found)} saved={saved} duplicates={duplicates}"
+        for learning in passive.learnings(content)
+    ]
+    outcomes = [saved.outcome for saved in call.memories.capture(drafts)]
+    duplicates = outcomes.count(DUPLICATE)
+    counts = f"extracted={len(drafts)} saved={len(outcomes) - duplicates} duplicates={duplicates}"
+    return f"Passive capture complete: {counts}"

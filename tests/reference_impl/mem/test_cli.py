@@ -41,6 +41,7 @@ def test_a_mem_option_is_refused_for_the_first_contract(
         (("--dedupe-window-s", "-1"), "--dedupe-window-s"),
         (("--dedupe-window-s", "nan"), "--dedupe-window-s"),
         (("--dedupe-window-s", "soon"), "--dedupe-window-s"),
+        (("--max-learnings", "0"), "--max-learnings"),
         (("--project", "   "), "--project"),
     ],
 )
