@@ -23,6 +23,7 @@ where upstream stores it as ``project``.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -31,6 +32,8 @@ from . import topic_keys
 from .arguments import ToolError
 from .store import PERSONAL, PROJECT, Observation, Store
 from .text import capped, content_hash
+
+logger = logging.getLogger(__name__)
 
 INSERTED, REVISED, DUPLICATE = "inserted", "revised", "duplicate"
 #: the most learnings one passive capture saves unless the server is told otherwise: every one
@@ -164,9 +167,14 @@ class Memories:
             return self.store.observation(observation_id)
 
     def delete(self, observation_id: int, *, hard: bool) -> bool:
-        """Soft-delete (hide) a live memory, or hard-delete (remove) a live or soft-deleted one:
+        """Soft-delete (hide) a live memory, or hard-delete (erase) a live or soft-deleted one:
         a soft-deleted memory is marked, not erased, until a hard delete. False: no memory to
-        delete (none has the id, or a soft delete finds it already soft-deleted)."""
+        delete (none has the id, or a soft delete finds it already soft-deleted).
+
+        A hard delete erases the text from every file of the state folder (``Store.hard_delete``,
+        then the WAL checkpointed after the commit); when another process on the same folder
+        keeps the checkpoint from completing, the WAL is erased at the next one (the next hard
+        delete, or the last connection's close), and a warning is logged."""
         with self.store.transaction():
             if self.store.observation(observation_id, deleted=hard) is None:
                 return False
@@ -174,7 +182,9 @@ class Memories:
                 self.store.hard_delete(observation_id)
             else:
                 self.store.soft_delete(observation_id)
-            return True
+        if hard and not self.store.checkpoint():
+            logger.warning("a hard delete's WAL checkpoint was kept from completing")
+        return True
 
     def _repeats(self, memory: Observation, values: dict[str, Any]) -> bool:
         same = (memory.normalized_hash, memory.title, memory.type) == (

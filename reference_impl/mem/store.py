@@ -171,7 +171,14 @@ class Store:
         self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.clock = Clock()
         try:
-            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
+            # secure_delete: freed pages and cells are zeroed, whatever the build's default
+            pragmas = (
+                "journal_mode=WAL",
+                "synchronous=NORMAL",
+                "foreign_keys=ON",
+                "secure_delete=ON",
+            )
+            for pragma in pragmas:
                 self.connection.execute(f"PRAGMA {pragma}")
             self.connection.executescript(_SCHEMA)
         except BaseException:
@@ -306,7 +313,26 @@ class Store:
         )
 
     def hard_delete(self, observation_id: int) -> None:
+        """Remove a row and its terms from the index.
+
+        Deleting an FTS5 row only adds delete markers: the terms stay in the older segments
+        (SQLite 3.40's FTS5 has no secure-delete). Optimizing merges the index into one segment
+        without them; ``secure_delete`` zeroes the pages and cells this frees. The WAL still
+        holds them until ``checkpoint``."""
         self.connection.execute("DELETE FROM observations WHERE id = ?", (observation_id,))
+        self.connection.execute(
+            "INSERT INTO observations_fts (observations_fts) VALUES ('optimize')"
+        )
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the database and truncate it to nothing, outside any transaction:
+        the WAL keeps every page a transaction wrote (deleted text too) until then. False when
+        another connection's reader or writer kept it from completing."""
+        try:
+            busy, _, _ = self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.OperationalError:  # locked past the busy timeout
+            return False
+        return busy == 0
 
     # observations: reads -------------------------------------------------------------------
     def observation(self, observation_id: int, *, deleted: bool = False) -> Observation | None:
