@@ -30,7 +30,7 @@ from typing import Any
 
 from . import topic_keys
 from .arguments import ToolError
-from .store import PERSONAL, PROJECT, Observation, Store
+from .store import PERSONAL, PROJECT, Observation, Store, default_session
 from .text import capped, content_hash
 
 logger = logging.getLogger(__name__)
@@ -153,7 +153,8 @@ class Memories:
     def update(self, observation_id: int, given: dict[str, str | None]) -> Observation | None:
         """Change the given fields of a live memory (only a topic key may be ``None``, which
         clears it): one more revision, ``updated_at`` now. ``None`` when there is no such live
-        memory."""
+        memory. A memory moved to another project leaves its session for that project's
+        default one: a session holds one project's memories only."""
         changes: dict[str, Any] = dict(given)
         if "content" in changes:
             changes["content"] = capped(changes["content"])
@@ -161,8 +162,13 @@ class Memories:
         if "topic_key" in changes:
             changes["topic_key"] = topic_keys.normalized(changes["topic_key"] or "")
         with self.store.transaction():
-            if self.store.observation(observation_id) is None:
+            memory = self.store.observation(observation_id)
+            if memory is None:
                 return None
+            moved_to = changes.get("project", memory.project)
+            if moved_to != memory.project:
+                changes["session_id"] = default_session(moved_to)
+                self.store.ensure_session(changes["session_id"], moved_to)
             self.store.revise(observation_id, changes, seen=False)
             return self.store.observation(observation_id)
 

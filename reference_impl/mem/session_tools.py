@@ -5,8 +5,9 @@ from __future__ import annotations
 import secrets
 
 from .arguments import ToolError
-from .call import Call
+from .call import Call, bound
 from .memories import Draft
+from .store import DEFAULT_SESSION_PREFIX
 from .text import capped, quoted
 
 SUMMARY_TYPE = "session_summary"
@@ -15,11 +16,19 @@ SUMMARY_TYPE = "session_summary"
 def mem_session_start(call: Call) -> str:
     """Start (or fill in the blanks of) a session. Upstream's schema requires ``id``; the seed
     says the session's id is generated: without one, it is ``session-<16 hex digits>``, and
-    the answer names it either way."""
+    the answer names it either way. A session is its project's: starting another project's
+    again is refused, and so is an id of a project's default session (``manual-save-...``),
+    which no caller starts."""
     arguments = call.arguments
     session_id = arguments.text("id") or f"session-{secrets.token_hex(8)}"
+    if session_id.startswith(DEFAULT_SESSION_PREFIX):
+        raise ToolError(
+            f"session ids beginning with {DEFAULT_SESSION_PREFIX} name a project's default "
+            "session: choose another id"
+        )
     project = call.project()
     with call.store.transaction():
+        bound(call.store.session(session_id), session_id, project, missing_ok=True)
         call.store.ensure_session(session_id, project, arguments.text("directory") or "")
     return f"Session {quoted(session_id)} started for project {quoted(project)}"
 

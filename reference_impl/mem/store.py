@@ -26,6 +26,7 @@ from ..at_rest import private_file
 DATABASE_FILE = "mem.db"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 PERSONAL, PROJECT = "personal", "project"
+DEFAULT_SESSION_PREFIX = "manual-save-"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -76,6 +77,7 @@ END;
 """
 #: the columns a revision may set
 REVISABLE = (
+    "session_id",
     "type",
     "title",
     "content",
@@ -160,6 +162,12 @@ class Clock:
 
 def stamp(instant: datetime) -> str:
     return instant.strftime(TIME_FORMAT)
+
+
+def default_session(project: str) -> str:
+    """The session of a project's writes when none is started, as upstream names it; made on
+    first use, never started or ended by a caller."""
+    return f"{DEFAULT_SESSION_PREFIX}{project}"
 
 
 class Store:
@@ -271,7 +279,7 @@ class Store:
 
     # observations: writes ------------------------------------------------------------------
     def insert_observation(self, values: dict[str, Any]) -> int:
-        """A new row from ``values`` (``session_id`` and the ``REVISABLE`` columns); its
+        """A new row from ``values`` (the ``REVISABLE`` columns); its
         counters start at 1 and its times at now."""
         row = self.connection.execute(
             "INSERT INTO observations (session_id, type, title, content, tool_name, project, "
