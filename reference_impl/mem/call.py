@@ -40,14 +40,14 @@ class Call:
 
     def project(self) -> str:
         """The ``project`` argument, else the current project."""
-        return self.arguments.text("project") or self.current.name
+        return self.arguments.name("project") or self.current.name
 
     def given_session(self, project: str | None = None) -> str | None:
         """The ``session_id`` argument, which must name a session (one that
         ``mem_session_start`` began, or a project's default one): an id no session has is a
         mistake, and writing with it would invent a session. With ``project``, the session
         must be that project's: a write never joins another project's session."""
-        given = self.arguments.text("session_id")
+        given = self.arguments.name("session_id")
         if given is not None:
             bound(self.store.session(given), given, project)
         return given

@@ -17,6 +17,11 @@ adds: a save identical to a memory but for its scope is a duplicate of it, topic
 key names a memory of one project and scope, but a repeat is absorbed before a new memory is
 made for the key in the other scope).
 
+Every comparison is of text as stored, redacted: two saves whose titles or contents differ
+only inside ``<private>`` spans repeat one memory, as the store keeps nothing that tells them
+apart. Names are not redacted into one: a topic key, project or session id that holds a
+private span is refused (``Arguments.name``).
+
 A scope is ``project`` or ``personal`` (seed 003), any case; any other value is a tool error,
 where upstream stores it as ``project``.
 """

@@ -12,8 +12,9 @@
    exhausted, refused, denied, warning, traceback, invalid, cannot, unable, in any case) are the
    learnings, at most ``MAX_PARAGRAPHS``; when none does, the first paragraph is.
 
-Either way an item is cleaned (bold, italic and code markers removed, whitespace collapsed) and
-one shorter than ``MIN_CHARS`` is dropped, so text of no substance yields none.
+Either way an item is cleaned (bold, italic and code markers removed, whitespace collapsed,
+then redacted again, as a cleaned item may hold a ``<private>`` tag the text did not) and one
+shorter than ``MIN_CHARS`` is dropped, so text of no substance yields none.
 
 The cost is linear in the text: every line belongs to one section at most (sections that ran
 on past a later heading written with a tab made it quadratic), and no pattern has two unbounded
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from .text import one_line
+from .text import one_line, redact
 
 MIN_CHARS = 20
 MAX_PARAGRAPHS = 5
@@ -83,5 +84,7 @@ def _from_paragraphs(text: str) -> list[str]:
 
 
 def _substantial(items: list[str]) -> list[str]:
-    cleaned = (one_line(_MARKERS.sub("", item)) for item in items)
+    """The items cleaned, of ``MIN_CHARS`` at least. They are redacted again once cleaned: the
+    text was redacted as it was read, but removing markers can make a tag (``<priv**ate>``)."""
+    cleaned = (redact(one_line(_MARKERS.sub("", item))) for item in items)
     return [item for item in cleaned if len(item) >= MIN_CHARS]

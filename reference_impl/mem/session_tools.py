@@ -20,7 +20,7 @@ def mem_session_start(call: Call) -> str:
     again is refused, and so is an id of a project's default session (``manual-save-...``),
     which no caller starts."""
     arguments = call.arguments
-    session_id = arguments.text("id") or f"session-{secrets.token_hex(8)}"
+    session_id = arguments.name("id") or f"session-{secrets.token_hex(8)}"
     if session_id.startswith(DEFAULT_SESSION_PREFIX):
         raise ToolError(
             f"session ids beginning with {DEFAULT_SESSION_PREFIX} name a project's default "
@@ -54,7 +54,7 @@ def mem_session_end(call: Call) -> str:
     is capped like every stored text. An unknown session is an error (upstream answers success
     and changes nothing)."""
     arguments = call.arguments
-    session_id = arguments.text("id", required=True)
+    session_id = arguments.name("id", required=True)
     summary = arguments.text("summary", bounded=False)
     with call.store.transaction():
         if call.store.session(session_id) is None:

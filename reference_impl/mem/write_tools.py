@@ -18,6 +18,8 @@ PASSIVE_TYPE = "passive"
 PASSIVE_SOURCE = "mcp-passive"
 _PROMPT_ECHO_CHARS = 80
 _UPDATABLE = ("title", "content", "type", "project", "scope", "topic_key")
+#: what an update names rather than tells (``Arguments.name``)
+_NAMES = ("project", "topic_key")
 #: fields an update may not blank (a memory keeps a title, a content, a type, a project and a
 #: scope)
 _NOT_BLANK = ("title", "content", "type", "project", "scope")
@@ -33,7 +35,7 @@ def mem_save(call: Call) -> str:
     title = arguments.text("title", required=True)
     content = arguments.text("content", required=True, bounded=False)
     memory_type = arguments.text("type") or DEFAULT_TYPE
-    given_key = arguments.text("topic_key")
+    given_key = arguments.name("topic_key")
     given_scope = arguments.text("scope")
     project = call.project()
     draft = Draft.of(
@@ -63,7 +65,10 @@ def mem_update(call: Call) -> str:
     for name in _UPDATABLE:
         if arguments.sent.get(name) is None:
             continue
-        value = arguments.text(name, bounded=name != "content")
+        if name in _NAMES:
+            value = arguments.name(name)
+        else:
+            value = arguments.text(name, bounded=name != "content")
         if value is None and name in _NOT_BLANK:
             raise ToolError(f"{name} must not be empty")
         given[name] = value
