@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .arguments import Arguments, ToolError
 from .memories import Memories
-from .project import CurrentProject
+from .project import CurrentProject, normalized
 from .store import Observation, Session, Store, default_session
 from .text import quoted
 
@@ -39,8 +39,10 @@ class Call:
     current: CurrentProject
 
     def project(self) -> str:
-        """The ``project`` argument, else the current project."""
-        return self.arguments.name("project") or self.current.name
+        """The ``project`` argument, trimmed and lowercased as the current project is (so that
+        ``MyProj`` and ``myproj`` are one project), else the current project."""
+        given = self.arguments.name("project")
+        return normalized(given) if given is not None else self.current.name
 
     def given_session(self, project: str | None = None) -> str | None:
         """The ``session_id`` argument, which must name a session (one that

@@ -36,7 +36,7 @@ from typing import Any
 from . import topic_keys
 from .arguments import ToolError
 from .store import PERSONAL, PROJECT, Observation, Store, default_session
-from .text import capped, content_hash
+from .text import capped, content_hash, quoted
 
 logger = logging.getLogger(__name__)
 
@@ -170,6 +170,7 @@ class Memories:
             memory = self.store.observation(observation_id)
             if memory is None:
                 return None
+            self._keep_topic_unique(memory, changes)
             moved_to = changes.get("project", memory.project)
             if moved_to != memory.project:
                 changes["session_id"] = default_session(moved_to)
@@ -196,6 +197,22 @@ class Memories:
         if hard and not self.store.checkpoint():
             logger.warning("a hard delete's WAL checkpoint was kept from completing")
         return True
+
+    def _keep_topic_unique(self, memory: Observation, changes: dict[str, Any]) -> None:
+        """A ``ToolError`` when the update would give ``memory`` a topic key that another live
+        memory of its (new) project and scope holds: a key names one memory, which a later save
+        of the key revises, so two holders would leave that save to pick one."""
+        key, project, scope = (
+            changes.get(name, getattr(memory, name)) for name in ("topic_key", "project", "scope")
+        )
+        if key is None or not {"topic_key", "project", "scope"} & changes.keys():
+            return
+        holder = self.store.topic_match(key, project, scope)
+        if holder is not None and holder.id != memory.id:
+            raise ToolError(
+                f"topic_key {quoted(key)} already names memory #{holder.id} of that project "
+                "and scope: update that memory, or choose another key"
+            )
 
     def _repeats(self, memory: Observation, values: dict[str, Any]) -> bool:
         same = (memory.normalized_hash, memory.title, memory.type) == (

@@ -10,6 +10,7 @@ from . import judgments, passive, topic_keys
 from .arguments import ToolError
 from .call import Call, not_found
 from .memories import DUPLICATE, Draft, scope_of
+from .project import normalized
 from .store import PROJECT
 from .text import capped, quoted, snippet
 
@@ -76,6 +77,8 @@ def mem_update(call: Call) -> str:
         raise ToolError("provide at least one field to update")
     if "scope" in given:
         given["scope"] = scope_of(given["scope"] or "")
+    if "project" in given:
+        given["project"] = normalized(given["project"] or "")
     updated = call.memories.update(observation_id, given)
     if updated is None:
         raise not_found(observation_id)
