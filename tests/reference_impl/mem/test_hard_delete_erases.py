@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from engram_conformance.reference_impl.mem import store
 
+from ..state_files import holding
 from .inprocess import ok, service
 
 DOOMED = ("zyxpurgedalpha", "zyxpurgedbeta", "zyxpurgedgamma")
@@ -30,14 +31,6 @@ def build_without_secure_delete(monkeypatch: pytest.MonkeyPatch) -> None:
         return connection
 
     monkeypatch.setattr(store.sqlite3, "connect", connected)
-
-
-def holding(state_dir: Path, tokens: tuple[str, ...]) -> dict[str, list[str]]:
-    """Token -> the names of the state folder's files whose raw bytes hold it."""
-    contents = {path.name: path.read_bytes() for path in state_dir.iterdir() if path.is_file()}
-    found = {token: [name for name, data in contents.items() if token.encode() in data]
-             for token in tokens}  # fmt: skip
-    return {token: names for token, names in found.items() if names}
 
 
 def saved_id(answer: str) -> int:
