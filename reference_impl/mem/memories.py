@@ -133,27 +133,34 @@ class Memories:
             return Saved(self.store.insert_observation(values), INSERTED)
 
     def capture(self, drafts: list[Draft]) -> list[Saved]:
-        """Passive learnings, all in one transaction (all stored, or none): each a duplicate of
-        any live memory of its project with the same content (whatever its type, title or
-        scope, and however old, as upstream; an earlier learning of the same capture
-        included), else new. More than ``most_learnings`` is a ``ToolError``, and nothing is
-        stored."""
+        """Passive learnings of one session and project, all in one transaction (all stored, or
+        none): each a duplicate of any live memory of its project with the same content
+        (whatever its type, title or scope, and however old, as upstream; an earlier learning
+        of the same capture included), else new. More than ``most_learnings`` is a
+        ``ToolError``, and nothing is stored."""
         if len(drafts) > self.most_learnings:
             raise ToolError(
                 f"the text holds {len(drafts)} learnings, more than the {self.most_learnings} "
                 "one capture may save: nothing was saved (capture it in parts)"
             )
+        if not drafts:
+            return []
+        values = [draft.values() for draft in drafts]
+        hashes = [value["normalized_hash"] for value in values]
         with self.store.transaction():
-            for session_id, project in {(d.session_id, d.project) for d in drafts}:
-                self.store.ensure_session(session_id, project)
-            return [self._captured(draft.values()) for draft in drafts]
+            self.store.ensure_session(drafts[0].session_id, drafts[0].project)
+            known = self.store.same_contents(hashes, drafts[0].project)
+            return [self._captured(value, known) for value in values]
 
-    def _captured(self, values: dict[str, Any]) -> Saved:
-        known = self.store.same_content(values["normalized_hash"], values["project"])
-        if known is not None:
-            self.store.seen_again(known.id)
-            return Saved(known.id, DUPLICATE)
-        return Saved(self.store.insert_observation(values), INSERTED)
+    def _captured(self, values: dict[str, Any], known: dict[str, int]) -> Saved:
+        """One learning; ``known``: content hash -> a live memory of the project with it, the
+        learnings of this capture stored so far included."""
+        content = values["normalized_hash"]
+        if content in known:
+            self.store.seen_again(known[content])
+            return Saved(known[content], DUPLICATE)
+        known[content] = self.store.insert_observation(values)
+        return Saved(known[content], INSERTED)
 
     def update(self, observation_id: int, given: dict[str, str | None]) -> Observation | None:
         """Change the given fields of a live memory (only a topic key may be ``None``, which

@@ -13,6 +13,7 @@ microsecond as the save before it still gets a later ``updated_at``.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -372,9 +373,17 @@ class Store:
             ),
         )
 
-    def same_content(self, normalized_hash: str, project: str) -> Observation | None:
-        """A live row of the project with this content hash, whatever its type or title."""
-        return self._newest_live("normalized_hash = ? AND project = ?", (normalized_hash, project))
+    def same_contents(self, normalized_hashes: list[str], project: str) -> dict[str, int]:
+        """Content hash -> the id of the project's newest live row with that content hash,
+        whatever its type or title, for each of ``normalized_hashes`` that one has (one query,
+        its hashes passed as one JSON array)."""
+        rows = self.connection.execute(
+            "SELECT normalized_hash, id FROM observations WHERE project = ? "
+            "AND deleted_at IS NULL AND normalized_hash IN (SELECT value FROM json_each(?)) "
+            "ORDER BY updated_at, id",
+            (project, json.dumps(normalized_hashes)),
+        )
+        return dict(rows.fetchall())  # the newest of each hash comes last, and stays
 
     def search(
         self,

@@ -92,7 +92,7 @@ class CaptureStoresRepeats(ServiceMutant):
     """mem_capture_passive stores a learning again each time it is captured (no dedupe)."""
 
     def patch(self, service: MemService) -> None:
-        service.store.same_content = lambda normalized_hash, project: None  # type: ignore[method-assign]
+        service.store.same_contents = lambda normalized_hashes, project: {}  # type: ignore[method-assign]
 
 
 class CapturedAsLearning(ServiceMutant):

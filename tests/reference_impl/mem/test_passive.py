@@ -67,6 +67,8 @@ async def test_a_repeated_capture_is_duplicates(mem: Client) -> None:
     text = "## Aprendizajes\n- Revisar los límites del proveedor antes del retry"
     assert counts(await ok(mem, "mem_capture_passive", content=text, project=project)) == (1, 1, 0)
     assert counts(await ok(mem, "mem_capture_passive", content=text, project=project)) == (1, 0, 1)
+    twice = "## Learnings\n- a learning written twice here\n- A learning  written twice here"
+    assert counts(await ok(mem, "mem_capture_passive", content=twice, project=project)) == (2, 1, 1)
 
 
 async def test_text_of_no_substance_yields_none(mem: Client) -> None:
