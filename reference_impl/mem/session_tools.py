@@ -21,16 +21,22 @@ def mem_session_start(call: Call) -> str:
     which no caller starts."""
     arguments = call.arguments
     session_id = arguments.name("id") or f"session-{secrets.token_hex(8)}"
-    if session_id.startswith(DEFAULT_SESSION_PREFIX):
-        raise ToolError(
-            f"session ids beginning with {DEFAULT_SESSION_PREFIX} name a project's default "
-            "session: choose another id"
-        )
+    refuse_default(session_id)
     project = call.project()
     with call.store.transaction():
         bound(call.store.session(session_id), session_id, project, missing_ok=True)
         call.store.ensure_session(session_id, project, arguments.text("directory") or "")
     return f"Session {quoted(session_id)} started for project {quoted(project)}"
+
+
+def refuse_default(session_id: str) -> None:
+    """A ``ToolError`` for the id of a project's default session, which callers neither start
+    nor end: it is the project's, made on its first write without a session."""
+    if session_id.startswith(DEFAULT_SESSION_PREFIX):
+        raise ToolError(
+            f"session ids beginning with {DEFAULT_SESSION_PREFIX} name a project's default "
+            "session, which is neither started nor ended: choose another id"
+        )
 
 
 def mem_session_summary(call: Call) -> str:
@@ -52,9 +58,11 @@ def mem_session_summary(call: Call) -> str:
 def mem_session_end(call: Call) -> str:
     """Mark a session completed (again: its end time and summary are replaced). The summary
     is capped like every stored text. An unknown session is an error (upstream answers success
-    and changes nothing)."""
+    and changes nothing), and so is a project's default session: the call names no project, so
+    any caller could write a summary into another project's sessions."""
     arguments = call.arguments
     session_id = arguments.name("id", required=True)
+    refuse_default(session_id)
     summary = arguments.text("summary", bounded=False)
     with call.store.transaction():
         if call.store.session(session_id) is None:

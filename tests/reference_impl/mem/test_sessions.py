@@ -178,13 +178,14 @@ async def test_a_projects_default_session_cannot_be_taken_over(mem: Client) -> N
     default = f"manual-save-{victim}"
     message = await failed(mem, "mem_session_start", id=default, project=intruder)
     assert message == (
-        "session ids beginning with manual-save- name a project's default session: "
-        "choose another id"
+        "session ids beginning with manual-save- name a project's default session, which is "
+        "neither started nor ended: choose another id"
     )
     memory = await save(mem, title="Victim's", content="private work", project=victim)
+    assert await failed(mem, "mem_session_end", id=default, summary="Intruder's") == message
     assert (await observation(mem, memory))["Session"] == default
     timeline = await ok(mem, "mem_timeline", observation_id=memory)
-    assert timeline.startswith(f"Session: {victim} (")
+    assert timeline.startswith(f"Session: {victim} (") and "Intruder" not in timeline
 
 
 async def test_a_memory_moved_to_another_project_leaves_its_session(mem: Client) -> None:
