@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from .arguments import Arguments, ToolError
 from .memories import Memories
 from .project import CurrentProject, normalized
-from .store import Observation, Session, Store, default_session
+from .store import Observation, Store, default_session
 from .text import quoted
 
 
@@ -16,16 +16,15 @@ def not_found(observation_id: int) -> ToolError:
     return ToolError(f"Observation #{observation_id} not found")
 
 
-def bound(
-    session: Session | None, session_id: str, project: str | None, *, missing_ok: bool = False
-) -> None:
-    """A ``ToolError`` unless ``session`` exists (or ``missing_ok``) and, with ``project``, is
+def bound(store: Store, session_id: str, project: str | None, *, missing_ok: bool = False) -> None:
+    """A ``ToolError`` unless the session exists (or ``missing_ok``) and, with ``project``, is
     that project's."""
-    if session is None:
+    owner = store.session_project(session_id)
+    if owner is None:
         if missing_ok:
             return
         raise ToolError(f"Session {quoted(session_id)} not found")
-    if project is not None and session.project not in ("", project):
+    if project is not None and owner not in ("", project):
         raise ToolError(
             f"Session {quoted(session_id)} is not a session of project {quoted(project)}"
         )
@@ -51,7 +50,7 @@ class Call:
         must be that project's: a write never joins another project's session."""
         given = self.arguments.name("session_id")
         if given is not None:
-            bound(self.store.session(given), given, project)
+            bound(self.store, given, project)
         return given
 
     def session_id(self, project: str) -> str:
@@ -60,13 +59,7 @@ class Call:
         session, as upstream names it (``manual-save-<project>``, made on first use)."""
         implicit = default_session(project)
         given = self.given_session(project)
-        if given is not None:
-            return given
-        active = self.store.active_session(project, implicit)
-        if active is not None:
-            return active
-        bound(self.store.session(implicit), implicit, project, missing_ok=True)
-        return implicit
+        return given or self.store.active_session(project, implicit) or implicit
 
     def live(self, observation_id: int) -> Observation:
         """A live memory, else ``not_found``."""

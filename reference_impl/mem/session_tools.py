@@ -24,7 +24,7 @@ def mem_session_start(call: Call) -> str:
     refuse_default(session_id)
     project = call.project()
     with call.store.transaction():
-        bound(call.store.session(session_id), session_id, project, missing_ok=True)
+        bound(call.store, session_id, project, missing_ok=True)
         call.store.ensure_session(session_id, project, arguments.text("directory") or "")
     return f"Session {quoted(session_id)} started for project {quoted(project)}"
 

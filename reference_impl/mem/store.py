@@ -242,6 +242,14 @@ class Store:
             (session_id, project, directory, self.now()),
         )
 
+    def session_project(self, session_id: str) -> str | None:
+        """The project of a session (``None``: no such session), without counting its
+        memories as ``session`` does."""
+        row = self.connection.execute(
+            "SELECT project FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def session(self, session_id: str) -> Session | None:
         sessions = self._sessions(session_id, None, 1)
         return sessions[0] if sessions else None
