@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..at_rest import private_file
+from ..erasure import checkpoint
 
 DATABASE_FILE = "mem.db"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
@@ -342,14 +343,9 @@ class Store:
         )
 
     def checkpoint(self) -> bool:
-        """Copy the WAL into the database and truncate it to nothing, outside any transaction:
-        the WAL keeps every page a transaction wrote (deleted text too) until then. False when
-        another connection's reader or writer kept it from completing."""
-        try:
-            busy, _, _ = self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.OperationalError:  # locked past the busy timeout
-            return False
-        return busy == 0
+        """The WAL checkpointed and truncated (``erasure.checkpoint``), outside any
+        transaction; False when another connection kept it from completing."""
+        return checkpoint(self.connection)
 
     # observations: reads -------------------------------------------------------------------
     def observation(self, observation_id: int, *, deleted: bool = False) -> Observation | None:
