@@ -2,7 +2,9 @@
 
 The umask does not decide it (a permissive one would make the database world-readable), and a
 folder or master key that others can already read or write is refused at start, not used: a key
-others could read would let them open every pending candidate offline.
+others could read would let them open every pending candidate offline. So is a state folder or
+file that another user owns, whatever its mode: its owner can read it, or widen its mode, at
+any time.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ SHARED_BITS = 0o077
 
 
 class UnsafeState(Exception):
-    """A state folder or key file that others than its owner can read or write."""
+    """A state folder or file that others than its owner can read or write, or that another
+    user owns."""
 
 
 def private_folder(path: Path) -> Path:
@@ -26,6 +29,7 @@ def private_folder(path: Path) -> Path:
     try:
         path.mkdir(mode=0o700)
     except FileExistsError:
+        refuse_foreign(path, "state folder")
         refuse_shared(path, "state folder", "chmod 700")
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,12 +39,24 @@ def private_folder(path: Path) -> Path:
 
 def private_file(path: Path) -> None:
     """Create ``path`` empty with mode 0600 if it does not exist, whatever the umask (an
-    SQLite database: its WAL and shared-memory files then take the same mode)."""
+    SQLite database: its WAL and shared-memory files then take the same mode); one that exists
+    and another user owns raises ``UnsafeState``."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
+        refuse_foreign(path, "state file")
         return
     os.close(descriptor)
+
+
+def refuse_foreign(path: Path, what: str) -> None:
+    """Raise ``UnsafeState`` when another user than the one running owns ``path``."""
+    owner, running = path.stat().st_uid, os.geteuid()
+    if owner != running:
+        raise UnsafeState(
+            f"the {what} {path} belongs to another user (uid {owner}, not {running}); "
+            "refused: use a state folder of your own"
+        )
 
 
 def refuse_shared(path: Path, what: str, remedy: str) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..at_rest import private_file
+from ..erasure import checkpoint
 from .sealing import Sealed
 
 DATABASE_FILE = "memory.sqlite3"
@@ -298,14 +299,9 @@ class Store:
         self.connection.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")  # noqa: S608
 
     def checkpoint(self) -> bool:
-        """Copy the WAL into the database and truncate it to nothing, outside any transaction:
-        the WAL keeps every page a transaction wrote (forgotten text too) until then. False
-        when another connection's reader or writer kept it from completing."""
-        try:
-            busy, _, _ = self.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        except sqlite3.OperationalError:  # locked past the busy timeout
-            return False
-        return busy == 0
+        """The WAL checkpointed and truncated (``erasure.checkpoint``), outside any
+        transaction; False when another connection kept it from completing."""
+        return checkpoint(self.connection)
 
     def tombstoned_payload(self, scope: Scope, payload_digest: str) -> bool:
         row = self.connection.execute(

@@ -8,8 +8,9 @@ an absent argument; unknown arguments are ignored, as upstream does.
 
 Every string is redacted as it is read (``text.redact``: ``<private>…</private>`` spans become
 ``[REDACTED]``), so no private text reaches a tool, let alone the store or an answer: titles and
-contents as upstream redacts them, and also types, topic keys, summaries, sources, names and
-ids, which upstream keeps.
+contents as upstream redacts them, and also types, summaries, sources and folders, which
+upstream keeps. An argument that names something (``Arguments.name``: a project, a session id,
+a topic key) and holds a private span is refused instead, so that two names never become one.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import math
 import re
 from typing import Any
 
-from .text import redact
+from .text import has_private_span, redact
 
 #: The longest of the short arguments (title, type, project, scope, topic key, ids, query...);
 #: contents are not bounded here (they are capped when stored, ``text.CONTENT_CAP``).
@@ -56,6 +57,18 @@ class Arguments:
                 raise ToolError(f"{name} is required")
             return None
         return redact(scalar(value))
+
+    def name(self, name: str, *, required: bool = False) -> str | None:
+        """A short argument that names something (a project, a session, a topic key). One that
+        opens a ``<private>`` span is refused: redacted, names that differ only in their
+        private text would become one name (two topics, one memory)."""
+        value = self.text(name, required=required)
+        if value is not None and has_private_span(self.sent[name]):
+            raise ToolError(
+                f"{name} must not hold a <private> span: names differing only in private "
+                "text would name the same thing"
+            )
+        return value
 
     def identifier(self, name: str) -> int:
         """A required memory id: a positive whole number SQLite can hold."""

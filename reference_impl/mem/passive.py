@@ -2,34 +2,44 @@
 
 1. **Under a learnings heading** (upstream's rule): a line of two or three ``#``, then ``Key
    Learning(s)``, ``Learning(s)``, ``Aprendizajes`` or ``Aprendizajes Clave``, an optional
-   colon, any case. The section runs to the next heading of one to three ``#``. Its numbered
-   items (``1.``, ``1)``) are the learnings, else its bullets (``-``, ``*``). The last heading
-   whose section has items wins.
+   colon, any case. The section runs to the next heading of one to three ``#`` (a learnings
+   heading included, whether a space or a tab follows its ``#``). Its numbered items (``1.``,
+   ``1)``) are the learnings, else its bullets (``-``, ``*``). The last heading whose section
+   has items wins.
 2. **Otherwise** (the seed's own example is an error log with no heading, which upstream
    extracts nothing from): the text's paragraphs, split at blank lines, are the candidates; those
    that mention a failure signal (error, exception, fail, fatal, panic, crash, timeout,
    exhausted, refused, denied, warning, traceback, invalid, cannot, unable, in any case) are the
    learnings, at most ``MAX_PARAGRAPHS``; when none does, the first paragraph is.
 
-Either way an item is cleaned (bold, italic and code markers removed, whitespace collapsed) and
-one shorter than ``MIN_CHARS`` is dropped, so text of no substance yields none.
+Either way an item is cleaned (bold, italic and code markers removed, whitespace collapsed,
+then redacted again, as a cleaned item may hold a ``<private>`` tag the text did not) and one
+shorter than ``MIN_CHARS`` is dropped, so text of no substance yields none.
+
+The cost is linear in the text: every line belongs to one section at most (sections that ran
+on past a later heading written with a tab made it quadratic), and no pattern has two unbounded
+parts that can trade characters.
 """
 
 from __future__ import annotations
 
 import re
 
-from .text import one_line
+from .text import one_line, redact
 
 MIN_CHARS = 20
 MAX_PARAGRAPHS = 5
 TITLE_CHARS = 60
 
-_HEADING = re.compile(
-    r"^#{2,3}[ \t]+(?:key[ \t]+learnings?|learnings?|aprendizajes(?:[ \t]+clave)?)[ \t]*:?[ \t]*$",
+#: A line that ends a section (one to three ``#`` and a blank), or starts one: a learnings
+#: heading, named ``heading``. Its blanks before and after the colon are possessive: a pattern
+#: that can hand a run of blanks from one part to the other tries every split of a long run.
+_STRUCTURE = re.compile(
+    r"^(?:(?P<heading>#{2,3}[ \t]+"
+    r"(?:key[ \t]+learnings?|learnings?|aprendizajes(?:[ \t]+clave)?)[ \t]*+:?[ \t]*+$)"
+    r"|#{1,3}[ \t])",
     re.IGNORECASE | re.MULTILINE,
 )
-_SECTION_END = re.compile(r"^#{1,3} ", re.MULTILINE)
 _NUMBERED = re.compile(r"^[ \t]*\d+[.)][ \t]+(.+)$", re.MULTILINE)
 _BULLET = re.compile(r"^[ \t]*[-*][ \t]+(.+)$", re.MULTILINE)
 _MARKERS = re.compile(r"\*\*|__|`|\*")
@@ -54,14 +64,16 @@ def title_of(learning: str) -> str:
 
 
 def _under_heading(text: str) -> list[str]:
-    for heading in reversed(list(_HEADING.finditer(text))):
-        start = heading.end()
-        end = _SECTION_END.search(text, start)
-        section = text[start : end.start() if end else len(text)]
-        items = _NUMBERED.findall(section) or _BULLET.findall(section)
-        kept = _substantial(items)
-        if kept:
-            return kept
+    """The items of the last learnings section that has some: each section runs from its
+    heading to the next line of ``_STRUCTURE``, so sections never overlap."""
+    end = len(text)
+    for mark in reversed(list(_STRUCTURE.finditer(text))):
+        if mark.group("heading") is not None:
+            start = mark.end()
+            items = _NUMBERED.findall(text, start, end) or _BULLET.findall(text, start, end)
+            if items and (kept := _substantial(items)):
+                return kept
+        end = mark.start()
     return []
 
 
@@ -72,5 +84,7 @@ def _from_paragraphs(text: str) -> list[str]:
 
 
 def _substantial(items: list[str]) -> list[str]:
-    cleaned = (one_line(_MARKERS.sub("", item)) for item in items)
+    """The items cleaned, of ``MIN_CHARS`` at least. They are redacted again once cleaned: the
+    text was redacted as it was read, but removing markers can make a tag (``<priv**ate>``)."""
+    cleaned = (redact(one_line(_MARKERS.sub("", item))) for item in items)
     return [item for item in cleaned if len(item) >= MIN_CHARS]

@@ -9,27 +9,42 @@ line-based reader never takes a memory's text for the next item.
 from __future__ import annotations
 
 import json
+import re
 
 from . import topic_keys
 from .arguments import ToolError
 from .call import Call
 from .memories import scope_of
 from .store import Observation
-from .text import one_line, quoted, snippet
+from .text import folded, one_line, quoted, snippet
 
 SEARCH_LIMIT, SEARCH_MOST = 10, 20
 TIMELINE_AROUND, TIMELINE_MOST = 5, 50
 MATCH_MODES = {"all": " ", "any": " OR "}
+#: The most words a query holds, counted as the index splits them (runs of letters and
+#: digits: ``a-b`` is a phrase of two): FTS5 ranks each matching memory once per word, reading
+#: all its positions, so a query's cost grows with its words times the text they match (a
+#: phrase of 500 words over 40 repetitive memories took 8 s; 500 repeats of one word, minutes).
+MAX_QUERY_WORDS = 32
+_WORD = re.compile(r"[^\W_]+")
 
 
 def fts_query(query: str, joiner: str = MATCH_MODES["all"]) -> str:
     """The FTS5 expression of a query: every term (split at whitespace and NUL, which ends an
     FTS5 string) quoted as one string, inner quotes doubled, so that no text is an operator or
     a syntax error (``AND``, ``NEAR``, ``*``, ``^``, ``:``, parentheses, a lone quote); the
-    terms joined by ``joiner`` (all must match, or with `` OR `` any). No term (a query of NUL
-    characters) matches nothing: ``""``."""
+    terms joined by ``joiner`` (all must match, or with `` OR `` any), a term repeated (as the
+    index folds case and accents) once. No term (a query of NUL characters) matches nothing:
+    ``""``. A query of more than ``MAX_QUERY_WORDS`` words is a ``ToolError``."""
     terms = query.replace("\x00", " ").split() or [""]
-    return joiner.join('"' + term.replace('"', '""') + '"' for term in terms)
+    unique: dict[str, str] = {}
+    for term in terms:
+        unique.setdefault(folded(term), term)
+    if sum(len(_WORD.findall(term)) for term in unique.values()) > MAX_QUERY_WORDS:
+        raise ToolError(
+            f"query has too many words (at most {MAX_QUERY_WORDS}, a repeated one counted once)"
+        )
+    return joiner.join('"' + term.replace('"', '""') + '"' for term in unique.values())
 
 
 def mem_search(call: Call) -> str:

@@ -20,7 +20,7 @@ from ..at_rest import private_folder
 from . import context_tool, judge_tool, read_tools, session_tools, write_tools
 from .arguments import Arguments, ToolError
 from .call import Call
-from .memories import Memories
+from .memories import DEFAULT_MOST_LEARNINGS, Memories
 from .project import CurrentProject
 from .store import Store
 
@@ -54,15 +54,20 @@ class Answer:
 
 
 class MemService:
-    """``dedupe_window``: how long a repeated save is absorbed (``None``: never)."""
+    """``dedupe_window``: how long a repeated save is absorbed (``None``: never);
+    ``most_learnings``: the most learnings one passive capture saves."""
 
     def __init__(
-        self, state_dir: Path, current: CurrentProject, dedupe_window: timedelta | None
+        self,
+        state_dir: Path,
+        current: CurrentProject,
+        dedupe_window: timedelta | None,
+        most_learnings: int = DEFAULT_MOST_LEARNINGS,
     ) -> None:
         """A state folder others can use raises ``at_rest.UnsafeState``; one that cannot be
         made or opened, ``OSError`` or ``sqlite3.Error``."""
         self.store = Store(private_folder(Path(state_dir)))
-        self.memories = Memories(self.store, dedupe_window)
+        self.memories = Memories(self.store, dedupe_window, most_learnings)
         self.current = current
 
     def close(self) -> None:

@@ -1,5 +1,6 @@
 """How ``engram-reference serve --contract mem`` builds its server: the options of the mem
-contract's reference (the dedupe window, the current project) and the service they make."""
+contract's reference (the dedupe window, the most learnings a passive capture saves, the
+current project) and the service they make."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import click
 from mcp.server.lowlevel import Server
 
 from ..at_rest import UnsafeState
+from .memories import DEFAULT_MOST_LEARNINGS
 from .project import BadProject, current_project
 from .server import build_server
 from .service import MemService
@@ -39,16 +41,24 @@ OPTIONS = [
         "absorbed into it (0: never).",
     ),
     click.option(
+        "--max-learnings",
+        type=click.IntRange(min=1),
+        default=DEFAULT_MOST_LEARNINGS,
+        show_default=True,
+        help="mem: the most learnings one mem_capture_passive saves; a text of more is "
+        "refused whole.",
+    ),
+    click.option(
         "--project",
         help="mem: the current project (mem_current_project, and calls without a project) "
         "[default: the working folder's name, lowercased].",
     ),
 ]
-OPTION_NAMES = ("dedupe_window_s", "project")
+OPTION_NAMES = ("dedupe_window_s", "max_learnings", "project")
 
 
 def build(
-    state_dir: Path, *, dedupe_window_s: float, project: str | None
+    state_dir: Path, *, dedupe_window_s: float, max_learnings: int, project: str | None
 ) -> tuple[Server[Any], Callable[[], None]]:
     """The MCP server of the mem tools on ``state_dir``, and what closes its store."""
     try:
@@ -61,7 +71,7 @@ def build(
         raise Unusable("--dedupe-window-s: not a number of seconds")
     window = timedelta(seconds=dedupe_window_s) if dedupe_window_s > 0 else None
     try:
-        service = MemService(state_dir, current, window)
+        service = MemService(state_dir, current, window, max_learnings)
     except UnsafeState as error:
         raise Unusable(str(error)) from None
     except (OSError, ValueError, sqlite3.Error) as error:

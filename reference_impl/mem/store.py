@@ -13,6 +13,7 @@ microsecond as the save before it still gets a later ``updated_at``.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from ..at_rest import private_file
+from ..erasure import checkpoint
 
 DATABASE_FILE = "mem.db"
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 PERSONAL, PROJECT = "personal", "project"
+DEFAULT_SESSION_PREFIX = "manual-save-"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -76,6 +79,7 @@ END;
 """
 #: the columns a revision may set
 REVISABLE = (
+    "session_id",
     "type",
     "title",
     "content",
@@ -162,6 +166,12 @@ def stamp(instant: datetime) -> str:
     return instant.strftime(TIME_FORMAT)
 
 
+def default_session(project: str) -> str:
+    """The session of a project's writes when none is started, as upstream names it; made on
+    first use, never started or ended by a caller."""
+    return f"{DEFAULT_SESSION_PREFIX}{project}"
+
+
 class Store:
     """One database file; one connection, used by one call at a time (the server's limiter)."""
 
@@ -171,7 +181,14 @@ class Store:
         self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self.clock = Clock()
         try:
-            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON"):
+            # secure_delete: freed pages and cells are zeroed, whatever the build's default
+            pragmas = (
+                "journal_mode=WAL",
+                "synchronous=NORMAL",
+                "foreign_keys=ON",
+                "secure_delete=ON",
+            )
+            for pragma in pragmas:
                 self.connection.execute(f"PRAGMA {pragma}")
             self.connection.executescript(_SCHEMA)
         except BaseException:
@@ -226,6 +243,14 @@ class Store:
             (session_id, project, directory, self.now()),
         )
 
+    def session_project(self, session_id: str) -> str | None:
+        """The project of a session (``None``: no such session), without counting its
+        memories as ``session`` does."""
+        row = self.connection.execute(
+            "SELECT project FROM sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
     def session(self, session_id: str) -> Session | None:
         sessions = self._sessions(session_id, None, 1)
         return sessions[0] if sessions else None
@@ -264,7 +289,7 @@ class Store:
 
     # observations: writes ------------------------------------------------------------------
     def insert_observation(self, values: dict[str, Any]) -> int:
-        """A new row from ``values`` (``session_id`` and the ``REVISABLE`` columns); its
+        """A new row from ``values`` (the ``REVISABLE`` columns); its
         counters start at 1 and its times at now."""
         row = self.connection.execute(
             "INSERT INTO observations (session_id, type, title, content, tool_name, project, "
@@ -306,7 +331,21 @@ class Store:
         )
 
     def hard_delete(self, observation_id: int) -> None:
+        """Remove a row and its terms from the index.
+
+        Deleting an FTS5 row only adds delete markers: the terms stay in the older segments
+        (SQLite 3.40's FTS5 has no secure-delete). Optimizing merges the index into one segment
+        without them; ``secure_delete`` zeroes the pages and cells this frees. The WAL still
+        holds them until ``checkpoint``."""
         self.connection.execute("DELETE FROM observations WHERE id = ?", (observation_id,))
+        self.connection.execute(
+            "INSERT INTO observations_fts (observations_fts) VALUES ('optimize')"
+        )
+
+    def checkpoint(self) -> bool:
+        """The WAL checkpointed and truncated (``erasure.checkpoint``), outside any
+        transaction; False when another connection kept it from completing."""
+        return checkpoint(self.connection)
 
     # observations: reads -------------------------------------------------------------------
     def observation(self, observation_id: int, *, deleted: bool = False) -> Observation | None:
@@ -338,9 +377,17 @@ class Store:
             ),
         )
 
-    def same_content(self, normalized_hash: str, project: str) -> Observation | None:
-        """A live row of the project with this content hash, whatever its type or title."""
-        return self._newest_live("normalized_hash = ? AND project = ?", (normalized_hash, project))
+    def same_contents(self, normalized_hashes: list[str], project: str) -> dict[str, int]:
+        """Content hash -> the id of the project's newest live row with that content hash,
+        whatever its type or title, for each of ``normalized_hashes`` that one has (one query,
+        its hashes passed as one JSON array)."""
+        rows = self.connection.execute(
+            "SELECT normalized_hash, id FROM observations WHERE project = ? "
+            "AND deleted_at IS NULL AND normalized_hash IN (SELECT value FROM json_each(?)) "
+            "ORDER BY updated_at, id",
+            (project, json.dumps(normalized_hashes)),
+        )
+        return dict(rows.fetchall())  # the newest of each hash comes last, and stays
 
     def search(
         self,

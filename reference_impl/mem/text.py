@@ -15,29 +15,41 @@ import unicodedata
 CONTENT_CAP = 50_000
 TRUNCATED = "... [truncated]"
 REDACTED = "[REDACTED]"
-_OPEN = re.compile("<private>", re.IGNORECASE)
-_CLOSE = re.compile("</private>", re.IGNORECASE)
+_TAG = re.compile("<(/?)private>", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s+")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def redact(text: str) -> str:
-    """``text`` with each ``<private>…</private>`` (any case, across lines, shortest match)
-    replaced by ``[REDACTED]``, then trimmed; an opening tag never closed stays as it is.
+    """``text`` with each ``<private>…</private>`` (any case, across lines) replaced by
+    ``[REDACTED]``, then trimmed. It fails closed: a span holding others is redacted whole, to
+    the closing tag of its own opening one, and an opening tag never closed redacts everything
+    after it; a closing tag with no opening one stays as it is.
 
-    A scan rather than a regular expression: a non-greedy pattern over text with many openings
-    and no closing tag takes quadratic time, and contents are not bounded before redaction (the
-    cap applies after, so that a secret that straddles it is never half kept)."""
+    One scan of the tags rather than a regular expression: a non-greedy pattern over text with
+    many openings and no closing tag takes quadratic time, and contents are not bounded before
+    redaction (the cap applies after, so that a secret that straddles it is never half kept)."""
     pieces: list[str] = []
-    position = 0
-    while opening := _OPEN.search(text, position):
-        closing = _CLOSE.search(text, opening.end())
-        if closing is None:
-            break  # no later opening can close either
-        pieces += [text[position : opening.start()], REDACTED]
-        position = closing.end()
-    pieces.append(text[position:])
+    kept_from, depth = 0, 0
+    for tag in _TAG.finditer(text):
+        if tag.group(1):  # a closing tag
+            if depth == 0:
+                continue
+            depth -= 1
+            if depth == 0:
+                kept_from = tag.end()
+        else:
+            if depth == 0:
+                pieces += [text[kept_from : tag.start()], REDACTED]
+            depth += 1
+    if depth == 0:  # else the last span runs to the end: nothing after it is kept
+        pieces.append(text[kept_from:])
     return "".join(pieces).strip()
+
+
+def has_private_span(text: str) -> bool:
+    """Whether ``text`` opens a ``<private>`` span."""
+    return any(not tag.group(1) for tag in _TAG.finditer(text))
 
 
 def capped(content: str) -> str:

@@ -10,6 +10,7 @@ from . import judgments, passive, topic_keys
 from .arguments import ToolError
 from .call import Call, not_found
 from .memories import DUPLICATE, Draft, scope_of
+from .project import normalized
 from .store import PROJECT
 from .text import capped, quoted, snippet
 
@@ -18,6 +19,8 @@ PASSIVE_TYPE = "passive"
 PASSIVE_SOURCE = "mcp-passive"
 _PROMPT_ECHO_CHARS = 80
 _UPDATABLE = ("title", "content", "type", "project", "scope", "topic_key")
+#: what an update names rather than tells (``Arguments.name``)
+_NAMES = ("project", "topic_key")
 #: fields an update may not blank (a memory keeps a title, a content, a type, a project and a
 #: scope)
 _NOT_BLANK = ("title", "content", "type", "project", "scope")
@@ -33,7 +36,7 @@ def mem_save(call: Call) -> str:
     title = arguments.text("title", required=True)
     content = arguments.text("content", required=True, bounded=False)
     memory_type = arguments.text("type") or DEFAULT_TYPE
-    given_key = arguments.text("topic_key")
+    given_key = arguments.name("topic_key")
     given_scope = arguments.text("scope")
     project = call.project()
     draft = Draft.of(
@@ -63,7 +66,10 @@ def mem_update(call: Call) -> str:
     for name in _UPDATABLE:
         if arguments.sent.get(name) is None:
             continue
-        value = arguments.text(name, bounded=name != "content")
+        if name in _NAMES:
+            value = arguments.name(name)
+        else:
+            value = arguments.text(name, bounded=name != "content")
         if value is None and name in _NOT_BLANK:
             raise ToolError(f"{name} must not be empty")
         given[name] = value
@@ -71,6 +77,8 @@ def mem_update(call: Call) -> str:
         raise ToolError("provide at least one field to update")
     if "scope" in given:
         given["scope"] = scope_of(given["scope"] or "")
+    if "project" in given:
+        given["project"] = normalized(given["project"] or "")
     updated = call.memories.update(observation_id, given)
     if updated is None:
         raise not_found(observation_id)
@@ -102,17 +110,16 @@ def mem_save_prompt(call: Call) -> str:
 
 
 def mem_capture_passive(call: Call) -> str:
-    """Save the learnings of free text (``passive``); each is its own memory, of type
-    ``passive`` in project scope, its source in ``tool_name``."""
+    """Save the learnings of free text (``passive``), in one transaction; each is its own
+    memory, of type ``passive`` in project scope, its source in ``tool_name``. A text of more
+    learnings than the server takes in one call is refused whole."""
     arguments = call.arguments
     content = arguments.text("content", required=True, bounded=False)
     project = call.project()
     session_id = call.session_id(project)
     source = arguments.text("source") or PASSIVE_SOURCE
-    found = passive.learnings(content)
-    saved = duplicates = 0
-    for learning in found:
-        draft = Draft.of(
+    drafts = [
+        Draft.of(
             title=passive.title_of(learning),
             content=learning,
             type=PASSIVE_TYPE,
@@ -120,8 +127,9 @@ def mem_capture_passive(call: Call) -> str:
             session_id=session_id,
             tool_name=source,
         )
-        if call.memories.capture(draft).outcome == DUPLICATE:
-            duplicates += 1
-        else:
-            saved += 1
-    return f"Passive capture complete: extracted={len(found)} saved={saved} duplicates={duplicates}"
+        for learning in passive.learnings(content)
+    ]
+    outcomes = [saved.outcome for saved in call.memories.capture(drafts)]
+    duplicates = outcomes.count(DUPLICATE)
+    counts = f"extracted={len(drafts)} saved={len(outcomes) - duplicates} duplicates={duplicates}"
+    return f"Passive capture complete: {counts}"

@@ -5,22 +5,14 @@ while the server runs and after it closes; "pending" when the erasure could not 
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 from engram_conformance.reference_impl.engram_memory.store import DATABASE_FILE
 
 from .service_fixtures import Harness, value_of
+from .state_files import holding
 
 FORGOTTEN = ("zyxforgottenalpha", "zyxforgottenbeta")
 KEPT = "zyxkeptgamma"
-
-
-def _holding(state_dir: Path, tokens: tuple[str, ...]) -> dict[str, list[str]]:
-    """Token -> the names of the state folder's files whose raw bytes hold it."""
-    contents = {path.name: path.read_bytes() for path in state_dir.iterdir() if path.is_file()}
-    found = {token: [name for name, data in contents.items() if token.encode() in data]
-             for token in tokens}  # fmt: skip
-    return {token: names for token, names in found.items() if names}
 
 
 def _scope_with_a_doomed_record(harness: Harness) -> str:
@@ -31,7 +23,7 @@ def _scope_with_a_doomed_record(harness: Harness) -> str:
     doomed = harness.accepted(text=" ".join(FORGOTTEN), source_ref=f"source:{FORGOTTEN[0]}")
     for number in range(3):
         harness.accepted(text=f"{KEPT} later {number}")
-    assert set(_holding(harness.state_dir, FORGOTTEN)) == set(FORGOTTEN)
+    assert set(holding(harness.state_dir, FORGOTTEN)) == set(FORGOTTEN)
     return doomed
 
 
@@ -39,10 +31,10 @@ def test_forget_complete_leaves_no_token_in_any_state_file(harness: Harness) -> 
     doomed = _scope_with_a_doomed_record(harness)
     answer = value_of(harness.forget(doomed))
     assert answer["projection_invalidation"] == "complete"
-    assert _holding(harness.state_dir, FORGOTTEN) == {}
+    assert holding(harness.state_dir, FORGOTTEN) == {}
     assert len(harness.found_ids(KEPT, limit=20)) == 9, "the other records stay searchable"
     harness.close()
-    assert _holding(harness.state_dir, FORGOTTEN) == {}
+    assert holding(harness.state_dir, FORGOTTEN) == {}
 
 
 def test_forget_is_pending_while_a_reader_holds_the_old_pages(harness: Harness) -> None:
@@ -64,4 +56,4 @@ def test_forget_is_pending_while_a_reader_holds_the_old_pages(harness: Harness) 
     replay = value_of(harness.forget(doomed, key=key))
     assert (replay["replayed"], replay["receipt"]) == (True, first["receipt"])
     assert replay["projection_invalidation"] == "complete"
-    assert _holding(harness.state_dir, FORGOTTEN) == {}
+    assert holding(harness.state_dir, FORGOTTEN) == {}

@@ -12,7 +12,7 @@ from typing import Any
 import mcp_types as types
 from engram_conformance.reference_impl.mem.arguments import Arguments
 from engram_conformance.reference_impl.mem.call import Call
-from engram_conformance.reference_impl.mem.memories import DUPLICATE, INSERTED, Draft, Saved
+from engram_conformance.reference_impl.mem.memories import DUPLICATE, Draft, Saved
 from engram_conformance.reference_impl.mem.passive import title_of
 from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import Answer, MemService
@@ -62,7 +62,8 @@ class StoresTheWholeText(ServingMutant):
             project=project,
             session_id=call.session_id(project),
         )
-        repeated = self.service.memories.capture(draft).outcome == DUPLICATE
+        [saved] = self.service.memories.capture([draft])
+        repeated = saved.outcome == DUPLICATE
         counts = f"saved={int(not repeated)} duplicates={int(repeated)}"
         return Answer(f"Passive capture complete: extracted=1 {counts}", is_error=False)
 
@@ -87,33 +88,23 @@ class NothingToLearnIsAnError(CallMutant):
         return result
 
 
-class CaptureMutant(ServiceMutant):
-    """The reference with each passive learning stored by ``captured``."""
-
-    def patch(self, service: MemService) -> None:
-        self.memories = service.memories
-        self.reference = service.memories.capture
-        service.memories.capture = self.captured  # type: ignore[method-assign]
-
-    def captured(self, draft: Draft) -> Saved:
-        return self.reference(draft)
-
-
-class CaptureStoresRepeats(CaptureMutant):
+class CaptureStoresRepeats(ServiceMutant):
     """mem_capture_passive stores a learning again each time it is captured (no dedupe)."""
 
-    def captured(self, draft: Draft) -> Saved:
-        store = self.memories.store
-        with store.transaction():
-            store.ensure_session(draft.session_id, draft.project)
-            return Saved(store.insert_observation(draft.values()), INSERTED)
+    def patch(self, service: MemService) -> None:
+        service.store.same_contents = lambda normalized_hashes, project: {}  # type: ignore[method-assign]
 
 
-class CapturedAsLearning(CaptureMutant):
+class CapturedAsLearning(ServiceMutant):
     """mem_capture_passive stores its learnings with type learning, not passive."""
 
-    def captured(self, draft: Draft) -> Saved:
-        return self.reference(replace(draft, type="learning"))
+    def patch(self, service: MemService) -> None:
+        reference = service.memories.capture
+
+        def captured(drafts: list[Draft]) -> list[Saved]:
+            return reference([replace(draft, type="learning") for draft in drafts])
+
+        service.memories.capture = captured  # type: ignore[method-assign]
 
 
 #: each mutant and what it breaks

@@ -1,13 +1,18 @@
 """mem_capture_passive: learnings under a "Key Learnings" heading, as upstream, and from free
-text without one (the seed's error log)."""
+text without one (the seed's error log); at most ``--max-learnings`` of them a call, in one
+transaction, at a cost linear in the text."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from engram_conformance.reference_impl.mem.passive import learnings
 from mcp import Client
 
-from .servers import failed, fresh, ok
+from .inprocess import ok as in_process_ok
+from .inprocess import service
+from .servers import failed, fresh, mem_stdio, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -62,6 +67,8 @@ async def test_a_repeated_capture_is_duplicates(mem: Client) -> None:
     text = "## Aprendizajes\n- Revisar los límites del proveedor antes del retry"
     assert counts(await ok(mem, "mem_capture_passive", content=text, project=project)) == (1, 1, 0)
     assert counts(await ok(mem, "mem_capture_passive", content=text, project=project)) == (1, 0, 1)
+    twice = "## Learnings\n- a learning written twice here\n- A learning  written twice here"
+    assert counts(await ok(mem, "mem_capture_passive", content=twice, project=project)) == (2, 1, 1)
 
 
 async def test_text_of_no_substance_yields_none(mem: Client) -> None:
@@ -117,3 +124,68 @@ def test_free_text_without_a_failure_keeps_its_first_paragraph() -> None:
 def test_at_most_five_paragraphs() -> None:
     text = "\n\n".join(f"error number {n} occurred in the worker" for n in range(9))
     assert len(learnings(text)) == 5
+
+
+def test_a_learnings_heading_written_with_a_tab_ends_the_section_before_it() -> None:
+    """Sections never overlap (each line is read for one at most: the cost is linear)."""
+    text = (
+        "##\tLearnings\n- the learning of the first section\n"
+        "#\tNext part\n- a bullet of another part, not a learning"
+    )
+    assert learnings(text) == ["the learning of the first section"]
+
+
+def test_many_headings_written_with_a_tab_take_linear_time() -> None:
+    """Each heading's section used to run to the end of the text: 104 kB took 12 s, this
+    would take hours."""
+    text = "##\tLearnings\n" * 200_000 + "## Learnings\n- the one learning at the very end"
+    assert learnings(text) == ["the one learning at the very end"]
+    blanks = "## Key Learnings" + " \t" * 200_000 + ":x\n- not a heading: no section's item"
+    [paragraph] = learnings(blanks)
+    assert paragraph.startswith("## Key Learnings :x")
+
+
+def items(count: int, word: str) -> str:
+    return "## Key Learnings:\n" + "".join(f"- {word} learning number {n}\n" for n in range(count))
+
+
+async def test_more_learnings_than_one_capture_saves_are_refused_whole(mem: Client) -> None:
+    project, word = fresh(), fresh("w")
+    arguments = {"content": items(1001, word), "project": project}
+    message = await failed(mem, "mem_capture_passive", **arguments)
+    assert message == (
+        "the text holds 1001 learnings, more than the 1000 one capture may save: "
+        "nothing was saved (capture it in parts)"
+    )
+    assert (await ok(mem, "mem_search", query=word, project=project)).startswith("No memories")
+    answer = await ok(mem, "mem_capture_passive", content=items(1000, word), project=project)
+    assert counts(answer) == (1000, 1000, 0)
+
+
+async def test_the_most_learnings_is_a_serve_option(tmp_path: Path) -> None:
+    async with mem_stdio(tmp_path, "--max-learnings", "3") as client:
+        word = fresh("w")
+        message = await failed(client, "mem_capture_passive", content=items(4, word))
+        assert message.startswith("the text holds 4 learnings, more than the 3 ")
+        assert counts(await ok(client, "mem_capture_passive", content=items(3, word))) == (3, 3, 0)
+
+
+def test_a_capture_is_one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A capture cut short (here the store fails at its third learning; a kill did it) stores
+    nothing, so that its retry counts no learning as a duplicate."""
+    text = items(5, "atomic")
+    with service(tmp_path) as mem:
+        insert = mem.store.insert_observation
+        inserted: list[int] = []
+
+        def failing(values: dict[str, object]) -> int:
+            if len(inserted) == 2:
+                raise OSError("disk full")
+            inserted.append(insert(values))
+            return inserted[-1]
+
+        monkeypatch.setattr(mem.store, "insert_observation", failing)
+        assert mem.call("mem_capture_passive", {"content": text}).is_error
+        monkeypatch.undo()
+        assert in_process_ok(mem, "mem_search", query="atomic").startswith("No memories")
+        assert counts(in_process_ok(mem, "mem_capture_passive", content=text)) == (5, 5, 0)

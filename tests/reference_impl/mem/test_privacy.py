@@ -9,7 +9,7 @@ import pytest
 from engram_conformance.reference_impl.mem.text import CONTENT_CAP, TRUNCATED, redact
 from mcp import Client
 
-from .servers import fresh, observation, ok, save
+from .servers import failed, fresh, observation, ok, save
 
 pytestmark = pytest.mark.anyio
 
@@ -45,17 +45,16 @@ async def test_prompts_and_summaries_are_redacted(mem: Client) -> None:
 
 
 async def test_every_stored_text_is_redacted(mem: Client) -> None:
-    """Beyond title and content: type, topic key, a session's id and summary, a capture's text
-    and source."""
-    project, secret = fresh(), "<private>hunter2</private>"
-    session = f"s-{secret}"
+    """Beyond title and content: type, a session's folder and summary, a capture's text and
+    source."""
+    project, secret, session = fresh(), "<private>hunter2</private>", fresh("s")
     await ok(mem, "mem_session_start", id=session, project=project, directory=f"/x/{secret}")
     memory = await save(
         mem,
         title="T",
         content="C",
         type=f"config {secret}",
-        topic_key=f"config/{secret}",
+        topic_key="config/t",
         session_id=session,
         project=project,
     )
@@ -74,7 +73,64 @@ async def test_every_stored_text_is_redacted(mem: Client) -> None:
     ]
     assert not any("hunter2" in text or "private>" in text for text in seen)
     fields = await observation(mem, memory)
-    assert (fields["Session"], fields["Topic"]) == ("s-[REDACTED]", "config/[redacted]")
+    assert fields["heading"] == f"#{memory} [config [REDACTED]] T"
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "name"),
+    [
+        (
+            "mem_save",
+            {"title": "T", "content": "C", "topic_key": "config/<private>a</private>"},
+            "topic_key",
+        ),
+        (
+            "mem_save",
+            {"title": "T", "content": "C", "project": "p-<PRIVATE>x</PRIVATE>"},
+            "project",
+        ),
+        ("mem_save", {"title": "T", "content": "C", "session_id": "s-<private>x"}, "session_id"),
+        ("mem_session_start", {"id": "s-<private>x</private>"}, "id"),
+        ("mem_session_end", {"id": "s-<private>x</private>"}, "id"),
+        ("mem_search", {"query": "q", "project": "<private>p</private>"}, "project"),
+        ("mem_update", {"id": 1, "topic_key": "a/<private>b</private>"}, "topic_key"),
+        ("mem_update", {"id": 1, "project": "<private>b</private>"}, "project"),
+    ],
+)
+async def test_a_name_with_a_private_span_is_refused(
+    mem: Client, tool: str, arguments: dict[str, object], name: str
+) -> None:
+    """Issue 23, item 6: redacted, "config/<private>a</private>" and "config/<private>b</private>"
+    were one topic key, and the second save overwrote the first's memory."""
+    message = await failed(mem, tool, **arguments)
+    assert message == (
+        f"{name} must not hold a <private> span: names differing only in private text would "
+        "name the same thing"
+    )
+
+
+async def test_nested_and_unclosed_spans_are_redacted_whole(mem: Client) -> None:
+    project = fresh()
+    content = (
+        "outer <private>first <private>inner</private> zyxnestedtail</private> kept\n"
+        "then <PRIVATE>zyxunclosed to the end\nand zyxnextline"
+    )
+    memory = await save(mem, title="T <private>zyxopentitle", content=content, project=project)
+    shown = await ok(mem, "mem_get_observation", id=memory)
+    assert "zyx" not in shown
+    assert shown.splitlines()[:2] == [f"#{memory} [manual] T [REDACTED]", "outer [REDACTED] kept"]
+    for word in ("zyxnestedtail", "zyxunclosed", "zyxnextline", "zyxopentitle"):
+        nothing = await ok(mem, "mem_search", query=word, project=project)
+        assert nothing.startswith("No memories found")
+
+
+async def test_a_cleaned_learning_never_makes_a_private_span(mem: Client) -> None:
+    """Markdown markers removed from a learning could join ``<priv**ate>`` into a tag."""
+    project = fresh()
+    text = "## Key Learnings:\n- the key is <priv**ate>zyxhunter</priv**ate> and rotated weekly"
+    await ok(mem, "mem_capture_passive", content=text, project=project)
+    found = await ok(mem, "mem_search", query="rotated", project=project)
+    assert "the key is [REDACTED] and rotated weekly" in found and "zyx" not in found
 
 
 async def test_a_long_content_is_capped(mem: Client) -> None:
@@ -83,8 +139,15 @@ async def test_a_long_content_is_capped(mem: Client) -> None:
     assert content == "x" * CONTENT_CAP + TRUNCATED
 
 
-def test_redaction_of_an_unclosed_tag_and_many_openings() -> None:
-    assert redact("a <private>b") == "a <private>b"
+def test_redaction_fails_closed() -> None:
+    assert redact("a <private>b") == "a [REDACTED]"
     assert redact("<private>a</private> b <private>c</private>") == "[REDACTED] b [REDACTED]"
+    assert redact("x <private>a <private>b</private> c</private> d") == "x [REDACTED] d"
+    assert redact("x <private>a <private>b</private> c") == "x [REDACTED]"
+    assert (
+        redact("a </private> b <private>c</private></private>")
+        == "a </private> b [REDACTED]</private>"
+    )
     hostile = "<private>" * 200_000  # linear: a non-greedy pattern would take minutes
-    assert redact(hostile) == hostile
+    assert redact(hostile) == "[REDACTED]"
+    assert redact("</private>" * 200_000 + "<private>x") == "</private>" * 200_000 + "[REDACTED]"

@@ -208,3 +208,36 @@ async def test_a_save_needs_a_title_and_a_content(mem: Client, missing: str) -> 
     arguments = {"title": "T", "content": "C", "project": fresh()}
     arguments[missing] = " "
     assert await failed(mem, "mem_save", **arguments) == f"{missing} is required"
+
+
+async def test_an_update_never_gives_two_memories_one_topic_key(mem: Client) -> None:
+    """Issue 23, item 7: the key's next save would have had two memories to revise."""
+    project = fresh()
+    holder = await save(mem, title="Holder", content="first", topic_key="x/held", project=project)
+    other = await save(mem, title="Other", content="second", project=project)
+    refused = (
+        f'topic_key "x/held" already names memory #{holder} of that project and scope: '
+        "update that memory, or choose another key"
+    )
+    assert await failed(mem, "mem_update", id=other, topic_key="X/Held") == refused
+    personal = await save(
+        mem, title="P", content="third", topic_key="x/held", scope="personal", project=project
+    )
+    assert await failed(mem, "mem_update", id=personal, scope="project") == refused
+    elsewhere = await save(mem, title="E", content="4th", topic_key="x/held", project=fresh())
+    assert await failed(mem, "mem_update", id=elsewhere, project=project) == refused
+    await ok(mem, "mem_update", id=holder, topic_key="x/held", title="Holder again")
+    assert (
+        await save(mem, title="Rev", content="fifth", topic_key="x/held", project=project) == holder
+    )
+
+
+async def test_a_project_argument_is_normalised_as_the_current_project(mem: Client) -> None:
+    project = fresh()
+    mixed = f"  {project.upper()} "
+    memory = await save(mem, title="Mixed case", content="normalised", project=mixed)
+    assert (await observation(mem, memory))["Project"] == project
+    assert f"#{memory} " in await ok(mem, "mem_search", query="normalised", project=project)
+    other = fresh()
+    await ok(mem, "mem_update", id=memory, project=other.upper())
+    assert (await observation(mem, memory))["Project"] == other

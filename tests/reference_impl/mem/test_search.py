@@ -157,3 +157,29 @@ async def test_operators_are_plain_words(mem: Client) -> None:
 @pytest.mark.parametrize("query", ["", "   ", None])
 async def test_an_empty_query_is_an_error(mem: Client, query: str | None) -> None:
     assert await failed(mem, "mem_search", query=query) == "query is required"
+
+
+TOO_MANY_WORDS = "query has too many words (at most 32, a repeated one counted once)"
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "-".join(["a"] * 500),  # one phrase of 500 words: 8 s over 40 repetitive memories
+        " ".join(f"w{n}" for n in range(33)),
+        " ".join("-".join(f"{group}{n}" for n in range(8)) for group in "abcd") + " e",
+    ],
+)
+async def test_a_query_of_more_than_32_words_is_refused(mem: Client, query: str) -> None:
+    assert await failed(mem, "mem_search", query=query, project=fresh()) == TOO_MANY_WORDS
+
+
+async def test_a_repeated_term_counts_once_and_matches_as_one(mem: Client) -> None:
+    """Repeats of a word (500 took minutes over repetitive memories) find what it finds."""
+    word, project = fresh("rep"), fresh()
+    memory = await save(mem, title=f"Repeat {word}", content="again and again", project=project)
+    for query in (" ".join([word] * 60), f"{word} {word.upper()} again AGAIN"):
+        found = await ok(mem, "mem_search", query=query, project=project)
+        assert hits(found) == 1 and f"#{memory} " in found
+    within = " ".join(f"w{n}" for n in range(31)) + f" {word}"
+    assert hits(await ok(mem, "mem_search", query=within, project=project)) == 0

@@ -141,3 +141,59 @@ async def test_the_timeline_of_a_session(mem: Client) -> None:
     assert f"#{ids[1]} " in before and f"#{ids[0]} " not in before
     assert f"#{ids[3]} " in after and f"#{ids[4]} " in after and "Elsewhere" not in after
     assert "─── Before ───" in before and "─── After ───" in after
+
+
+async def test_a_write_never_joins_another_projects_session(mem: Client) -> None:
+    """Issue 23, item 5: B's save in A's session put it in A's timeline, and A's text in B's."""
+    home, other, session = fresh(), fresh(), fresh("s")
+    await ok(mem, "mem_session_start", id=session, project=home)
+    mine = await save(
+        mem, title="Home work", content="home secret", project=home, session_id=session
+    )
+    refused = f'Session "{session}" is not a session of project "{other}"'
+    for tool, arguments in [
+        ("mem_save", {"title": "Intruder", "content": "Unwritten"}),
+        ("mem_save_prompt", {"content": "Unwritten prompt"}),
+        ("mem_session_summary", {"content": "Goal: Unwritten"}),
+        ("mem_capture_passive", {"content": "ERROR: Unwritten, the pool is exhausted"}),
+    ]:
+        assert await failed(mem, tool, **arguments, session_id=session, project=other) == refused
+    assert "Unwritten" not in await ok(mem, "mem_timeline", observation_id=mine)
+    assert "Unwritten" not in await ok(mem, "mem_context", project=home)
+
+
+async def test_a_session_is_not_started_again_for_another_project(mem: Client) -> None:
+    home, other, session = fresh(), fresh(), fresh("s")
+    await ok(mem, "mem_session_start", id=session, project=home)
+    message = await failed(mem, "mem_session_start", id=session, project=other)
+    assert message == f'Session "{session}" is not a session of project "{other}"'
+    again = await ok(mem, "mem_session_start", id=session, project=home)
+    assert again == f'Session "{session}" started for project "{home}"'
+    memory = await save(mem, title="T", content="C", project=home)
+    assert (await observation(mem, memory))["Session"] == session
+
+
+async def test_a_projects_default_session_cannot_be_taken_over(mem: Client) -> None:
+    victim, intruder = fresh(), fresh()
+    default = f"manual-save-{victim}"
+    message = await failed(mem, "mem_session_start", id=default, project=intruder)
+    assert message == (
+        "session ids beginning with manual-save- name a project's default session, which is "
+        "neither started nor ended: choose another id"
+    )
+    memory = await save(mem, title="Victim's", content="private work", project=victim)
+    assert await failed(mem, "mem_session_end", id=default, summary="Intruder's") == message
+    assert (await observation(mem, memory))["Session"] == default
+    timeline = await ok(mem, "mem_timeline", observation_id=memory)
+    assert timeline.startswith(f"Session: {victim} (") and "Intruder" not in timeline
+
+
+async def test_a_memory_moved_to_another_project_leaves_its_session(mem: Client) -> None:
+    home, other, session = fresh(), fresh(), fresh("s")
+    await ok(mem, "mem_session_start", id=session, project=home)
+    await save(mem, title="Stays home", content="home text", project=home, session_id=session)
+    moved = await save(mem, title="Moves", content="moving", project=home, session_id=session)
+    await ok(mem, "mem_update", id=moved, project=other)
+    assert (await observation(mem, moved))["Session"] == f"manual-save-{other}"
+    timeline = await ok(mem, "mem_timeline", observation_id=moved)
+    assert "home text" not in timeline and timeline.startswith(f"Session: {other} (")
