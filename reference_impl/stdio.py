@@ -62,7 +62,7 @@ async def _read(
     async with messages, answers:
         while line := await anyio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True):
             if line.strip():
-                message = _decode(line)
+                message = await anyio.to_thread.run_sync(_decode, line)  # off the event loop
                 is_answer = isinstance(message.message, JSONRPCError)
                 await (answers if is_answer else messages).send(message)
 

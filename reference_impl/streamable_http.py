@@ -34,8 +34,7 @@ from . import wire
 logger = logging.getLogger(__name__)
 
 ENDPOINT = "/mcp"
-#: A 1 MiB argument object sent with every character \\u-escaped is up to 6 MiB of JSON text.
-MAX_BODY_BYTES = 8 * 1024 * 1024
+MAX_BODY_BYTES = wire.MAX_MESSAGE_BYTES
 _LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
