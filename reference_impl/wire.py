@@ -19,10 +19,14 @@ Reading costs time linear in the message, whatever its bytes: the standard parse
 once, and only a text nested past the parser's own limit is first cut to ``MAX_DEPTH`` by one
 more pass (``_shallow``), whose tokens never overlap (an unterminated string is one token to the
 end of the text). The transports read no message longer than ``MAX_MESSAGE_BYTES``.
+
+A message may begin with a UTF-8 byte order mark, which is ignored: RFC 8259 (section 8.1) lets
+a parser do so, and MCP says nothing against it.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -93,7 +97,7 @@ def read(data: bytes) -> Reading:
 
 def parse(data: bytes) -> Any:
     """JSON text as Python data, what is not I-JSON read as an infinite number (see above)."""
-    text = data.decode("utf-8", "surrogateescape")
+    text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogateescape")
     try:
         try:
             value = _loads(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import math
 
 import pytest
@@ -97,3 +98,9 @@ def test_the_nesting_pass_skips_strings_whatever_their_escapes() -> None:
     assert wire.parse(strings.encode()) == ["\\", '"[[[', 'x\\"]]]']
     deep = "[" * 2000 + strings + "]" * 2000
     assert wire.parse(deep.encode()) == wire.parse(("[" * 2000 + "[]" + "]" * 2000).encode())
+
+
+def test_a_leading_byte_order_mark_is_ignored() -> None:
+    assert wire.parse(codecs.BOM_UTF8 + b'{"a":1}') == {"a": 1}
+    with pytest.raises(wire.NotJson):
+        wire.parse(b'{"a":1}' + codecs.BOM_UTF8)
