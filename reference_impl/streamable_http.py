@@ -2,7 +2,8 @@
 
 One ASGI middleware (``Gate``) sits in front of the SDK's app. Before it reads a byte of a body
 it checks the ``Host`` and ``Origin`` headers (DNS-rebinding protection, on whatever address is
-bound: 421, 403), a POST's content type (415) and declared length (413). Then it reads the body
+bound: 421, 403), the bearer token (401, see ``http_token``), a POST's content type (415) and
+declared length (413). Then it reads the body
 within a deadline (408) and a size limit (413, a chunked body cut at the limit), and reads the
 JSON-RPC message leniently (see ``wire``): a ``tools/call``'s arguments reach the handler in the
 ASGI scope, and what is no JSON-RPC message is answered -32700 or -32600 (400) without the SDK.
@@ -30,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import wire
+from .http_token import BearerToken
 
 logger = logging.getLogger(__name__)
 
@@ -127,10 +129,14 @@ class _Disconnected(Exception):
 class Gate:
     """ASGI middleware: refuse what may be refused unread, then read the body within bounds."""
 
-    def __init__(self, app: ASGIApp, origins: Origins, limits: HttpLimits) -> None:
+    def __init__(
+        self, app: ASGIApp, origins: Origins, limits: HttpLimits, token: BearerToken | None
+    ) -> None:
+        """``token``: the one every request must carry; None lets every request in."""
         self.app = app
         self.origins = origins
         self.limits = limits
+        self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -138,7 +144,11 @@ class Gate:
             return
         headers = Headers(scope=scope)
         post = scope["method"] == "POST"
-        refusal = self.origins.refusal(headers) or (self._unread_refusal(headers) if post else None)
+        refusal = (
+            self.origins.refusal(headers)
+            or (self.token.refusal(headers) if self.token is not None else None)
+            or (self._unread_refusal(headers) if post else None)
+        )
         if refusal is not None:
             await refusal(scope, receive, send)
         elif post:
@@ -269,11 +279,13 @@ def bind(host: str, port: int) -> socket.socket:
 async def serve_http(
     server: Server[Any],
     sock: socket.socket,
+    token: BearerToken | None,
     names: Iterable[str] = (),
     limits: HttpLimits = HttpLimits(),
 ) -> None:
-    """Serve streamable HTTP at ``/mcp`` on ``sock`` until interrupted; ``names`` are the host
-    names clients reach it by, beyond its address and the local names."""
+    """Serve streamable HTTP at ``/mcp`` on ``sock`` until interrupted, to clients that send
+    ``token`` (None: to any client); ``names`` are the host names clients reach it by, beyond
+    its address and the local names."""
     address, port = sock.getsockname()[:2]
     origins = Origins.of((address, *names), port)
     app = server.streamable_http_app(
@@ -285,7 +297,7 @@ async def serve_http(
         session_idle_timeout=limits.session_idle_s,
     )
     config = uvicorn.Config(
-        Gate(app, origins, limits),
+        Gate(app, origins, limits, token),
         http=_HeadDeadline,
         timeout_keep_alive=limits.read_timeout_s,  # type: ignore[arg-type]
         log_config=None,

@@ -112,7 +112,7 @@ def stdio_session(
 
 @pytest.fixture(scope="module")
 def http_session(reference_http: RunningServer, host: Host) -> Iterator[Session]:
-    raw = RawHttp(reference_http.url)
+    raw = RawHttp(reference_http)
     yield Session(raw, host, reference_http.log)
     raw.close()
 
