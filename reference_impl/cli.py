@@ -89,7 +89,23 @@ def cli() -> None:
     type=click.IntRange(min=1),
     default=HttpLimits.max_sessions,
     show_default=True,
-    help="HTTP sessions open at once; beyond, a new session is refused (503).",
+    help="HTTP sessions open at once; beyond, the least recently used idle session ends to "
+    "make room for a new one, which is refused (503) only when all are in use.",
+)
+@click.option(
+    "--max-client-sessions",
+    type=click.IntRange(min=1),
+    default=HttpLimits.max_client_sessions,
+    show_default=True,
+    help="HTTP sessions one client (one address) holds at once; beyond, its least recently "
+    "used idle session ends to make room.",
+)
+@click.option(
+    "--session-unused-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=HttpLimits.session_unused_s,
+    show_default=True,
+    help="Seconds after which an HTTP session that served no request since it opened expires.",
 )
 @click.option(
     "--session-idle-s",
@@ -135,6 +151,8 @@ def serve(
     port: int,
     allowed_hosts: tuple[str, ...],
     max_sessions: int,
+    max_client_sessions: int,
+    session_unused_s: float,
     session_idle_s: float,
     read_timeout_s: float,
     token_file: Path | None,
@@ -181,7 +199,9 @@ def serve(
         limits = HttpLimits(
             read_timeout_s=read_timeout_s,
             max_sessions=max_sessions,
+            max_client_sessions=max_client_sessions,
             session_idle_s=session_idle_s,
+            session_unused_s=session_unused_s,
         )
         anyio.run(serve_http, server, sock, token, (host, *allowed_hosts), limits)
     finally:

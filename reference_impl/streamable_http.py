@@ -7,7 +7,9 @@ declared length (413). Then it reads the body
 within a deadline (408) and a size limit (413, a chunked body cut at the limit), and reads the
 JSON-RPC message leniently (see ``wire``): a ``tools/call``'s arguments reach the handler in the
 ASGI scope, and what is no JSON-RPC message is answered -32700 or -32600 (400) without the SDK.
-The SDK's app keeps its own checks, given the same allowed hosts, and caps and expires sessions.
+The SDK's app keeps its own checks, given the same allowed hosts, and caps and expires sessions;
+in front of it ``http_sessions.SessionKeeper`` makes an idle session give way to a new client
+and caps one client's sessions.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import wire
+from .http_sessions import SessionKeeper, Sessions
 from .http_token import BearerToken
 
 logger = logging.getLogger(__name__)
@@ -48,7 +51,11 @@ class HttpLimits:
     #: The most a request's head, or its body, may take to arrive; also the keep-alive time.
     read_timeout_s: float = 10.0
     max_sessions: int = 64
+    #: sessions of one client (one address) at once
+    max_client_sessions: int = 16
     session_idle_s: float = 300.0
+    #: how long a session may stay unused after the request that opened it
+    session_unused_s: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -296,8 +303,14 @@ async def serve_http(
         max_sessions=limits.max_sessions,
         session_idle_timeout=limits.session_idle_s,
     )
+    sessions = Sessions(
+        limits.max_sessions,
+        limits.max_client_sessions,
+        limits.session_idle_s,
+        limits.session_unused_s,
+    )
     config = uvicorn.Config(
-        Gate(app, origins, limits, token),
+        Gate(SessionKeeper(app, sessions), origins, limits, token),
         http=_HeadDeadline,
         timeout_keep_alive=limits.read_timeout_s,  # type: ignore[arg-type]
         log_config=None,

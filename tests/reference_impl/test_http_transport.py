@@ -8,6 +8,7 @@ timeout. Every wait is bounded by ``TIMEOUT_S``; nothing is timed.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
 import stat
@@ -181,30 +182,75 @@ def test_the_hosts_served() -> None:
     assert {"[::1]:80", "[::1]", "memory.example", "memory.example:80"} <= served
 
 
-def _initialize(server: RunningServer) -> httpx2.Response:
+def _initialize(server: RunningServer, http: httpx2.Client | None = None) -> httpx2.Response:
+    """A new session's opening request (from ``http``'s address, by default 127.0.0.1)."""
     headers = {**JSON_HEADERS, **server.headers}
-    return httpx2.post(server.url, content=request(0, "initialize", INITIALIZE), headers=headers)
+    opening = request(0, "initialize", INITIALIZE)
+    return (http or httpx2).post(server.url, content=opening, headers=headers)
 
 
-def test_open_sessions_are_capped(tmp_path: Path, host_key_file: Path) -> None:
-    options = ("--max-sessions", "8")
+def _in(server: RunningServer, opened: httpx2.Response) -> dict[str, str]:
+    """The headers of a request in the session ``opened`` opened."""
+    return {**JSON_HEADERS, **server.headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+
+
+def _alive(server: RunningServer, opened: httpx2.Response) -> bool:
+    status = httpx2.post(server.url, content=TOOLS_LIST, headers=_in(server, opened)).status_code
+    assert status in (200, 404)
+    return status == 200
+
+
+def test_the_least_recently_used_idle_session_gives_way(
+    tmp_path: Path, host_key_file: Path
+) -> None:
+    """Issue 23: sessions opened and left alone no longer lock a new client out."""
+    options = ("--max-sessions", "8", "--max-client-sessions", "8")
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
-        statuses = [_initialize(s).status_code for _ in range(100)]
-        assert (statuses.count(200), statuses.count(503)) == (8, 92)
+        opened = [_initialize(s) for _ in range(20)]
+        assert {response.status_code for response in opened} == {200}
+        assert [_alive(s, response) for response in opened] == [False] * 12 + [True] * 8
 
 
-def test_idle_sessions_expire_and_make_room(tmp_path: Path, host_key_file: Path) -> None:
-    options = ("--max-sessions", "8", "--session-idle-s", "1")
+def test_sessions_in_use_do_not_give_way(tmp_path: Path, host_key_file: Path) -> None:
+    """A session with an open event stream is in use: a new session waits for one to end."""
+    options = ("--max-sessions", "2")
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
-        first = _initialize(s)
-        opened = [first, *(_initialize(s) for _ in range(7))]
-        assert all(response.status_code == 200 for response in opened)
-        deadline = time.monotonic() + TIMEOUT_S
-        while (late := _initialize(s)).status_code == 503 and time.monotonic() < deadline:
+        streams = [_initialize(s), _initialize(s)]
+        with httpx2.Client(timeout=TIMEOUT_S) as http, contextlib.ExitStack() as open_streams:
+            for opened in streams:
+                headers = {**_in(s, opened), "accept": "text/event-stream"}
+                stream = open_streams.enter_context(http.stream("GET", s.url, headers=headers))
+                assert stream.status_code == 200
+            assert _initialize(s).status_code == 503
+        assert _initialize(s).status_code == 200
+
+
+def test_one_client_cannot_take_every_session(tmp_path: Path, host_key_file: Path) -> None:
+    """Beyond its cap, a client's own least recently used idle session gives way, never
+    another client's (a client is an address: 127.0.0.2 here is another one)."""
+    options = ("--max-sessions", "8", "--max-client-sessions", "3")
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        other = httpx2.Client(transport=httpx2.HTTPTransport(local_address="127.0.0.2"))
+        with other:
+            theirs = _initialize(s, other)
+        mine = [_initialize(s) for _ in range(6)]
+        assert _alive(s, theirs)
+        assert [_alive(s, response) for response in mine] == [False] * 3 + [True] * 3
+
+
+def test_unused_and_idle_sessions_expire(tmp_path: Path, host_key_file: Path) -> None:
+    """A session never used after it opened expires after --session-unused-s, an idle one
+    after --session-idle-s; each answers 404 from then on."""
+    options = ("--session-unused-s", "1", "--session-idle-s", "2")
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        unused, used = _initialize(s), _initialize(s)
+        started = time.monotonic()
+        while time.monotonic() - started < 1.5:  # used all along: never idle for 2 s
+            assert _alive(s, used)
             time.sleep(0.2)
-        assert late.status_code == 200
-        expired = {**JSON_HEADERS, **s.headers, "mcp-session-id": first.headers["mcp-session-id"]}
-        assert httpx2.post(s.url, content=TOOLS_LIST, headers=expired).status_code == 404
+        assert not _alive(s, unused)
+        time.sleep(2.5)
+        assert not _alive(s, used)
 
 
 REALM = 'Bearer realm="engram-reference"'
