@@ -9,7 +9,9 @@ any time.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -67,3 +69,20 @@ def refuse_shared(path: Path, what: str, remedy: str) -> None:
             f"the {what} {path} can be used by others (mode {mode:04o}); "
             f"refused: `{remedy} {path}` if it is yours"
         )
+
+
+def create_whole(path: Path, content: bytes) -> None:
+    """``path`` created with ``content``, mode 0600, whole or not at all: written and synced in
+    a private temporary file beside it, then linked into place; if another process linked its
+    file first, that one stands."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(content)
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(FileExistsError):  # another process's file came first
+            os.link(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)

@@ -21,7 +21,9 @@ import anyio
 import click
 from mcp.server.lowlevel import Server
 
+from .at_rest import UnsafeState
 from .engram_memory import serving as engram_memory_serving
+from .http_token import TOKEN_FILE, BadToken, BearerToken
 from .mem import serving as mem_serving
 from .stdio import claim_standard_streams, stdio_streams
 from .streamable_http import ENDPOINT, HttpLimits, bind, serve_http
@@ -87,7 +89,23 @@ def cli() -> None:
     type=click.IntRange(min=1),
     default=HttpLimits.max_sessions,
     show_default=True,
-    help="HTTP sessions open at once; beyond, a new session is refused (503).",
+    help="HTTP sessions open at once; beyond, the least recently used idle session ends to "
+    "make room for a new one, which is refused (503) only when all are in use.",
+)
+@click.option(
+    "--max-client-sessions",
+    type=click.IntRange(min=1),
+    default=HttpLimits.max_client_sessions,
+    show_default=True,
+    help="HTTP sessions one client (one address) holds at once; beyond, its least recently "
+    "used idle session ends to make room.",
+)
+@click.option(
+    "--session-unused-s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=HttpLimits.session_unused_s,
+    show_default=True,
+    help="Seconds after which an HTTP session that served no request since it opened expires.",
 )
 @click.option(
     "--session-idle-s",
@@ -102,6 +120,19 @@ def cli() -> None:
     default=HttpLimits.read_timeout_s,
     show_default=True,
     help="Seconds an HTTP client may take to send a request's head, or its body.",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="HTTP: the file of the bearer token clients must send (Authorization: Bearer TOKEN), "
+    f"made (0600) with a new token when missing; one others can read is refused "
+    f"[default: STATE_DIR/{TOKEN_FILE}].",
+)
+@click.option(
+    "--no-auth",
+    is_flag=True,
+    help="HTTP: require no token, so that every local user can call the server and read or "
+    "delete its memories.",
 )
 @click.option("--verbose", is_flag=True, help="Log each call's tool, audit id and outcome.")
 @contract_options
@@ -120,8 +151,12 @@ def serve(
     port: int,
     allowed_hosts: tuple[str, ...],
     max_sessions: int,
+    max_client_sessions: int,
+    session_unused_s: float,
     session_idle_s: float,
     read_timeout_s: float,
+    token_file: Path | None,
+    no_auth: bool,
     verbose: bool,
     **options: Any,
 ) -> None:
@@ -138,28 +173,48 @@ def serve(
     if foreign:
         given = ", ".join("--" + name.replace("_", "-") for name in foreign)
         raise Unusable(f"{given}: not an option of the {contract} contract's server")
+    if no_auth and token_file is not None:
+        raise Unusable("--no-auth and --token-file exclude each other")
     own = {name: options[name] for name in serving.OPTION_NAMES}
     try:
         server, close = serving.build(state_dir, **own)
     except serving.UNUSABLE as error:
         raise Unusable(str(error)) from None
     try:
-        sock = _listening(host, port) if transport == "http" else None
-        _configure_logging(verbose)
-        if sock is None:
+        if transport == "stdio":
+            _configure_logging(verbose)
             logger.info("serving on stdio")
             anyio.run(_serve_stdio, server)
+            return
+        token_path = None if no_auth else token_file or state_dir / TOKEN_FILE
+        token = None if token_path is None else _token(token_path)
+        sock = _listening(host, port)
+        _configure_logging(verbose)
+        bound_port = sock.getsockname()[1]
+        logger.info("serving streamable HTTP at http://%s:%d%s", host, bound_port, ENDPOINT)
+        if token_path is None:
+            logger.warning("no token required (--no-auth): every local user can call this server")
         else:
-            bound_port = sock.getsockname()[1]
-            logger.info("serving streamable HTTP at http://%s:%d%s", host, bound_port, ENDPOINT)
-            limits = HttpLimits(
-                read_timeout_s=read_timeout_s,
-                max_sessions=max_sessions,
-                session_idle_s=session_idle_s,
-            )
-            anyio.run(serve_http, server, sock, (host, *allowed_hosts), limits)
+            logger.info("HTTP clients must send the bearer token in %s", token_path)
+        limits = HttpLimits(
+            read_timeout_s=read_timeout_s,
+            max_sessions=max_sessions,
+            max_client_sessions=max_client_sessions,
+            session_idle_s=session_idle_s,
+            session_unused_s=session_unused_s,
+        )
+        anyio.run(serve_http, server, sock, token, (host, *allowed_hosts), limits)
     finally:
         close()
+
+
+def _token(path: Path) -> BearerToken:
+    try:
+        return BearerToken.in_file(path)
+    except (UnsafeState, BadToken) as error:
+        raise Unusable(str(error)) from None
+    except OSError as error:
+        raise Unusable(f"cannot use the token file {path}: {error.strerror or error}") from None
 
 
 def _listening(host: str, port: int) -> socket.socket:

@@ -4,7 +4,8 @@ It replaces the SDK's ``stdio_server`` for two reasons: arguments are read lenie
 ``wire``), and a line that is not a JSON-RPC message is answered as JSON-RPC 2.0 says (-32700 or
 -32600, id null when none can be read) instead of dropped, so a client is never left waiting: a
 request whose id is a fraction, a boolean or an object included, which the SDK would take for a
-notification.
+notification. A line longer than ``wire.MAX_MESSAGE_BYTES`` is answered -32600 ("Request too
+large", id null) and skipped without being held whole.
 stdout belongs to the protocol: while serving, file descriptor 1 points at stderr, so a stray
 print cannot corrupt it.
 """
@@ -27,6 +28,8 @@ from . import wire
 
 logger = logging.getLogger(__name__)
 
+#: How much of a line too long to read is held at once while it is skipped.
+_SKIPPED_BYTES = 1 << 16
 Streams = tuple[MemoryObjectReceiveStream[Any], MemoryObjectSendStream[SessionMessage]]
 
 
@@ -60,11 +63,30 @@ async def _read(
     answers: MemoryObjectSendStream[SessionMessage],
 ) -> None:
     async with messages, answers:
-        while line := await anyio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True):
-            if line.strip():
-                message = _decode(line)
-                is_answer = isinstance(message.message, JSONRPCError)
-                await (answers if is_answer else messages).send(message)
+        # read and parsed off the event loop
+        while (
+            message := await anyio.to_thread.run_sync(_next, stdin, abandon_on_cancel=True)
+        ) is not None:
+            is_answer = isinstance(message.message, JSONRPCError)
+            await (answers if is_answer else messages).send(message)
+
+
+def _next(stdin: BinaryIO) -> SessionMessage | None:
+    """The message of the next line that is not blank, or the JSON-RPC error that answers it;
+    None at the end of the input. A line longer than ``wire.MAX_MESSAGE_BYTES`` is refused
+    and skipped, never held whole."""
+    while line := stdin.readline(wire.MAX_MESSAGE_BYTES + 1):
+        if len(line) > wire.MAX_MESSAGE_BYTES and not line.endswith(b"\n"):
+            _skip_line(stdin)
+            return _error(None, INVALID_REQUEST, "Request too large")
+        if not line.isspace():
+            return _decode(line)
+    return None
+
+
+def _skip_line(stdin: BinaryIO) -> None:
+    while (piece := stdin.readline(_SKIPPED_BYTES)) and not piece.endswith(b"\n"):
+        pass
 
 
 def _decode(line: bytes) -> SessionMessage:

@@ -2,11 +2,14 @@
 
 One ASGI middleware (``Gate``) sits in front of the SDK's app. Before it reads a byte of a body
 it checks the ``Host`` and ``Origin`` headers (DNS-rebinding protection, on whatever address is
-bound: 421, 403), a POST's content type (415) and declared length (413). Then it reads the body
+bound: 421, 403), the bearer token (401, see ``http_token``), a POST's content type (415) and
+declared length (413). Then it reads the body
 within a deadline (408) and a size limit (413, a chunked body cut at the limit), and reads the
 JSON-RPC message leniently (see ``wire``): a ``tools/call``'s arguments reach the handler in the
 ASGI scope, and what is no JSON-RPC message is answered -32700 or -32600 (400) without the SDK.
-The SDK's app keeps its own checks, given the same allowed hosts, and caps and expires sessions.
+The SDK's app keeps its own checks, given the same allowed hosts, and caps and expires sessions;
+in front of it ``http_sessions.SessionKeeper`` makes an idle session give way to a new client
+and caps one client's sessions.
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from . import wire
+from .http_sessions import SessionKeeper, Sessions
+from .http_token import BearerToken
 
 logger = logging.getLogger(__name__)
 
 ENDPOINT = "/mcp"
-#: A 1 MiB argument object sent with every character \\u-escaped is up to 6 MiB of JSON text.
-MAX_BODY_BYTES = 8 * 1024 * 1024
+MAX_BODY_BYTES = wire.MAX_MESSAGE_BYTES
 _LOCAL_NAMES = ("localhost", "127.0.0.1", "[::1]")
 
 
@@ -47,7 +51,11 @@ class HttpLimits:
     #: The most a request's head, or its body, may take to arrive; also the keep-alive time.
     read_timeout_s: float = 10.0
     max_sessions: int = 64
+    #: sessions of one client (one address) at once
+    max_client_sessions: int = 16
     session_idle_s: float = 300.0
+    #: how long a session may stay unused after the request that opened it
+    session_unused_s: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -128,10 +136,14 @@ class _Disconnected(Exception):
 class Gate:
     """ASGI middleware: refuse what may be refused unread, then read the body within bounds."""
 
-    def __init__(self, app: ASGIApp, origins: Origins, limits: HttpLimits) -> None:
+    def __init__(
+        self, app: ASGIApp, origins: Origins, limits: HttpLimits, token: BearerToken | None
+    ) -> None:
+        """``token``: the one every request must carry; None lets every request in."""
         self.app = app
         self.origins = origins
         self.limits = limits
+        self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -139,7 +151,11 @@ class Gate:
             return
         headers = Headers(scope=scope)
         post = scope["method"] == "POST"
-        refusal = self.origins.refusal(headers) or (self._unread_refusal(headers) if post else None)
+        refusal = (
+            self.origins.refusal(headers)
+            or (self.token.refusal(headers) if self.token is not None else None)
+            or (self._unread_refusal(headers) if post else None)
+        )
         if refusal is not None:
             await refusal(scope, receive, send)
         elif post:
@@ -270,11 +286,13 @@ def bind(host: str, port: int) -> socket.socket:
 async def serve_http(
     server: Server[Any],
     sock: socket.socket,
+    token: BearerToken | None,
     names: Iterable[str] = (),
     limits: HttpLimits = HttpLimits(),
 ) -> None:
-    """Serve streamable HTTP at ``/mcp`` on ``sock`` until interrupted; ``names`` are the host
-    names clients reach it by, beyond its address and the local names."""
+    """Serve streamable HTTP at ``/mcp`` on ``sock`` until interrupted, to clients that send
+    ``token`` (None: to any client); ``names`` are the host names clients reach it by, beyond
+    its address and the local names."""
     address, port = sock.getsockname()[:2]
     origins = Origins.of((address, *names), port)
     app = server.streamable_http_app(
@@ -285,8 +303,14 @@ async def serve_http(
         max_sessions=limits.max_sessions,
         session_idle_timeout=limits.session_idle_s,
     )
+    sessions = Sessions(
+        limits.max_sessions,
+        limits.max_client_sessions,
+        limits.session_idle_s,
+        limits.session_unused_s,
+    )
     config = uvicorn.Config(
-        Gate(app, origins, limits),
+        Gate(SessionKeeper(app, sessions), origins, limits, token),
         http=_HeadDeadline,
         timeout_keep_alive=limits.read_timeout_s,  # type: ignore[arg-type]
         log_config=None,

@@ -14,10 +14,19 @@ What is not I-JSON (RFC 7493) is read as an infinite number, which the contract 
 envelope: an object with a repeated key, an integer too long for the interpreter to read, and a
 value nested deeper than ``MAX_DEPTH`` (no argument schema nests so deep). So such a request is
 still read, and answered under its id (rule HOST-025).
+
+Reading costs time linear in the message, whatever its bytes: the standard parser reads the text
+once, and only a text nested past the parser's own limit is first cut to ``MAX_DEPTH`` by one
+more pass (``_shallow``), whose tokens never overlap (an unterminated string is one token to the
+end of the text). The transports read no message longer than ``MAX_MESSAGE_BYTES``.
+
+A message may begin with a UTF-8 byte order mark, which is ignored: RFC 8259 (section 8.1) lets
+a parser do so, and MCP says nothing against it.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
@@ -31,11 +40,16 @@ from pydantic import ValidationError
 
 #: The ASGI scope key under which the HTTP transport passes a call's arguments to the handler.
 SCOPE_KEY = "engram.sent_arguments"
+#: The longest message read, on either transport: a 1 MiB argument object sent with every
+#: character \\u-escaped is up to 6 MiB of JSON text.
+MAX_MESSAGE_BYTES = 8 * 1024 * 1024
 #: Values nested deeper are read as an infinite number; the SDK's own reader stops near 200.
 MAX_DEPTH = 128
 _SURROGATE = re.compile("[\ud800-\udfff]")
-#: A string (skipped whole, so its brackets do not count), a run of openers or of closers.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([\[{]+)|([\]}]+)', re.DOTALL)
+#: In a text whose escapes are masked (``_masked``): a string (skipped whole, so its brackets do
+#: not count; an unterminated one runs to the end of the text, so that no later quote starts a
+#: token again), a run of openers or of closers.
+_TOKEN = re.compile(r'"[^"]*(?:"|\Z)|([\[{]+)|([\]}]+)')
 _UNREADABLE_TEXT = "1e400"
 
 
@@ -83,13 +97,33 @@ def read(data: bytes) -> Reading:
 
 def parse(data: bytes) -> Any:
     """JSON text as Python data, what is not I-JSON read as an infinite number (see above)."""
-    text = data.decode("utf-8", "surrogateescape")
-    if text.count("[") + text.count("{") > MAX_DEPTH:
-        text = _shallow(text)
+    text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogateescape")
     try:
-        return json.loads(text, object_pairs_hook=_object, parse_int=_integer)
-    except (ValueError, RecursionError) as error:
+        try:
+            value = _loads(text)
+        except RecursionError:  # nested past the parser's limit: cut first, then read
+            value = _loads(_shallow(text))
+    except ValueError as error:
         raise NotJson(type(error).__name__) from error
+    if isinstance(value, dict | list):
+        _cut_below(value, 1)
+    return value
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, object_pairs_hook=_object, parse_int=_integer)
+
+
+def _cut_below(container: dict[str, Any] | list[Any], depth: int) -> None:
+    """Replace, in place, each container nested in ``container`` (at ``depth``) deeper than
+    ``MAX_DEPTH`` by an infinite number, as ``_shallow`` does in the text."""
+    items = container.items() if isinstance(container, dict) else enumerate(container)
+    for key, item in items:
+        if isinstance(item, dict | list):
+            if depth < MAX_DEPTH:
+                _cut_below(item, depth + 1)
+            else:
+                container[key] = math.inf  # type: ignore[index]
 
 
 def _shallow(text: str) -> str:
@@ -97,7 +131,7 @@ def _shallow(text: str) -> str:
     in the text (a run of brackets is one step), and text that is not JSON stays not JSON."""
     pieces: list[str] = []
     depth = start = 0
-    for token in _TOKEN.finditer(text):
+    for token in _TOKEN.finditer(_masked(text)):
         run = token.end() - token.start()
         if token.group(1) is not None:
             if depth <= MAX_DEPTH < depth + run:
@@ -111,6 +145,12 @@ def _shallow(text: str) -> str:
     if depth <= MAX_DEPTH:
         pieces.append(text[start:])
     return "".join(pieces)
+
+
+def _masked(text: str) -> str:
+    """``text`` with each escape of a backslash or a quote turned into two spaces: the same
+    length, and a quote left in it opens or closes a string."""
+    return text.replace("\\\\", "  ").replace('\\"', "  ")
 
 
 def _object(pairs: list[tuple[str, Any]]) -> Any:

@@ -108,7 +108,7 @@ def test_the_gate_step_passes_against_the_reference_and_leaves_every_report(
 
 def test_the_descriptors_of_the_guide_are_valid(tmp_path: Path) -> None:
     blocks = re.findall(r"```toml\n(.*?)```", GUIDE.read_text(encoding="utf-8"), re.DOTALL)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for index, block in enumerate(blocks):
         path = tmp_path / f"descriptor{index}.toml"
         path.write_text(textwrap.dedent(block), encoding="utf-8")

@@ -78,6 +78,8 @@ class TargetDescriptor:
     command: tuple[str, ...] = ()
     url: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: HTTP headers every request carries (templated), whatever the binding: say a credential
+    headers: dict[str, str] = field(default_factory=dict)
     #: the folder the server starts in (placeholders filled; ``{work_dir}`` is an empty folder
     #: of the run); None: the harness's working folder
     cwd: str | None = None
@@ -114,6 +116,7 @@ class TargetDescriptor:
             command=tuple(server.get("command", ())),
             url=server.get("url"),
             env=dict(server.get("env", {})),
+            headers=dict(server.get("headers", {})),
             cwd=server.get("cwd"),
             startup_timeout_s=float(server.get("startup_timeout_s", 30)),
             call_timeout_s=float(server.get("call_timeout_s", 10)),

@@ -1,8 +1,8 @@
 """Start or reach the server of a target and open an MCP client session to it.
 
-Placeholders of the descriptor (``{state_dir}``, ``{host_public_key_file}``, ``{port}``, and
-``{env[NAME]}`` for an environment variable) are filled per launch; the server's stderr goes to
-a log file whose tail becomes evidence.
+Placeholders of the descriptor (``{state_dir}``, ``{host_public_key_file}``, ``{port}``,
+``{env[NAME]}`` for an environment variable and ``{file[PATH]}`` for the text of a file) are
+filled per launch; the server's stderr goes to a log file whose tail becomes evidence.
 """
 
 from __future__ import annotations
@@ -21,10 +21,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-import httpx2
 from mcp import Client
 from mcp.client.stdio import get_default_environment
-from mcp.client.streamable_http import streamable_http_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 from ..exceptions import StartupFailed
 from . import processes
@@ -99,6 +98,24 @@ class _Environment(dict[str, str]):
         raise StartupFailed(f"the environment variable {name} is not set ({{env[{name}]}})")
 
 
+class _Files(dict[str, str]):
+    """``{file[PATH]}`` in a descriptor: the text of the file PATH without the whitespace around
+    it, a relative PATH being in the run's state folder (where a server the harness starts
+    keeps, say, the token its clients must send); a file that cannot be read means the run
+    cannot be made."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+
+    def __missing__(self, name: str) -> str:
+        path = self.folder / str(name)
+        try:
+            return path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as error:
+            raise StartupFailed(f"cannot read {path} ({{file[{name}]}}): {error}") from None
+
+
 class Target:
     """Something the harness can connect to, once or again after a crash."""
 
@@ -152,6 +169,7 @@ class LaunchedTarget(Target):
             **({"host_public_key_file": str(key)} if key is not None else {}),
             "port": str(self.port),
             "env": _Environment(os.environ),
+            "file": _Files(self.workspace.state_dir),
             **(identity or DISCOVERY_IDENTITY),
         }
         try:
@@ -219,11 +237,13 @@ class LaunchedTarget(Target):
         command = [self.fill(part, identity) for part in self.descriptor.command]
         return command, get_default_environment() | self._env(identity)
 
-    def _headers(self, identity: dict[str, str]) -> dict[str, str] | None:
-        """The http-headers binding's headers for ``identity`` (None for other bindings)."""
-        if self.descriptor.binding_mode != BindingMode.HTTP_HEADERS:
-            return None
-        return {k: self.fill(v, identity) for k, v in self.descriptor.binding_headers.items()}
+    def _headers(self, identity: dict[str, str]) -> dict[str, str]:
+        """The headers of every HTTP request: the server's (``[server] headers``) and, with the
+        http-headers binding, the binding's for ``identity``."""
+        declared = dict(self.descriptor.headers)
+        if self.descriptor.binding_mode == BindingMode.HTTP_HEADERS:
+            declared |= self.descriptor.binding_headers
+        return {k: self.fill(v, identity) for k, v in declared.items()}
 
     @asynccontextmanager
     async def _client(self, identity: dict[str, str]) -> AsyncIterator[Client]:
@@ -243,13 +263,14 @@ class LaunchedTarget(Target):
             return
         url = self.fill(self.descriptor.url or "", identity)
         headers = self._headers(identity)
-        server: Any = url
-        if headers is not None:
-            http = httpx2.AsyncClient(headers=headers)
-            server = streamable_http_client(url, http_client=http)
         timeout = max(self.descriptor.call_timeout_s, self.descriptor.startup_timeout_s)
-        async with _initialized(server, timeout, self.stderr_log) as client:
-            yield client
+        async with AsyncExitStack() as stack:
+            server: Any = url
+            if headers:
+                http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+                server = streamable_http_client(url, http_client=http)
+            async with _initialized(server, timeout, self.stderr_log) as client:
+                yield client
 
     def _raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
         """A raw channel for ``identity``: over stdio a server process of its own, started as
@@ -262,7 +283,7 @@ class LaunchedTarget(Target):
             opened = over_stdio(command, env, self.server_log, startup, self._working_folder())
         else:
             url = self.fill(self.descriptor.url or "", identity)
-            opened = over_http(url, self._headers(identity) or {}, timeout)
+            opened = over_http(url, self._headers(identity), timeout)
         return _started(opened, self.stderr_log)
 
     @contextlib.contextmanager

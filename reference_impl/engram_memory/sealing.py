@@ -10,16 +10,14 @@ never be opened again.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ..at_rest import refuse_shared
+from ..at_rest import create_whole, refuse_shared
 
 MASTER_KEY_FILE = "master.key"
 #: The associated data of the key check: what the master key seals to prove it is the state's.
@@ -56,7 +54,7 @@ class Sealer:
         read raises ``at_rest.UnsafeState``; one that is not a key, ``ValueError``."""
         path = Path(key_file) if key_file is not None else Path(state_dir) / MASTER_KEY_FILE
         if not path.exists():
-            _create_key(path)
+            create_whole(path, AESGCM.generate_key(bit_length=_KEY_BYTES * 8))
         refuse_shared(path, "master key", "chmod 600")
         key = path.read_bytes()
         if len(key) != _KEY_BYTES:
@@ -89,20 +87,3 @@ class Sealer:
         key_nonce, wrapped = sealed.wrapped_key[:_NONCE_BYTES], sealed.wrapped_key[_NONCE_BYTES:]
         data_key = self._master.decrypt(key_nonce, wrapped, bound)
         return AESGCM(data_key).decrypt(sealed.nonce, sealed.ciphertext, bound)
-
-
-def _create_key(path: Path) -> None:
-    """A new master key at ``path``, whole or not at all: written and synced in a private
-    temporary file beside it, then linked into place; if another process linked its key first,
-    that one stands."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(AESGCM.generate_key(bit_length=_KEY_BYTES * 8))
-            file.flush()
-            os.fsync(file.fileno())
-        with contextlib.suppress(FileExistsError):  # another process's key came first
-            os.link(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)

@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from engram_conformance.conformance.exceptions import StartupFailed
+from engram_conformance.conformance.targets.descriptor import TargetDescriptor
+from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.reports.document import load as load_report
 
 from .misbehaving import EXECUTABLE, FIXTURE, run
@@ -82,3 +85,19 @@ def test_a_descriptor_reads_environment_variables(tmp_path: Path) -> None:
     done = subprocess.run(arguments, capture_output=True, text=True, timeout=60, env=environment)
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stdout.startswith("No Engram memory tools discovered")
+
+
+def test_a_descriptor_reads_files_of_the_state_folder(tmp_path: Path) -> None:
+    """``{file[PATH]}`` is the text of a file, a relative PATH in the run's state folder (the
+    token a server the harness starts makes there); one that cannot be read means the run
+    cannot be made."""
+    token = "Bearer {file[http.token]}"
+    descriptor = TargetDescriptor(name="x", transport="http", url="http://127.0.0.1:1/mcp")
+    target = LaunchedTarget(descriptor, Workspace(tmp_path, None))
+    with pytest.raises(StartupFailed, match=r"cannot read .*http\.token"):
+        target.fill(token)
+    (target.workspace.state_dir / "http.token").write_text("s3cr3t-token\n")
+    assert target.fill(token) == "Bearer s3cr3t-token"
+    absolute = tmp_path / "elsewhere"
+    absolute.write_text("other")
+    assert target.fill(f"{{file[{absolute}]}}") == "other"

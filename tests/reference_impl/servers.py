@@ -1,8 +1,8 @@
 """Start the reference server as the harness will: ``engram-reference serve`` in a subprocess.
 
 - ``stdio_client``: an SDK client of a fresh stdio server process (one process per client);
-- ``http_server``: one server on a free 127.0.0.1 port (announced on its stderr) for any
-  number of ``http_client``s;
+- ``http_server``: one server on a free 127.0.0.1 port (announced on its stderr, with the file
+  of the bearer token its clients send) for any number of ``http_client``s;
 - ``RawStdio`` and ``RawHttp``: the same servers spoken to in bytes, for what an SDK client
   refuses to send (lone surrogates, invalid UTF-8, arguments that are not an object...).
 
@@ -27,11 +27,13 @@ from typing import Any
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client as sdk_stdio_client
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 EXECUTABLE = Path(sys.executable).with_name("engram-reference")
 TIMEOUT_S = 15.0
 PROTOCOL_VERSION = "2025-11-25"
 _ANNOUNCED = re.compile(r"serving streamable HTTP at (http://\S+/mcp)")
+_TOKEN_FILE = re.compile(r"must send the bearer token in (\S+)")
 
 
 def serve_command(state_dir: Path, key_file: Path, *options: str) -> list[str]:
@@ -59,19 +61,28 @@ async def stdio_client(
             yield client
 
 
-@asynccontextmanager
-async def http_client(url: str, *, mode: str = "legacy") -> AsyncIterator[Client]:
-    async with Client(url, mode=mode, read_timeout_seconds=TIMEOUT_S) as client:
-        yield client
-
-
 @dataclass(frozen=True)
 class RunningServer:
-    """An HTTP server process: where it serves, and where its stderr and stdout go."""
+    """An HTTP server process: where it serves, the token it requires (None: none), and where
+    its stderr and stdout go."""
 
     url: str
+    token: str | None
     log: Path
     stdout: Path
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """What a client sends with every request: the bearer token."""
+        return {} if self.token is None else {"authorization": f"Bearer {self.token}"}
+
+
+@asynccontextmanager
+async def http_client(server: RunningServer, *, mode: str = "legacy") -> AsyncIterator[Client]:
+    async with create_mcp_http_client(headers=server.headers) as http:
+        transport = streamable_http_client(server.url, http_client=http)
+        async with Client(transport, mode=mode, read_timeout_seconds=TIMEOUT_S) as client:
+            yield client
 
 
 @contextmanager
@@ -84,18 +95,23 @@ def http_server(
     with log.open("a", encoding="utf-8") as errlog, stdout.open("ab") as out:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=errlog)
     try:
-        yield RunningServer(_announced_url(process, log), log, stdout)
+        yield announced(process, log, stdout)
     finally:
         _stop(process)
 
 
-def _announced_url(process: subprocess.Popen[bytes], log: Path) -> str:
+def announced(process: subprocess.Popen[bytes], log: Path, stdout: Path) -> RunningServer:
+    """The server ``process`` announces in ``log``: its URL, and its token (from the file it
+    names) unless it runs with ``--no-auth``."""
     deadline = time.monotonic() + TIMEOUT_S
     while time.monotonic() < deadline:
-        if found := _ANNOUNCED.search(log.read_text(encoding="utf-8")):
-            return found.group(1)
+        text = log.read_text(encoding="utf-8")
+        url, token_file = _ANNOUNCED.search(text), _TOKEN_FILE.search(text)
+        if url and (token_file or "no token required" in text):
+            token = Path(token_file.group(1)).read_text().strip() if token_file else None
+            return RunningServer(url.group(1), token, log, stdout)
         if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}: {log.read_text()}")
+            raise RuntimeError(f"the server exited with {process.returncode}: {text}")
         time.sleep(0.05)
     raise TimeoutError(f"the server announced no URL within {TIMEOUT_S} s")
 
@@ -167,12 +183,13 @@ class RawStdio:
 class RawHttp:
     """A streamable HTTP session driven with raw POST bodies."""
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, server: RunningServer) -> None:
+        self.url = url = server.url
         self.http = httpx2.Client(timeout=TIMEOUT_S)
         self.headers = {
             "accept": "application/json, text/event-stream",
             "content-type": "application/json",
+            **server.headers,
         }
         opening = request(0, "initialize", INITIALIZE)
         opened = self.http.post(url, content=opening, headers=self.headers)

@@ -146,3 +146,33 @@ def test_the_console_script_reports_without_traceback(tmp_path: Path) -> None:
 def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     main(["serve", "--help"])
     assert "--host-public-key" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "mode", "problem"),
+    [
+        ("a-token-long-enough-to-keep", 0o644, "can be used by others"),
+        ("short", 0o600, "holds no token"),
+        ("a token with spaces in it", 0o600, "holds no token"),
+    ],
+)
+def test_a_token_file_others_can_read_or_without_a_token(
+    refused: Run,
+    tmp_path: Path,
+    host_key_file: Path,
+    content: str,
+    mode: int,
+    problem: str,
+) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text(content)
+    token_file.chmod(mode)
+    line = refused(*serve(tmp_path / "state", host_key_file, "--http", "--token-file", token_file))
+    assert problem in line and str(token_file) in line
+
+
+def test_no_auth_and_a_token_file_exclude_each_other(
+    refused: Run, tmp_path: Path, host_key_file: Path
+) -> None:
+    options = ("--http", "--no-auth", "--token-file", tmp_path / "token")
+    assert "exclude each other" in refused(*serve(tmp_path / "state", host_key_file, *options))

@@ -51,7 +51,7 @@ def connect(transport: str, reference_stdio: Connect, request: pytest.FixtureReq
     if transport == "stdio":
         return lambda mode="legacy": reference_stdio("--verbose", mode=mode)
     running: RunningServer = request.getfixturevalue("reference_http")
-    return lambda mode="legacy": http_client(running.url, mode=mode)
+    return lambda mode="legacy": http_client(running, mode=mode)
 
 
 @pytest.fixture

@@ -8,7 +8,10 @@ timeout. Every wait is bounded by ``TIMEOUT_S``; nothing is timed.
 
 from __future__ import annotations
 
+import contextlib
+import re
 import socket
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,9 +33,9 @@ def _address(url: str) -> tuple[str, int]:
     return parts.hostname, parts.port
 
 
-def _raw_exchange(url: str, head: bytes, *, body: bytes = b"") -> bytes:
+def _raw_exchange(server: RunningServer, head: bytes, *, body: bytes = b"") -> bytes:
     """What the server writes back, until it closes, to ``head`` (and ``body``)."""
-    with socket.create_connection(_address(url), timeout=TIMEOUT_S) as sock:
+    with socket.create_connection(_address(server.url), timeout=TIMEOUT_S) as sock:
         sock.sendall(head + body)
         received = b""
         while chunk := sock.recv(65536):
@@ -40,14 +43,19 @@ def _raw_exchange(url: str, head: bytes, *, body: bytes = b"") -> bytes:
         return received
 
 
-def _head(url: str, *lines: str, host: str | None = None) -> bytes:
-    """A POST's head: ``host`` (default: the server's address) and ``lines``; the server
-    closes the connection once it has answered."""
-    name, port = _address(url)
+def _head(
+    server: RunningServer, *lines: str, host: str | None = None, token: str | None = ""
+) -> bytes:
+    """A POST's head: ``host`` (default: the server's address), the bearer ``token`` (default:
+    the server's; None: no Authorization header) and ``lines``; the server closes the
+    connection once it has answered."""
+    name, port = _address(server.url)
+    token = server.token if token == "" else token
     defaults = [
         f"Host: {host or f'{name}:{port}'}",
         "Accept: application/json, text/event-stream",
         "Connection: close",
+        *([] if token is None else [f"Authorization: Bearer {token}"]),
     ]
     return ("\r\n".join(["POST /mcp HTTP/1.1", *defaults, *lines]) + "\r\n\r\n").encode()
 
@@ -66,8 +74,8 @@ def server(
         yield s
 
 
-def _serves(url: str) -> bool:
-    raw = RawHttp(url)
+def _serves(server: RunningServer) -> bool:
+    raw = RawHttp(server)
     try:
         return "tools" in raw.exchange(TOOLS_LIST)["result"]
     finally:
@@ -100,9 +108,9 @@ LONG = "Content-Length: 65536"
 def test_refused_before_the_body_is_read(
     server: RunningServer, lines: list[str], host_header: str | None, status: int
 ) -> None:
-    head = _head(server.url, *lines, host=host_header)
-    assert _status(_raw_exchange(server.url, head)) == status
-    assert _serves(server.url)
+    head = _head(server, *lines, host=host_header)
+    assert _status(_raw_exchange(server, head)) == status
+    assert _serves(server)
 
 
 @pytest.mark.parametrize(
@@ -113,15 +121,15 @@ def test_same_host_origins_and_named_hosts_are_served(
     server: RunningServer, origin: str | None
 ) -> None:
     port = _address(server.url)[1]
-    headers = (
-        {**JSON_HEADERS} if origin is None else {**JSON_HEADERS, "origin": origin.format(port=port)}
-    )
+    headers = {**JSON_HEADERS, **server.headers}
+    if origin is not None:
+        headers["origin"] = origin.format(port=port)
     opened = httpx2.post(server.url, content=request(0, "initialize", INITIALIZE), headers=headers)
     assert opened.status_code == 200
     named = httpx2.post(
         server.url,
         content=request(0, "initialize", INITIALIZE),
-        headers={**JSON_HEADERS, "host": f"memory.example:{port}"},
+        headers={**headers, "host": f"memory.example:{port}"},
     )
     assert named.status_code == 200
 
@@ -131,23 +139,23 @@ def test_a_chunked_body_is_cut_at_the_limit(server: RunningServer) -> None:
     chunk = b"[" * (1 << 20)
     chunks = [chunk] * (MAX_BODY_BYTES // len(chunk)) + [b"["]
     body = b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in chunks)
-    head = _head(server.url, JSON, "Transfer-Encoding: chunked")
-    assert _status(_raw_exchange(server.url, head, body=body)) == 413
-    assert _serves(server.url)
+    head = _head(server, JSON, "Transfer-Encoding: chunked")
+    assert _status(_raw_exchange(server, head, body=body)) == 413
+    assert _serves(server)
 
 
 def test_a_client_that_sends_too_slowly_is_cut_off(server: RunningServer) -> None:
-    slow_body = _head(server.url, JSON, "Content-Length: 100")
-    assert _status(_raw_exchange(server.url, slow_body, body=b'{"jsonrpc"')) == 408
-    assert _raw_exchange(server.url, b"POST /mcp HTTP/1.1\r\nHost: 127") == b""  # closed unanswered
-    assert _serves(server.url)
+    slow_body = _head(server, JSON, "Content-Length: 100")
+    assert _status(_raw_exchange(server, slow_body, body=b'{"jsonrpc"')) == 408
+    assert _raw_exchange(server, b"POST /mcp HTTP/1.1\r\nHost: 127") == b""  # closed unanswered
+    assert _serves(server)
 
 
 def test_a_disconnect_is_one_line_in_the_log(server: RunningServer) -> None:
-    head = _head(server.url, JSON, "Content-Length: 100")
+    head = _head(server, JSON, "Content-Length: 100")
     with socket.create_connection(_address(server.url), timeout=TIMEOUT_S) as sock:
         sock.sendall(head + b'{"jsonrpc"')
-    assert _serves(server.url)
+    assert _serves(server)
     deadline = time.monotonic() + TIMEOUT_S
     while "disconnected" not in server.log.read_text() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -159,9 +167,9 @@ def test_a_disconnect_is_one_line_in_the_log(server: RunningServer) -> None:
 def test_dns_rebinding_protection_holds_on_any_address(tmp_path: Path, host_key_file: Path) -> None:
     options = ("--host", "127.0.0.2")
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
-        rebound = _head(s.url, JSON, LONG, host="evil.example")
-        assert _status(_raw_exchange(s.url, rebound)) == 421
-        assert _serves(s.url)
+        rebound = _head(s, JSON, LONG, host="evil.example")
+        assert _status(_raw_exchange(s, rebound)) == 421
+        assert _serves(s)
 
 
 def test_the_hosts_served() -> None:
@@ -174,26 +182,115 @@ def test_the_hosts_served() -> None:
     assert {"[::1]:80", "[::1]", "memory.example", "memory.example:80"} <= served
 
 
-def _initialize(url: str) -> httpx2.Response:
-    return httpx2.post(url, content=request(0, "initialize", INITIALIZE), headers=JSON_HEADERS)
+def _initialize(server: RunningServer, http: httpx2.Client | None = None) -> httpx2.Response:
+    """A new session's opening request (from ``http``'s address, by default 127.0.0.1)."""
+    headers = {**JSON_HEADERS, **server.headers}
+    opening = request(0, "initialize", INITIALIZE)
+    return (http or httpx2).post(server.url, content=opening, headers=headers)
 
 
-def test_open_sessions_are_capped(tmp_path: Path, host_key_file: Path) -> None:
-    options = ("--max-sessions", "8")
+def _in(server: RunningServer, opened: httpx2.Response) -> dict[str, str]:
+    """The headers of a request in the session ``opened`` opened."""
+    return {**JSON_HEADERS, **server.headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+
+
+def _alive(server: RunningServer, opened: httpx2.Response) -> bool:
+    status = httpx2.post(server.url, content=TOOLS_LIST, headers=_in(server, opened)).status_code
+    assert status in (200, 404)
+    return status == 200
+
+
+def test_the_least_recently_used_idle_session_gives_way(
+    tmp_path: Path, host_key_file: Path
+) -> None:
+    """Issue 23: sessions opened and left alone no longer lock a new client out."""
+    options = ("--max-sessions", "8", "--max-client-sessions", "8")
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
-        statuses = [_initialize(s.url).status_code for _ in range(100)]
-        assert (statuses.count(200), statuses.count(503)) == (8, 92)
+        opened = [_initialize(s) for _ in range(20)]
+        assert {response.status_code for response in opened} == {200}
+        assert [_alive(s, response) for response in opened] == [False] * 12 + [True] * 8
 
 
-def test_idle_sessions_expire_and_make_room(tmp_path: Path, host_key_file: Path) -> None:
-    options = ("--max-sessions", "8", "--session-idle-s", "1")
+def test_sessions_in_use_do_not_give_way(tmp_path: Path, host_key_file: Path) -> None:
+    """A session with an open event stream is in use: a new session waits for one to end."""
+    options = ("--max-sessions", "2")
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
-        first = _initialize(s.url)
-        opened = [first, *(_initialize(s.url) for _ in range(7))]
-        assert all(response.status_code == 200 for response in opened)
-        deadline = time.monotonic() + TIMEOUT_S
-        while (late := _initialize(s.url)).status_code == 503 and time.monotonic() < deadline:
+        streams = [_initialize(s), _initialize(s)]
+        with httpx2.Client(timeout=TIMEOUT_S) as http, contextlib.ExitStack() as open_streams:
+            for opened in streams:
+                headers = {**_in(s, opened), "accept": "text/event-stream"}
+                stream = open_streams.enter_context(http.stream("GET", s.url, headers=headers))
+                assert stream.status_code == 200
+            assert _initialize(s).status_code == 503
+        assert _initialize(s).status_code == 200
+
+
+def test_one_client_cannot_take_every_session(tmp_path: Path, host_key_file: Path) -> None:
+    """Beyond its cap, a client's own least recently used idle session gives way, never
+    another client's (a client is an address: 127.0.0.2 here is another one)."""
+    options = ("--max-sessions", "8", "--max-client-sessions", "3")
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        other = httpx2.Client(transport=httpx2.HTTPTransport(local_address="127.0.0.2"))
+        with other:
+            theirs = _initialize(s, other)
+        mine = [_initialize(s) for _ in range(6)]
+        assert _alive(s, theirs)
+        assert [_alive(s, response) for response in mine] == [False] * 3 + [True] * 3
+
+
+def test_unused_and_idle_sessions_expire(tmp_path: Path, host_key_file: Path) -> None:
+    """A session never used after it opened expires after --session-unused-s, an idle one
+    after --session-idle-s; each answers 404 from then on."""
+    options = ("--session-unused-s", "1", "--session-idle-s", "2")
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        unused, used = _initialize(s), _initialize(s)
+        started = time.monotonic()
+        while time.monotonic() - started < 1.5:  # used all along: never idle for 2 s
+            assert _alive(s, used)
             time.sleep(0.2)
-        assert late.status_code == 200
-        expired = {**JSON_HEADERS, "mcp-session-id": first.headers["mcp-session-id"]}
-        assert httpx2.post(s.url, content=TOOLS_LIST, headers=expired).status_code == 404
+        assert not _alive(s, unused)
+        time.sleep(2.5)
+        assert not _alive(s, used)
+
+
+REALM = 'Bearer realm="engram-reference"'
+
+
+@pytest.mark.parametrize(
+    ("token", "challenge"),
+    [(None, REALM), ("A" * 43, f'{REALM}, error="invalid_token"')],
+    ids=["no token", "another token"],
+)
+def test_a_request_without_the_token_is_refused_unread(
+    server: RunningServer, token: str | None, challenge: str
+) -> None:
+    answer = _raw_exchange(server, _head(server, JSON, LONG, token=token))
+    assert _status(answer) == 401
+    head = answer.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")[1:]
+    headers = dict(line.split(": ", 1) for line in head)
+    assert {name.lower(): value for name, value in headers.items()}["www-authenticate"] == challenge
+    basic = httpx2.get(server.url, headers={"authorization": f"Basic {server.token}"})
+    assert basic.status_code == 401
+    assert _serves(server)
+
+
+def test_the_token_is_made_private_in_the_state_folder(server: RunningServer) -> None:
+    [named] = re.findall(r"must send the bearer token in (\S+)", server.log.read_text())
+    token_file = Path(named)
+    assert token_file.name == "http.token" and token_file.parent.name == "state"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert token_file.read_text().strip() == server.token
+
+
+def test_a_token_given_by_file_and_no_token_at_all(tmp_path: Path, host_key_file: Path) -> None:
+    token_file = tmp_path / "given.token"
+    options = ("--token-file", str(token_file))
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
+        assert s.token == token_file.read_text().strip()
+        assert _serves(s)
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "again") as s:
+        assert s.token == token_file.read_text().strip()  # kept, not made again
+    options = ("--no-auth",)
+    with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "open") as s:
+        assert s.token is None and _serves(s)
+        assert "no token required (--no-auth)" in s.log.read_text()

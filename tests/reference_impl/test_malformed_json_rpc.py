@@ -59,7 +59,7 @@ def stdio(tmp_path_factory: pytest.TempPathFactory, host_key_file: Path) -> Iter
 
 @pytest.fixture(scope="module")
 def http(reference_http: RunningServer) -> Iterator[RawHttp]:
-    raw = RawHttp(reference_http.url)
+    raw = RawHttp(reference_http)
     yield raw
     raw.close()
 

@@ -7,6 +7,7 @@ them: arguments that are not an object, lone surrogates, invalid UTF-8, deep nes
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import json
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engram_conformance.reference_impl import wire
 from engram_conformance.reference_impl.streamable_http import MAX_BODY_BYTES
 from engram_conformance.spec.engram_memory.tool_names import SEARCH
 
@@ -110,7 +112,7 @@ def stdio_session(
 
 @pytest.fixture(scope="module")
 def http_session(reference_http: RunningServer, host: Host) -> Iterator[Session]:
-    raw = RawHttp(reference_http.url)
+    raw = RawHttp(reference_http)
     yield Session(raw, host, reference_http.log)
     raw.close()
 
@@ -170,3 +172,17 @@ def test_logs_never_quote_arguments(session: Session) -> None:
     assert "engram_memory_search" in logs
     assert "canary-9f3e" not in logs
     assert "x" * 100 not in logs
+
+
+def test_a_leading_byte_order_mark_is_ignored(session: Session) -> None:
+    """RFC 8259 lets a parser ignore it; the request is answered as without it."""
+    answer = session.answer(lambda host: codecs.BOM_UTF8 + call(search_arguments(b'"q"'))(host))
+    assert answer["result"]["isError"] is False, answer
+
+
+def test_a_stdio_line_beyond_the_limit_is_refused_and_skipped(stdio_session: Session) -> None:
+    """It would be a search with too long a query; it is refused as a message too large."""
+    too_long = search_arguments(json.dumps("x" * wire.MAX_MESSAGE_BYTES).encode())
+    answer = stdio_session.answer(call(too_long))
+    assert (answer["id"], answer["error"]["code"]) == (None, -32600)
+    stdio_session.assert_still_serving()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
+import math
+
 import pytest
 from engram_conformance.reference_impl import wire
 
@@ -47,3 +50,57 @@ def test_a_tool_calls_arguments_are_set_aside_exactly_as_sent() -> None:
 )
 def test_nothing_is_set_aside_from_other_messages(message: object) -> None:
     assert wire.set_aside(message) == (message, None)
+
+
+def _nesting(value: object) -> tuple[int, object]:
+    """How many lists ``value`` nests, and what the innermost one holds first."""
+    depth = 0
+    while isinstance(value, list):
+        depth, value = depth + 1, value[0] if value else None
+    return depth, value
+
+
+@pytest.mark.parametrize("levels", [wire.MAX_DEPTH + 1, 500, 100_000])
+def test_values_nested_past_the_limit_are_read_as_an_infinite_number(levels: int) -> None:
+    """Within the standard parser's own limit (500) or past it (100,000): the same value."""
+    assert _nesting(wire.parse(b"[" * levels + b"]" * levels)) == (wire.MAX_DEPTH, math.inf)
+    assert _nesting(wire.parse(b"[" * wire.MAX_DEPTH + b"]" * wire.MAX_DEPTH)) == (128, None)
+
+
+#: Issue 23's attack: brackets enough to need the nesting pass, then a string of escaped quotes
+#: that never ends (each of its quotes started a string token again: quadratic).
+UNTERMINATED = '{"a":' + "[" * 200 + '"' + '\\"' * 1000
+
+
+def test_text_that_is_not_json_is_refused_in_one_pass_of_the_parser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def nesting_pass(text: str) -> str:
+        raise AssertionError("the nesting pass ran on text the parser refuses by itself")
+
+    monkeypatch.setattr(wire, "_shallow", nesting_pass)
+    with pytest.raises(wire.NotJson):
+        wire.parse(UNTERMINATED.encode())
+
+
+def test_the_nesting_pass_reads_an_unterminated_string_as_one_token() -> None:
+    deep = "[" * 2000 + UNTERMINATED
+    tokens = [token.span() for token in wire._TOKEN.finditer(wire._masked(deep))]
+    string_starts = 2000 + len('{"a":') + 200
+    assert tokens[-2:] == [(string_starts - 200, string_starts), (string_starts, len(deep))]
+    with pytest.raises(wire.NotJson):
+        wire.parse(deep.encode())
+
+
+def test_the_nesting_pass_skips_strings_whatever_their_escapes() -> None:
+    """Brackets inside strings do not count, before or after an escaped quote or backslash."""
+    strings = r'["\\", "\"[[[", "x\\\"]]]"]'
+    assert wire.parse(strings.encode()) == ["\\", '"[[[', 'x\\"]]]']
+    deep = "[" * 2000 + strings + "]" * 2000
+    assert wire.parse(deep.encode()) == wire.parse(("[" * 2000 + "[]" + "]" * 2000).encode())
+
+
+def test_a_leading_byte_order_mark_is_ignored() -> None:
+    assert wire.parse(codecs.BOM_UTF8 + b'{"a":1}') == {"a": 1}
+    with pytest.raises(wire.NotJson):
+        wire.parse(b'{"a":1}' + codecs.BOM_UTF8)

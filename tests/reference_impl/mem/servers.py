@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import CallToolResult
 
-from ..servers import EXECUTABLE, TIMEOUT_S, RawStdio, RunningServer, _announced_url, _stop
+from ..servers import EXECUTABLE, TIMEOUT_S, RawStdio, RunningServer, _stop, announced
 
 _SAVED_ID = re.compile(r"^ID: (\d+)$", re.MULTILINE)
 DESCRIPTOR = Path(__file__).parents[3] / "targets" / "mem-reference.toml"
@@ -60,7 +60,7 @@ def mem_http(folder: Path, *options: str) -> Iterator[RunningServer]:
             command, stdin=subprocess.DEVNULL, stdout=out, stderr=errlog, cwd=folder
         )
     try:
-        yield RunningServer(_announced_url(process, log), log, stdout)
+        yield announced(process, log, stdout)
     finally:
         _stop(process)
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 
 async def test_save_and_search_over_http(tmp_path: Path) -> None:
     with mem_http(tmp_path, "--project", "  My-Web ") as server:
-        async with http_client(server.url) as client:
+        async with http_client(server) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
             assert {"mem_save", "mem_judge", "mem_current_project"} <= names
             memory = await save(client, title="Over HTTP", content="streamable transport")
