@@ -11,9 +11,9 @@ run's connections, when it started the server's processes (``CheckContext.after_
 
 from __future__ import annotations
 
+from ...state_files import holding, state_files
 from .context import ADMIT, CAPTURE, FORGET, CheckContext
 from .registry import check
-from .state_files import _holding, _state_files
 
 RULE = "PRIV-007"
 
@@ -24,11 +24,11 @@ async def forget_erases_the_text(ctx: CheckContext) -> None:
     forgotten: with "complete", neither word is left in any state file."""
     words = (ctx.unique("erasedfirst"), ctx.unique("erasedsecond"))
     record = await ctx.accepted(f"note {words[0]} {words[1]}")
-    files = _state_files(ctx)
+    files = state_files(ctx)
     if not files:
         ctx.not_applicable(RULE, "the target descriptor's [state] files match no file")
         return
-    if not _holding(files, words):
+    if not holding(files, words):
         ctx.not_applicable(
             RULE,
             f"an accepted record's text is in none of the {len(files)} state files: the harness "
@@ -41,7 +41,7 @@ async def forget_erases_the_text(ctx: CheckContext) -> None:
     calls = ctx.calls()  # the judgement after the stop shows this check's calls
 
     def judge_after_stop() -> None:
-        left = _holding(_state_files(ctx), words)
+        left = holding(state_files(ctx), words)
         ctx.expect_calls(
             RULE,
             not left,
@@ -60,7 +60,7 @@ async def forget_erases_the_text(ctx: CheckContext) -> None:
                 "once the server has stopped cleanly, and the harness does not stop this target",
             )
         return
-    left = _holding(_state_files(ctx), words)
+    left = holding(state_files(ctx), words)
     ctx.expect(
         RULE,
         not left,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engram_conformance.strategies.engram_memory.credentials import CATALOGUE
 
+from ...state_files import holding, state_files
 from .context import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW, CheckContext
 from .lifecycle_steps import (
     credential_candidate,
@@ -17,7 +18,6 @@ from .lifecycle_steps import (
     require_admission_accepted,
 )
 from .registry import check
-from .state_files import _holding, _state_files
 
 
 @check(rules=("PRIV-001",), tools=(CAPTURE,))
@@ -27,11 +27,11 @@ async def pending_candidate_is_not_stored_in_clear(ctx: CheckContext) -> None:
     arguments["evidence"]["attestation"] = f"attested {attestation}"
     captured = await ctx.capture(arguments)
     ctx.require(captured.ok, "capture failed", captured)
-    files = _state_files(ctx)
+    files = state_files(ctx)
     if not files:
         ctx.not_applicable("PRIV-001", "the target descriptor's [state] files match no file")
         return
-    found = _holding(files, (text, attestation))
+    found = holding(files, (text, attestation))
     ctx.expect(
         "PRIV-001",
         not found,
@@ -54,13 +54,13 @@ async def ended_candidates_leave_no_plaintext(ctx: CheckContext) -> None:
         ended.append(rejected)
     pending = ctx.unique("pending")
     await ctx.pending(f"note {pending}")
-    files = _state_files(ctx)
+    files = state_files(ctx)
     logs = [ctx.server_log] if ctx.server_log is not None and ctx.server_log.is_file() else []
     if not files and not logs:
         ctx.not_applicable("PRIV-002", "no [state] file and no server log to search")
         return
     if files:
-        found = _holding(files, ended)
+        found = holding(files, ended)
         ctx.expect(
             "PRIV-002",
             not found,
@@ -68,7 +68,7 @@ async def ended_candidates_leave_no_plaintext(ctx: CheckContext) -> None:
             observed=found,
         )
     if logs:
-        found = _holding(logs, [*ended, pending])
+        found = holding(logs, [*ended, pending])
         ctx.expect(
             "PRIV-002",
             not found,

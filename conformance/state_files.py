@@ -1,5 +1,6 @@
 """What a server keeps where the harness can read it: the files the target descriptor lists under
-``[state] files`` and which of them hold a word. The privacy and erasure checks share them.
+``[state] files`` and which of them hold a word. Every contract's privacy and erasure checks
+share them.
 """
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from .context import CheckContext
+from .check_context import BaseContext
 
 
-def _holding(paths: Iterable[Path], markers: Iterable[str]) -> dict[str, list[str]]:
+def holding(paths: Iterable[Path], markers: Iterable[str]) -> dict[str, list[str]]:
     """Marker -> the files among ``paths`` that hold its UTF-8 bytes (only markers found)."""
     contents = {}
     for path in paths:
@@ -22,6 +23,6 @@ def _holding(paths: Iterable[Path], markers: Iterable[str]) -> dict[str, list[st
     return {marker: holders for marker, holders in found.items() if holders}
 
 
-def _state_files(ctx: CheckContext) -> list[Path]:
+def state_files(ctx: BaseContext) -> list[Path]:
     """The files the descriptor's ``[state] files`` match now ([] when it lists none)."""
     return ctx.state_files() if ctx.state_files is not None else []
