@@ -92,6 +92,9 @@ class BaseContext:
         self._after_stop = after_stop
         self._first_call = len(session.transcript)
         self._unique = itertools.count(1)
+        #: the fault of a case's call left unanswered while the server still answered: it may
+        #: still be working on it, so the next check gets a fresh connection (``case``)
+        self.unanswered: str | None = None
 
     # recording ---------------------------------------------------------------------------
     def calls(self) -> tuple[dict[str, Any], ...]:
@@ -144,7 +147,9 @@ class BaseContext:
         """One case of a check that sends several: a call of it left unanswered (a time-out, an
         answer that is no MCP) is a failure of ``rules`` alone, at their level, and the check
         goes on with its next case while the server still answers (``Session.still_answers``).
-        A server that stopped answering ends the check (the fault is raised again)."""
+        A server that stopped answering ends the check (the fault is raised again); one that
+        still answers may still be busy with the call, which no other check must pay for: the
+        runner connects afresh (for a server it starts, a new process) before the next check."""
         try:
             yield
         except ServerFault as fault:
@@ -152,6 +157,7 @@ class BaseContext:
                 self.expect(rule, False, expected=f"{what}: an answer", observed=str(fault))
             if not await self.session.still_answers():
                 raise
+            self.unanswered = str(fault)
 
     def after_stop(self, judge: Callable[[], None]) -> bool:
         """Have ``judge`` (which calls ``expect_calls``, say) run once the harness has closed the

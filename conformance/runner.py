@@ -179,6 +179,8 @@ async def run(
                     ledger.errored(rule, check.id, why)
                 transcripts[check.id] = list(calls)
                 return
+            if context.unanswered is not None:  # charged to its case's rules already
+                return
 
     first_connection = True
     while pending or first_connection:  # the server is discovered even if no check is left

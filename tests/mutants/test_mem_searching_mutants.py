@@ -13,8 +13,9 @@ from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_discovery import WiringMutant
-from .catalog.mem_searching import MUTANTS
+from .catalog.mem_searching import MUTANTS, STDIO
 from .caught import Caught, assert_caught, mem_rules
+from .described import planted, run_described
 
 SRCH = ("SRCH",)
 #: the rules that need an argument upstream added after v1.7.0, and that argument
@@ -57,3 +58,15 @@ def test_rules_of_later_arguments_are_not_applicable_without_them(tmp_path: Path
         )
     others = {rule: v.verdict for rule, v in result.verdicts.items() if rule not in REQUIRING}
     assert others == dict.fromkeys(others, "pass")
+
+
+@pytest.mark.parametrize("mutant", sorted(STDIO))
+def test_mem_searching_stdio_mutant_is_caught(tmp_path: Path, mutant: str) -> None:
+    """A search that keeps every later call waiting is charged to SRCH-011 alone: the session
+    checks run after it pass on a fresh connection (for a server over stdio, a new process)."""
+    _, caught = STDIO[mutant]
+    server = planted("mem_searching", mutant)
+    only = "SRCH-011,SESS-001,SESS-006"
+    found = run_described(tmp_path, server, only, mutant=mutant, call_timeout_s=2, contract="mem")
+    assert_caught(found, caught)
+    assert found["SESS-001"].verdict == "pass"

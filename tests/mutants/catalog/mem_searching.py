@@ -9,15 +9,27 @@ the query sanitiser are changed on the mutant's own store (its triggers, its ``s
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
+import anyio
 import mcp_types as types
 from engram_conformance.reference_impl.mem.read_tools import MATCH_MODES, fts_query
 from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
+from engram_conformance.reference_impl.wire import sent_arguments
 
 from ..caught import Caught
-from ..mem_seams import CallMutant, Ignores, Rewrites, ServiceMutant, answering, mem_caught, text_of
+from ..mem_seams import (
+    CallMutant,
+    Ignores,
+    Rewrites,
+    ServiceMutant,
+    SlowerThanLinear,
+    answering,
+    mem_caught,
+    text_of,
+)
 
 SEARCH = "mem_search"
 
@@ -190,6 +202,16 @@ class TypeNotIndexed(ServiceMutant):
 
 
 #: each mutant and what it breaks
+class QuadraticPhrase(SlowerThanLinear):
+    """mem_search compares a phrase word by word at every position: its cost grows with the
+    square of the phrase's length, seconds for 500 words."""
+
+    tool, worst = "mem_search", 500
+
+    def size(self, arguments: dict[str, Any]) -> int:
+        return len(str(arguments.get("query", "")).split())
+
+
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (TypeFilterIgnored, mem_caught("SRCH-001")),
     (TypeNotIndexed, mem_caught("SRCH-002")),
@@ -205,4 +227,37 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (MatchModeAnyIgnored, mem_caught("SRCH-009")),
     (UnknownMatchModeAccepted, mem_caught("SRCH-009")),
     (AllProjectsIgnored, mem_caught("SRCH-010")),
+    (QuadraticPhrase, mem_caught("SRCH-011")),
 ]
+
+
+#: a query of more words than this keeps the busy mutant's every tool call waiting
+BUSY_WORDS, BUSY_S = 100, 6.0
+
+
+def busy_on_long_queries() -> None:
+    """A search of a long phrase holds the server's store for seconds, even once the client
+    cancelled it: every tool call waits behind it, while tools/list is still answered at once
+    (a server that looks alive)."""
+    original = Handlers.call_tool
+    held: list[anyio.Lock] = []
+
+    async def call_tool(self: Handlers, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if not held:
+            held.append(anyio.Lock())
+        async with held[0]:
+            sent = sent_arguments(ctx, params)  # as the client sent them, whatever the transport
+            query = str(sent.get("query", "")) if isinstance(sent, dict) else ""
+            if params.name == "mem_search" and len(query.split()) > BUSY_WORDS:
+                with anyio.CancelScope(shield=True):  # a cancelled request runs on all the same
+                    await anyio.sleep(BUSY_S)
+            return await original(self, ctx, params)
+
+    Handlers.call_tool = call_tool  # type: ignore[method-assign]
+
+
+#: mutants over stdio (``stdio_server.py``): the busy one is judged with a call time-out shorter
+#: than it is busy, and must leave every other rule to pass
+STDIO: dict[str, tuple[Callable[[], None], Caught]] = {
+    "busy-on-long-queries": (busy_on_long_queries, mem_caught("SRCH-011")),
+}
