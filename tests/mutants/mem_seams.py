@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, ClassVar
 
+import anyio
 import mcp_types as types
 from engram_conformance.reference_impl.mem.memories import Draft, Saved
 from engram_conformance.reference_impl.mem.server import Handlers
@@ -49,6 +50,27 @@ class CallMutant(Handlers):
     ) -> types.CallToolResult:
         """The result the client gets (by default the reference's)."""
         return result
+
+
+class SlowerThanLinear(CallMutant):
+    """The reference, with calls of ``tool`` costing the square of their size (``size``, in the
+    unit of ``worst``): at the ``worst`` size the harness sends to time, a wait past half of the
+    default call time-out (10 s); ordinary calls cost next to nothing more."""
+
+    tool: ClassVar[str]
+    worst: ClassVar[int]
+    #: the wait at the worst size: more than half of the default call time-out
+    WORST_WAIT_S: ClassVar[float] = 5.5
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        if params.name == self.tool:
+            share = self.size(dict(params.arguments or {})) / self.worst
+            await anyio.sleep(self.WORST_WAIT_S * min(1.0, share) ** 2)
+        return await super().call_tool(ctx, params)
+
+    def size(self, arguments: dict[str, Any]) -> int:
+        """How large the call is, in the unit of ``worst``."""
+        raise NotImplementedError
 
 
 class Rewrites(CallMutant):

@@ -7,6 +7,11 @@ the seed's spelling). A check first sees the memory where it is to disappear fro
 does (DEL-006), and DEL-004 tells them apart that way too: after a soft delete the published
 hard delete still succeeds.
 
+DEL-008 sees what the server keeps through the files the target descriptor lists under
+``[state] files``, as the six-tool contract's erasure check does: the memory's two words must be
+there before the hard delete (else the harness cannot see where the server keeps memories), and
+in none of them once the harness has stopped the server cleanly (``after_stop``).
+
 DEL-005 (soft-deleted memories recovered through the server's HTTP API) is no check: the spec
 marks it untestable, since the contract is tested through MCP only and no target descriptor
 names an HTTP API; the runner records it not applicable with that reason.
@@ -14,6 +19,7 @@ names an HTTP API; the runner records it not applicable with that reason.
 
 from __future__ import annotations
 
+from ...state_files import holding, state_files
 from ..facts import Deleted, MemoryId, Timeline, ToolFailure
 from .context import MemContext
 from .registry import check
@@ -223,3 +229,42 @@ async def deleting_nothing_fails(ctx: MemContext) -> None:
     await _expect_refused(ctx, absent_id(memory_id), "unknown")
     await done(ctx, DELETE, {"id": memory_id}, Deleted)
     await _expect_refused(ctx, memory_id, "soft-deleted")
+
+
+@check(rules=("DEL-008",), tools=(SAVE, DELETE))
+async def hard_delete_erases_the_text(ctx: MemContext) -> None:
+    """A memory of two distinctive words (title, content), seen in the state files, then hard
+    deleted: neither word in any state file once the server has stopped."""
+    flag = await hard_flag(ctx)
+    if flag is None:  # DEL-003's failure: the server publishes no hard delete
+        ctx.undecided("mem_delete publishes no hard-delete flag")
+    assert flag is not None
+    project = await fresh_project(ctx)
+    words = (ctx.unique("erasedtitle"), ctx.unique("erasedbody"))
+    title, content = f"Memory {words[0]}", f"What: a memory to erase, {words[1]}"
+    memory_id = await saved_memory(ctx, project, words[0], title=title, content=content)
+    files = state_files(ctx)
+    if not files:
+        ctx.not_applicable("DEL-008", "the target descriptor's [state] files match no file")
+        return
+    if set(holding(files, words)) != set(words):
+        why = f"a saved memory's words are not both in the {len(files)} state files"
+        ctx.not_applicable("DEL-008", f"{why}: the harness cannot see where the server keeps it")
+        return
+    await done(ctx, DELETE, {"id": memory_id, flag: True}, Deleted)
+    calls = ctx.calls()  # the judgement after the stop shows this check's calls
+
+    def judge_after_stop() -> None:
+        left = holding(state_files(ctx), words)
+        ctx.expect_calls(
+            "DEL-008",
+            not left,
+            expected=f"no word of hard-deleted #{memory_id} in any state file once the server "
+            "has stopped",
+            observed=left,
+            calls=calls,
+        )
+
+    if not ctx.after_stop(judge_after_stop):
+        why = "the erasure is due once the server has stopped, and the harness does not stop it"
+        ctx.not_applicable("DEL-008", why)

@@ -17,7 +17,7 @@ from typing import Any
 from ..facts import Fact, PassiveCapture, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
-from .steps import Project, fact, fresh_project, hits_of, search, type_shown
+from .steps import Project, expect_in_time, fact, fresh_project, hits_of, search, type_shown
 
 CAPTURE, SEARCH, START = "mem_capture_passive", "mem_search", "mem_session_start"
 #: PASS-001: seed 003's example, and the word its learning is searched by
@@ -142,3 +142,23 @@ async def capture_needs_content(ctx: MemContext) -> None:
         expected=f"isError false for a capture of {NOTHING!r}, which holds nothing to extract",
         observed=captured,
     )
+
+
+#: PASS-006: learnings headings written with a tab (some 100 kB), then a thousand learnings
+TAB_HEADINGS, LEARNINGS = 8_000, 1_000
+
+
+def heavy_learnings_text() -> str:
+    """A text against naive parsing: headings a pattern of blanks rescans, then the most
+    learnings a capture is likely to take."""
+    headings = "#\tLearnings\n" * TAB_HEADINGS
+    items = "\n".join(f"{n}. Learning number {n} of a long capture" for n in range(LEARNINGS))
+    return f"{headings}\n## Key Learnings:\n\n{items}\n"
+
+
+@check(rules=("PASS-006",), tools=(START, CAPTURE))
+async def heavy_capture_answers_in_time(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    arguments = {"content": heavy_learnings_text(), "project": project.name}
+    what = f"a capture of {len(arguments['content']) // 1024} kB of tab headings and learnings"
+    await expect_in_time(ctx, "PASS-006", CAPTURE, arguments, what)

@@ -42,6 +42,7 @@ from .steps import (
     observation,
     save,
     saved_id,
+    saved_memory,
     search,
     session_of,
     summary_arguments,
@@ -72,7 +73,8 @@ def context_texts(found: Context | ToolFailure) -> list[str | None]:
 
 
 def search_texts(found: SearchResult | ToolFailure) -> list[str]:
-    return [text for hit in hits_of(found) for text in (hit.title, hit.preview)]
+    """Everything a search's answer shows, in any form of answer."""
+    return [found.shown] if isinstance(found, SearchResult) else []
 
 
 async def expect_unfound(ctx: MemContext, rule: str, secrets: list[str], **where: Any) -> None:
@@ -223,3 +225,26 @@ async def suggested_key_is_redacted(ctx: MemContext) -> None:
         suggested = await done(ctx, SUGGEST, arguments, Suggestion)
         where = f"the key suggested from {arguments}"
         expect_hidden(ctx, "PRIV-003", where, [suggested.topic_key], secrets, suggested)
+
+
+#: PRIV-004 and PRIV-005: a content holding three secrets in a span of the rule's shape
+SHAPES = {
+    "PRIV-004": "A <private>{0} <private>{1}</private> {2}</private> B",
+    "PRIV-005": "A <private>{0} {1}, and on to the end: {2}",
+}
+
+
+@check(rules=tuple(SHAPES), tools=(SAVE, SEARCH))
+async def private_spans_fail_closed(ctx: MemContext) -> None:
+    """A span holding another, and a span never closed: no word inside either is shown by the
+    memory read back or by a search, nor found by a search."""
+    project = await fresh_project(ctx)
+    for rule, shape in SHAPES.items():
+        token, secrets = ctx.unique("privshape"), [ctx.unique("privinside") for _ in range(3)]
+        content = f"{what_why(token)}\n{shape.format(*secrets)}"
+        memory = await saved_memory(ctx, project, token, content=content)
+        read = await live(ctx, memory, "content")
+        expect_hidden(ctx, rule, "the memory read back", [read.title, read.content], secrets, read)
+        found = await search(ctx, token, project=project.name)
+        expect_hidden(ctx, rule, "mem_search", search_texts(found), secrets, found)
+        await expect_unfound(ctx, rule, secrets, project=project.name)

@@ -22,6 +22,7 @@ from .context import MemContext
 from .registry import check
 from .steps import (
     Project,
+    expect_in_time,
     found_ids,
     fresh_project,
     ids_of,
@@ -263,3 +264,19 @@ async def all_projects_searches_everywhere(ctx: MemContext) -> None:
         expected=f"all_projects true finds #{mine} and #{theirs}, whatever the project argument",
         observed=found,
     )
+
+
+#: SRCH-011: memories of one repeated pair of words, and a long phrase of them
+REPETITIVE_MEMORIES, REPETITIVE_CHARS, PHRASE_WORDS = 40, 50_000, 500
+
+
+@check(rules=("SRCH-011",), tools=(SAVE, SEARCH))
+async def long_phrase_answers_in_time(ctx: MemContext) -> None:
+    project = await fresh_project(ctx)
+    body = "a b " * (REPETITIVE_CHARS // 4)
+    for number in range(REPETITIVE_MEMORIES):
+        await save(ctx, project, f"Repetitive {ctx.unique('repeated')} {number}", body)
+    phrase = '"' + " ".join(["a", "b"] * (PHRASE_WORDS // 2)) + '"'
+    arguments = {"query": phrase, "project": project.name}
+    what = f"a phrase of {PHRASE_WORDS} words over {REPETITIVE_MEMORIES} repetitive memories"
+    await expect_in_time(ctx, "SRCH-011", SEARCH, arguments, what)

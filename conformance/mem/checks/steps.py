@@ -63,6 +63,8 @@ ACKNOWLEDGED: dict[str, type[Fact]] = {
 }
 #: seed 003's four sections of a session summary, as a vendor's schema may name them
 SECTIONS = ("goal", "discoveries", "accomplished", "files")
+#: an answer slower than this share of the call time-out reads slow (DESIGN: "Bounded cost")
+SLOW_SHARE = 0.5
 #: how far beyond a store's newest memory an id no memory has lies
 BEYOND_NEWEST = 1_000_000
 
@@ -278,6 +280,23 @@ async def summary_arguments(
         for name, value in parts.items()
         if name in published
     }
+
+
+async def expect_in_time(
+    ctx: MemContext, rule: str, tool: str, arguments: dict[str, Any], what: str
+) -> None:
+    """``tool`` called with ``arguments`` (shaped to trip what is not linear in their size) is
+    answered, success or refusal alike, within ``SLOW_SHARE`` of the call time-out (DESIGN's
+    ruling "Bounded cost"); a call left unanswered is the rule's failure alone (``case``)."""
+    limit_s = SLOW_SHARE * ctx.session.call_timeout_s
+    async with ctx.case((rule,), what):
+        answer = await ctx.call(tool, arguments)
+        ctx.expect(
+            rule,
+            answer.latency_ms <= limit_s * 1000,
+            expected=f"{what} answered within {limit_s:.1f} s",
+            observed=f"answered in {answer.latency_ms:.0f} ms",
+        )
 
 
 def what_why(token: str, what: str = "a memory to find again") -> str:

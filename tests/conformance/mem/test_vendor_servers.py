@@ -23,6 +23,7 @@ NO_OUTPUT_SCHEMA = "no listed tool publishes an outputSchema"
 ANY_SERVER = {
     "DEDUP-005": "the descriptor gives no dedupe window",
     "DEL-005": "not testable from outside a server",
+    "DEL-008": "the harness does not stop it",
     "JUDGE-003": "not testable from outside a server",
     "PROJ-003": "the current project is configured",
     "SAVE-008": "restarts only a server it starts over stdio",
@@ -140,5 +141,5 @@ def test_a_server_that_captures_only_in_a_named_session_is_given_its_session(
     assert sorted(_by_verdict(required, "warn")) == ["DISC-004"]
     passive = {rule: found.verdict for rule, found in required.verdicts.items() if "PASS" in rule}
     assert passive == dict.fromkeys(
-        ("PASS-001", "PASS-002", "PASS-003", "PASS-004", "PASS-005"), "pass"
+        ("PASS-001", "PASS-002", "PASS-003", "PASS-004", "PASS-005", "PASS-006"), "pass"
     )

@@ -14,7 +14,7 @@ from typing import Any
 import mcp_types as types
 from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import Answer, MemService
-from engram_conformance.reference_impl.mem.store import Observation
+from engram_conformance.reference_impl.mem.store import Observation, Store
 
 from ..caught import Caught
 from ..mem_seams import (
@@ -185,3 +185,19 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (SoftDeleteAlwaysSucceeds, mem_caught("DEL-006", "DEL-007")),
     (SoftDeletesTwice, mem_caught("DEL-007")),
 ]
+
+
+def leaves_the_text() -> None:
+    """A hard delete removes the row and nothing more: freed pages are not zeroed, the search
+    index keeps the memory's terms in its segments and the WAL is never checkpointed."""
+
+    def hard_delete(self: Store, observation_id: int) -> None:
+        self.connection.execute("PRAGMA secure_delete=OFF")
+        self.connection.execute("DELETE FROM observations WHERE id = ?", (observation_id,))
+
+    Store.hard_delete = hard_delete  # type: ignore[method-assign]
+    Store.checkpoint = lambda self: True  # type: ignore[method-assign]
+
+
+#: mutants a server over stdio must have (``stdio_server.py``): the harness stops it to judge
+STDIO = {"hard-delete-leaves-text": (leaves_the_text, mem_caught("DEL-008"))}

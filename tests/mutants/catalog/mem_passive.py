@@ -19,7 +19,15 @@ from engram_conformance.reference_impl.mem.service import Answer, MemService
 from engram_conformance.reference_impl.mem.text import one_line
 
 from ..caught import Caught
-from ..mem_seams import CallMutant, ServiceMutant, ServingMutant, answering, mem_caught, text_of
+from ..mem_seams import (
+    CallMutant,
+    ServiceMutant,
+    ServingMutant,
+    SlowerThanLinear,
+    answering,
+    mem_caught,
+    text_of,
+)
 
 CAPTURE = "mem_capture_passive"
 NOTHING_CAPTURED = "Passive capture complete: extracted=0 saved=0 duplicates=0"
@@ -108,6 +116,16 @@ class CapturedAsLearning(ServiceMutant):
 
 
 #: each mutant and what it breaks
+class QuadraticCapture(SlowerThanLinear):
+    """mem_capture_passive rescans its text from every heading: its cost grows with the square
+    of the text's length, seconds for 100 kB."""
+
+    tool, worst = "mem_capture_passive", 100_000
+
+    def size(self, arguments: dict[str, Any]) -> int:
+        return len(str(arguments.get("content", "")))
+
+
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (CapturesOnlyUnderHeading, mem_caught("PASS-001")),
     (StoresTheWholeText, mem_caught("PASS-002")),
@@ -115,4 +133,5 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (NothingToLearnIsAnError, mem_caught("PASS-003")),
     (CaptureStoresRepeats, mem_caught("PASS-004")),
     (CapturedAsLearning, mem_caught("PASS-005")),
+    (QuadraticCapture, mem_caught("PASS-006")),
 ]

@@ -114,10 +114,35 @@ class FirstSpanOnly(LetsThrough):
         return index > 0
 
 
+class EndsAtTheFirstClose(CallMutant):
+    """A span ends at the first closing tag, as upstream's shortest pattern ends it: of a span
+    holding another, the text after the inner span is kept."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {
+            name: _SPAN.sub("[REDACTED]", value) if isinstance(value, str) else value
+            for name, value in arguments.items()
+        }
+
+
+#: an opening tag that no closing tag follows
+_UNCLOSED = re.compile(r"<private>(?!.*</private>)", re.IGNORECASE | re.DOTALL)
+
+
+class UnclosedKept(CallMutant):
+    """An opening tag that nothing closes is dropped, and the text after it kept."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {
+            name: _UNCLOSED.sub("", value) if isinstance(value, str) else value
+            for name, value in arguments.items()
+        }
+
+
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (SaveTitleKept, mem_caught("PRIV-001")),
-    (SaveKept, mem_caught("PRIV-001", "PRIV-002")),
+    (SaveKept, mem_caught("PRIV-001", "PRIV-002", "PRIV-004")),
     (CaseSensitive, mem_caught("PRIV-002")),
     (SingleLine, mem_caught("PRIV-002")),
     (FirstSpanOnly, mem_caught("PRIV-002")),
@@ -126,4 +151,6 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (PassiveKept, mem_caught("PRIV-003")),
     (SessionEndKept, mem_caught("PRIV-003")),
     (SuggestsFromRawText, mem_caught("PRIV-003")),
+    (EndsAtTheFirstClose, mem_caught("PRIV-004")),
+    (UnclosedKept, mem_caught("PRIV-005")),
 ]
