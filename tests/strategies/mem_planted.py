@@ -12,6 +12,7 @@ the bug too).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -78,14 +79,18 @@ class HardDeleteHidesAndUpdateRevives(ServiceMutant):
         memories.update = reviving  # type: ignore[method-assign]
 
 
-class PersonalLeaksIntoEverySearch(ServiceMutant):
-    """mem_search with a project also returns the personal memories of every other project."""
+class OtherProjectsLeakIntoSearches(ServiceMutant):
+    """mem_search with a project also returns the project-scope memories of every other project
+    (a personal memory of another project may show: seed 003's personal memories apply in any
+    project)."""
 
     def patch(self, service: MemService) -> None:
         search = service.store.search
 
-        def leaking(*arguments: Any, personal_everywhere: bool) -> list[Observation]:
-            return search(*arguments, personal_everywhere=True)
+        def leaking(
+            match: str, project: str | None, *rest: Any, personal_everywhere: bool
+        ) -> list[Observation]:
+            return search(match, None, *rest, personal_everywhere=personal_everywhere)
 
         service.store.search = leaking  # type: ignore[method-assign]
 
@@ -116,10 +121,17 @@ def mem_reported(by: dict[str, tuple[str, ...]]) -> Caught:
     return Caught(tuple(by), reported_by=checks, contract="mem")
 
 
-#: each planted bug and what it breaks (one rule each: the machine shrinks the first it meets)
+#: each planted bug and what it breaks (the machine shrinks the first rule it meets)
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (TopicUpsertIgnoresScope, mem_reported({"TOPIC-010": ("topics_are_kept_apart",)})),
     (HardDeleteHidesAndUpdateRevives, mem_reported({"DEL-003": ()})),
-    (PersonalLeaksIntoEverySearch, mem_reported({"SRCH-004": ()})),
+    # a memory of another project shown is a breach of isolation too (SCOPE-003, must)
+    (
+        OtherProjectsLeakIntoSearches,
+        replace(
+            mem_reported({"SRCH-004": ("project_filter_keeps_to_the_project",)}),
+            broken=("SRCH-004", "SCOPE-003"),
+        ),
+    ),
     (RetriedDuplicateCountedTwice, mem_reported({"DEDUP-001": ("repeated_save_is_absorbed",)})),
 ]
