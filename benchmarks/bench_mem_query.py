@@ -13,9 +13,7 @@ separate repeats of one word minutes.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from engram_conformance.reference_impl.mem.project import current_project
 from engram_conformance.reference_impl.mem.read_tools import MAX_QUERY_WORDS
 from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.text import CONTENT_CAP
+from timing import median_ms  # type: ignore[import-not-found]
 
 COUNTS = [1, 4, 8, 16, MAX_QUERY_WORDS]
 
@@ -38,14 +37,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
-def median_ms(service: MemService, query: str, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        answer = service.call("mem_search", {"query": query, "project": "bench"})
-        times.append((time.perf_counter() - started) * 1000)
-        assert not answer.is_error, answer.text
-    return statistics.median(times)
+def searched(service: MemService, query: str) -> None:
+    """One search of ``query``; it must succeed."""
+    answer = service.call("mem_search", {"query": query, "project": "bench"})
+    assert not answer.is_error, answer.text
 
 
 def main() -> None:
@@ -61,7 +56,11 @@ def main() -> None:
                 service.call("mem_save", {"title": f"memory {number}", "content": content})
             print(f"{'query':18}" + "".join(f"{count:>9} w" for count in COUNTS))
             for name, shape in SHAPES.items():
-                times = [median_ms(service, shape(count), options.repeats) for count in COUNTS]
+                queries = [shape(count) for count in COUNTS]
+                times = [
+                    median_ms(lambda q=query: searched(service, q), options.repeats)
+                    for query in queries
+                ]
                 print(f"{name:18}" + "".join(f"{ms:8.1f} ms" for ms in times))
             too_many = " ".join(f"w{n}" for n in range(MAX_QUERY_WORDS + 1))
             refused = service.call("mem_search", {"query": too_many})

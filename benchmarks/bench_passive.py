@@ -16,7 +16,6 @@ transaction that stores the learnings), on a fresh project, so that no learning 
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ from pathlib import Path
 from engram_conformance.reference_impl.mem.memories import DEFAULT_MOST_LEARNINGS
 from engram_conformance.reference_impl.mem.project import current_project
 from engram_conformance.reference_impl.mem.service import MemService
+from timing import median_ms  # type: ignore[import-not-found]
 
 
 def repeated(unit: str) -> Callable[[int], str]:
@@ -52,15 +52,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
-def median_ms(service: MemService, text: str, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        project = f"p{time.perf_counter_ns()}"
-        started = time.perf_counter()
-        answer = service.call("mem_capture_passive", {"content": text, "project": project})
-        times.append((time.perf_counter() - started) * 1000)
-        assert not answer.is_error, answer.text
-    return statistics.median(times)
+def captured(service: MemService, text: str) -> None:
+    """One capture of ``text``, in a project of its own; it must succeed."""
+    project = f"p{time.perf_counter_ns()}"
+    answer = service.call("mem_capture_passive", {"content": text, "project": project})
+    assert not answer.is_error, answer.text
 
 
 def main() -> None:
@@ -74,7 +70,11 @@ def main() -> None:
         try:
             print(f"{'text':34}" + "".join(f"{size:>11} B" for size in sizes) + "   ratio")
             for name, shape in SHAPES.items():
-                times = [median_ms(service, shape(size), options.repeats) for size in sizes]
+                texts = [shape(size) for size in sizes]
+                times = [
+                    median_ms(lambda text=text: captured(service, text), options.repeats)
+                    for text in texts
+                ]
                 cells = "".join(f"{ms:10.1f} ms" for ms in times)
                 print(f"{name:34}{cells}  {times[-1] / times[0]:6.1f}")
         finally:

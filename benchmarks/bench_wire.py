@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import httpx2
 from engram_conformance.reference_impl import wire
+from timing import median_ms  # type: ignore[import-not-found]
 
 SIZES = (64 << 10, 256 << 10, 1 << 20, 4 << 20, wire.MAX_MESSAGE_BYTES)
 REFERENCE = Path(sys.executable).with_name("engram-reference")
@@ -50,15 +50,6 @@ SHAPES: dict[str, Callable[[int], bytes]] = {
         b'"}}}',
     ),
 }
-
-
-def median_ms(timed: Callable[[], object], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        timed()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def _read(message: bytes) -> None:

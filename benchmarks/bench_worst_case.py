@@ -35,6 +35,7 @@ from engram_conformance.spec.engram_memory import Spec, canonical_json, load, va
 from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from timing import median_ms  # type: ignore[import-not-found]
 
 _numbers = itertools.count()
 
@@ -46,15 +47,6 @@ def fresh_capture(spec: Spec) -> Callable[[], dict[str, Any]]:
         return capture_arguments(spec, key=key, purpose_ref=PURPOSE, text=f"note {number}")
 
     return fresh
-
-
-def median_ms(timed: Callable[[], Any], repeats: int) -> float:
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        timed()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def validation_ms(spec: Spec, arguments: dict[str, Any], repeats: int) -> tuple[float, float]:
