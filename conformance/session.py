@@ -109,9 +109,9 @@ class Session:
         that a long run keeps only the current check's calls in memory."""
         self.transcript.clear()
 
-    def _why(self, client: Any, fault: str) -> str:
+    async def _why(self, client: Any, fault: str) -> str:
         """``fault`` told by what the transport of ``client`` saw, when it saw why."""
-        return self.connection.explain(client) or fault
+        return await self.connection.explain(client) or fault
 
     async def call(
         self, tool: str, arguments: Any, meta: dict[str, Any] | None, claims: dict[str, Any] | None
@@ -151,7 +151,7 @@ class Session:
         if lost:
             observed = replace(observed, fault=f"{LOST} ({observed.fault})")
         elif observed.outcome == "fault":
-            observed = replace(observed, fault=self._why(client, observed.fault or ""))
+            observed = replace(observed, fault=await self._why(client, observed.fault or ""))
         return self._record(_with_latency(observed, elapsed), raises=not lost)
 
     async def still_answers(self) -> bool:
@@ -313,7 +313,7 @@ class Session:
                 structured["nextCursor"] = next_cursor
             observed = Observation(**base, outcome="result", structured=structured)
         if observed.outcome == "fault":
-            observed = replace(observed, fault=self._why(client, observed.fault or ""))
+            observed = replace(observed, fault=await self._why(client, observed.fault or ""))
         elapsed = (time.perf_counter() - started) * 1000
         return self._record(_with_latency(observed, elapsed)), tools, next_cursor
 

@@ -58,6 +58,18 @@ def test_a_failing_tools_list_is_a_verdict_with_evidence(
     assert (report_dir / "transcripts" / "discovery.jsonl").is_file()
 
 
+def test_the_end_of_output_is_told_before_the_call_times_out(tmp_path: Path) -> None:
+    """A server that closes its output at tools/list and lives on: the listing fails at once,
+    told as the end of its output with the process still running, never as "no answer" (the
+    transport used to wait up to 1 s for the exit status before the SDK saw the end, which
+    lost to a shorter call time-out, and raced an equal one)."""
+    done, report_dir = run(tmp_path, "close-at-list", "HOST-020", call_timeout_s=0.5)
+    no_traces(done, tmp_path)
+    told = "tools/list failed: the server closed its output; it is still running"
+    assert done.stdout.startswith(f"No tools discovered: {told}"), done.stdout[:500]
+    assert told in verdicts(report_dir)["HOST-020"][1]
+
+
 def test_input_schemas_that_are_not_objects_are_judged(tmp_path: Path) -> None:
     """The SDK refuses such a listing; the harness reads it as sent and HOST-021 judges it."""
     done, report_dir = run(tmp_path, "schema-not-object", "HOST-020", "HOST-021")
