@@ -39,7 +39,6 @@ KEPT_RAW_CHANNELS = 2
 
 async def _unexplained(client: Any) -> None:
     """A transport that knows no more than the SDK of why a connection ended."""
-    return None
 
 
 def identity_of(claims: dict[str, Any] | None) -> dict[str, str]:
