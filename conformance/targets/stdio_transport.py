@@ -7,7 +7,8 @@ nothing of how the server ended. This one hands the SDK the same streams, but:
 - a line longer than ``MAX_MESSAGE_BYTES``, bytes that are not UTF-8, or text that is no
   JSON-RPC message the SDK can read (a lone surrogate included) end the connection, and the
   ``Wire`` says what arrived (its first bytes, escaped) and why it was refused: the MCP stdio
-  transport allows nothing but messages on the server's output;
+  transport allows nothing but messages on the server's output. A line that cannot begin a
+  JSON object is refused from its first bytes, without waiting for its end;
 - the end of the server's output is told with the process's exit status or signal;
 - the SDK sees the end the moment the transport does, so that the call in flight fails at once
   rather than waiting for its time-out; the account of why (``Wire.account``) is complete once
@@ -41,6 +42,8 @@ Streams = tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStrea
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 #: How much of refused output the evidence shows.
 EVIDENCE_BYTES = 200
+#: What may come before a message on a line (JSON's whitespace).
+BLANKS = b" \t\r\n"
 #: How long the process may take to exit once its output ends, before it is told as running.
 EXIT_WAIT_S = 1.0
 
@@ -121,6 +124,8 @@ async def guarded_stdio(
         async with to_session:
             while True:
                 try:
+                    if not _may_be_a_message(await _next_line_begun(lines), wire):
+                        return
                     line = await lines.receive_until(b"\n", MAX_MESSAGE_BYTES)
                 except (anyio.EndOfStream, anyio.IncompleteRead):
                     wire.end("the server closed its output", status_follows=True)
@@ -178,6 +183,28 @@ async def guarded_stdio(
                 group.cancel_scope.cancel()
     finally:
         await processes.stop(process)
+
+
+async def _next_line_begun(lines: BufferedByteReceiveStream) -> bytes:
+    """What has come of the server's next line, once it holds more than blanks (it stays in
+    ``lines``). Raises what reading raises."""
+    while not lines.buffer.lstrip(BLANKS):
+        lines.feed_data(await lines.receive_stream.receive())
+    return lines.buffer.lstrip(BLANKS)
+
+
+def _may_be_a_message(begun: bytes, wire: Wire) -> bool:
+    """Whether a line that begins so may be a JSON-RPC message (a JSON object); if not, the
+    wire is ended with what arrived. Garbage is told from its first bytes, not once its line
+    ends: a line that ends late, or never, would be told as no answer when the call's
+    time-out came first."""
+    if begun.startswith(b"{"):
+        return True
+    head = begun.partition(b"\n")[0]
+    wire.end(
+        f"the server wrote a line that is no JSON-RPC message (no JSON object): {evidence(head)}"
+    )
+    return False
 
 
 def _message(line: bytes, wire: Wire) -> JSONRPCMessage | None:

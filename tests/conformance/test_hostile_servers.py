@@ -94,6 +94,7 @@ def test_every_page_of_tools_list_is_read(tmp_path: Path) -> None:
     ("mode", "told"),
     [
         ("garbage", "the server wrote a line that is no JSON-RPC message"),
+        ("garbage-unended", "the server wrote a line that is no JSON-RPC message"),
         ("invalid-utf8", "the server wrote bytes that are not UTF-8"),
         ("lone-surrogate", "the server wrote a line that is no JSON-RPC message"),
         ("huge-answer", "the server wrote a line longer than 16777216 bytes"),
@@ -101,6 +102,9 @@ def test_every_page_of_tools_list_is_read(tmp_path: Path) -> None:
     ],
 )
 def test_unreadable_output_is_told_with_what_arrived(tmp_path: Path, mode: str, told: str) -> None:
+    """Told as what arrived, never as "no answer": a line is refused from its first bytes when
+    they cannot begin a JSON-RPC message, so garbage whose end comes late, or never, is not
+    told as a hang when the call's time-out comes first."""
     done, report_dir = run(tmp_path, mode, "ENV-001", call_timeout_s=30)
     no_traces(done, tmp_path)
     verdict, reason = verdicts(report_dir)["ENV-001"]
