@@ -178,8 +178,8 @@ async def calls_at_the_bounds_answer_in_time(ctx: CheckContext) -> None:
         if captured.ok and "candidate_id" in captured.value:
             admissions.append((what, captured.value["candidate_id"]))
     query = longest_query(ctx.spec)
-    what = "the longest search query of FTS syntax"
-    await _in_time(ctx, what, functools.partial(ctx.search, query), {"query": query})
+    longest = "the longest search query of FTS syntax"
+    await _in_time(ctx, longest, functools.partial(ctx.search, query), {"query": query})
     other = ctx.new_identity("bystander")
     for what, candidate_id in admissions:
         await _admitted_beside_a_search(ctx, what, candidate_id, other)
