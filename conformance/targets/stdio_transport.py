@@ -188,9 +188,9 @@ async def guarded_stdio(
 async def _next_line_begun(lines: BufferedByteReceiveStream) -> bytes:
     """What has come of the server's next line, once it holds more than blanks (it stays in
     ``lines``). Raises what reading raises."""
-    while not lines.buffer.lstrip(BLANKS):
+    while not (begun := lines.buffer.lstrip(BLANKS)):
         lines.feed_data(await lines.receive_stream.receive())
-    return lines.buffer.lstrip(BLANKS)
+    return begun
 
 
 def _may_be_a_message(begun: bytes, wire: Wire) -> bool:
