@@ -7,20 +7,21 @@ decides. ``undecided`` stops a check that cannot decide through no fault of the 
 in a form no reader knows, an argument the server does not publish): its rules are then not
 applicable, with the reason and how to make them testable, never ``pass``, ``fail`` or ``error``.
 ``case`` keeps a fault of one case of a check to that case's rules while the server still
-answers, so that one unanswered call charges one rule.
+answers, so that one unanswered call charges one rule. ``timed`` judges a call for a timing
+rule, for which a late answer and none within the call time-out are the same verdict.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .exceptions import ServerFault
+from .exceptions import NoAnswerInTime, ServerFault
 from .ledger import Failure, Ledger, Reproduction
 from .observation import Observation
 from .session import Session
@@ -147,17 +148,43 @@ class BaseContext:
         """One case of a check that sends several: a call of it left unanswered (a time-out, an
         answer that is no MCP) is a failure of ``rules`` alone, at their level, and the check
         goes on with its next case while the server still answers (``Session.still_answers``).
-        A server that stopped answering ends the check (the fault is raised again); one that
-        still answers may still be busy with the call, which no other check must pay for: the
-        runner connects afresh (for a server it starts, a new process) before the next check."""
+        A server that stopped answering ends the check (the fault is raised again); after one
+        that still answers, the next check gets a fresh connection (``_go_on_after``)."""
         try:
             yield
         except ServerFault as fault:
             for rule in rules:
                 self.expect(rule, False, expected=f"{what}: an answer", observed=str(fault))
-            if not await self.session.still_answers():
-                raise
-            self.unanswered = str(fault)
+            await self._go_on_after(fault)
+
+    async def timed(
+        self, rule: str, what: str, send: Callable[[], Awaitable[Observation]], within_ms: float
+    ) -> Observation | None:
+        """A timing rule's judgement of one call (``send``): answered within ``within_ms``, or
+        ``rule`` broken at its level, with the time measured. No answer within the call time-out
+        is the same broken verdict, never an ``error``: a slow server answers late or not at all
+        as the machine's load has it, and the rule judges its slowness either way. None when it
+        went unanswered; the check then goes on while the server still answers. Other faults
+        (a crash, garbage) end the check as they do anywhere."""
+        expected = f"{what} answered within {within_ms:.0f} ms"
+        try:
+            answer = await send()
+        except NoAnswerInTime as late:
+            self.expect(rule, False, expected=expected, observed=str(late))
+            await self._go_on_after(late)
+            return None
+        observed = f"answered in {answer.latency_ms:.0f} ms: {answer.summary()}"
+        self.expect(rule, answer.latency_ms <= within_ms, expected=expected, observed=observed)
+        return answer
+
+    async def _go_on_after(self, fault: ServerFault) -> None:
+        """After a call went unanswered, go on while the server still answers, else end the
+        check with ``fault`` (the runner reconnects). A server that still answers may still be
+        busy with the call, which no other check must pay for: the runner connects afresh (for
+        a server it starts, a new process) before the next check (``unanswered``)."""
+        if not await self.session.still_answers():
+            raise fault
+        self.unanswered = str(fault)
 
     def after_stop(self, judge: Callable[[], None]) -> bool:
         """Have ``judge`` (which calls ``expect_calls``, say) run once the harness has closed the

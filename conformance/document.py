@@ -3,6 +3,7 @@ renderer reads)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from importlib.metadata import version
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 from engram_conformance.reports import (
     CallRecord,
     ConformanceInfo,
+    CutArguments,
     FailureRecord,
     Kit,
     ReportDocument,
@@ -35,6 +37,10 @@ from .targets.launch import Target
 
 KIT_VERSION = version("engram-conformance")
 CALLS_SHOWN = 20  # the last calls of a failure that the report shows
+#: The longest arguments (their JSON text) a report shows whole; the transcript has them all.
+SHOWN_ARGUMENT_BYTES = 2048
+#: How much of the beginning and of the end of longer arguments a report shows.
+ARGUMENT_END_CHARS = 256
 
 
 def conformance_line(
@@ -178,11 +184,30 @@ def _failure_record(
 
 def _call(call: dict[str, Any]) -> CallRecord:
     """A call as the report shows it: JSON data, an infinite number as "Infinity" or
-    "-Infinity" (the transcript keeps it a number)."""
+    "-Infinity" (the transcript keeps it a number); arguments too long to show as their digest,
+    size and ends (``cut_arguments``)."""
+    cut = cut_arguments(call.get("arguments"))
     return CallRecord(
         tool=call.get("tool") or call.get("method"),
-        arguments=infinities_named(call.get("arguments")),
+        arguments=None if cut else infinities_named(call.get("arguments")),
         answer=infinities_named(call.get("answer")),
+        arguments_cut=cut,
+    )
+
+
+def cut_arguments(arguments: Any) -> CutArguments | None:
+    """The digest, size and ends of ``arguments`` whose JSON text (as the transcript writes
+    it) is over ``SHOWN_ARGUMENT_BYTES``; None for shorter ones, shown whole. Calls at the
+    bounds send megabytes, and every failure of a check shows its calls: written whole, they
+    made most of a report."""
+    text = json_text(arguments, default=str)
+    if len(text) <= SHOWN_ARGUMENT_BYTES:
+        return None
+    return CutArguments(
+        sha256=hashlib.sha256(text.encode("ascii")).hexdigest(),
+        bytes=len(text),
+        begins=text[:ARGUMENT_END_CHARS],
+        ends=text[-ARGUMENT_END_CHARS:],
     )
 
 

@@ -2,7 +2,8 @@
 
 - start: ``StartupFailed`` (the command cannot run, exits, or the URL never answers);
 - initialize and every call: ``ServerFault`` (the connection broke, the server crashed, hung past
-  the call timeout, or answered something that is not MCP);
+  the call timeout, or answered something that is not MCP); ``NoAnswerInTime``, a kind of it,
+  when the call timeout passed and nothing else went wrong;
 - descriptor reading: ``targets.descriptor.DescriptorError``;
 - SIGTERM or Ctrl-C: ``Interrupted``, once the servers are stopped (``interruption``).
 A ``ServerFault`` during a check makes that check's rules ``error`` with the evidence; it never
@@ -39,6 +40,11 @@ class ServerFault(Exception):
 
     def __str__(self) -> str:
         return self.problem
+
+
+class NoAnswerInTime(ServerFault):
+    """The server did not answer a call within the call time-out, and its transport saw no
+    other cause (no end of output, no garbage). A timing rule reads it as a slow answer."""
 
 
 @dataclass

@@ -40,6 +40,8 @@ class Observation:
     error_message: str | None = None
     error_data: Any = None
     fault: str | None = None
+    #: the fault is the call time-out passing, and the transport saw nothing else go wrong
+    timed_out: bool = False
     latency_ms: float = 0.0
     sent_by: Literal["harness", "sdk"] = "harness"
     #: the size of the answer's JSON text and its beginning, when only that is kept

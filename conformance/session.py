@@ -38,7 +38,7 @@ from mcp_types import ListToolsResult, PaginatedRequestParams, Tool
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
-from .exceptions import ServerFault, StartupFailed
+from .exceptions import NoAnswerInTime, ServerFault, StartupFailed
 from .observation import Observation
 from .targets.connection import Connection
 from .targets.json_text import sdk_writes
@@ -101,7 +101,8 @@ class Session:
         for observer in self.observers:
             observer(observation)
         if observation.outcome == "fault" and raises:
-            raise ServerFault(observation.fault or "the connection failed")
+            fault = NoAnswerInTime if observation.timed_out else ServerFault
+            raise fault(observation.fault or "the connection failed")
         return observation
 
     def begin_check(self) -> None:
@@ -109,9 +110,11 @@ class Session:
         that a long run keeps only the current check's calls in memory."""
         self.transcript.clear()
 
-    def _why(self, client: Any, fault: str) -> str:
-        """``fault`` told by what the transport of ``client`` saw, when it saw why."""
-        return self.connection.explain(client) or fault
+    async def _why(self, client: Any, observed: Observation) -> Observation:
+        """The fault ``observed`` told by what the transport of ``client`` saw, when it saw
+        why (then it is no time-out, whichever the SDK noticed first)."""
+        told = await self.connection.explain(client)
+        return replace(observed, fault=told, timed_out=False) if told else observed
 
     async def call(
         self, tool: str, arguments: Any, meta: dict[str, Any] | None, claims: dict[str, Any] | None
@@ -151,7 +154,7 @@ class Session:
         if lost:
             observed = replace(observed, fault=f"{LOST} ({observed.fault})")
         elif observed.outcome == "fault":
-            observed = replace(observed, fault=self._why(client, observed.fault or ""))
+            observed = await self._why(client, observed)
         return self._record(_with_latency(observed, elapsed), raises=not lost)
 
     async def still_answers(self) -> bool:
@@ -313,7 +316,7 @@ class Session:
                 structured["nextCursor"] = next_cursor
             observed = Observation(**base, outcome="result", structured=structured)
         if observed.outcome == "fault":
-            observed = replace(observed, fault=self._why(client, observed.fault or ""))
+            observed = await self._why(client, observed)
         elapsed = (time.perf_counter() - started) * 1000
         return self._record(_with_latency(observed, elapsed)), tools, next_cursor
 
@@ -387,12 +390,9 @@ def _failed(base: dict[str, Any], error: Exception, timed_out: str | None = None
     if isinstance(error, MCPError):
         return _answered_error(base, error)
     if isinstance(error, TimeoutError) and timed_out is not None:
-        fault = timed_out
-    elif isinstance(error, StartupFailed | UnreadableListing):
-        fault = str(error)
-    else:
-        fault = describe(error)
-    return Observation(**base, outcome="fault", fault=fault)
+        return Observation(**base, outcome="fault", fault=timed_out, timed_out=True)
+    told = isinstance(error, StartupFailed | UnreadableListing)
+    return Observation(**base, outcome="fault", fault=str(error) if told else describe(error))
 
 
 async def at_once(calls: Iterable[Send]) -> list[Any]:

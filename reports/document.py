@@ -13,7 +13,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -134,11 +134,34 @@ class ConformanceInfo:
         )
 
 
+#: Field metadata of an optional member of the JSON document: left out, not null, when None.
+OPTIONAL = {"optional": True}
+
+
+@dataclass(frozen=True)
+class CutArguments:
+    """Arguments too long to show in a report: their size, their SHA-256 and their first and
+    last characters, all of their JSON text as the transcript writes it, which holds them
+    whole."""
+
+    sha256: str
+    bytes: int
+    begins: str
+    ends: str
+
+
 @dataclass(frozen=True)
 class CallRecord:
     tool: str
+    #: the arguments as sent, or None when they were cut (``arguments_cut``)
     arguments: Any
     answer: Any
+    arguments_cut: CutArguments | None = field(default=None, metadata=OPTIONAL)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CallRecord:
+        cut = data.get("arguments_cut")
+        return cls(**{**data, "arguments_cut": None if cut is None else CutArguments(**cut)})
 
 
 @dataclass(frozen=True)
@@ -153,11 +176,12 @@ class FailureRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FailureRecord:
-        return cls(**{**data, "calls": tuple(CallRecord(**call) for call in data["calls"])})
+        calls = tuple(CallRecord.from_dict(call) for call in data["calls"])
+        return cls(**{**data, "calls": calls})
 
     def call_lines(self) -> tuple[str, ...]:
         """Each call as one line of JSON, for display."""
-        return tuple(json.dumps(asdict(call), ensure_ascii=False) for call in self.calls)
+        return tuple(json.dumps(_json_value(call), ensure_ascii=False) for call in self.calls)
 
 
 @dataclass(frozen=True)
@@ -307,6 +331,7 @@ def _json_value(value: Any) -> Any:
         return {
             f.metadata.get("json", f.name): _json_value(getattr(value, f.name))
             for f in fields(value)
+            if not (f.metadata.get("optional") and getattr(value, f.name) is None)
         }
     if isinstance(value, Verdict):
         return value.value

@@ -6,6 +6,7 @@ each other's memory and no server reset is needed.
 
 from __future__ import annotations
 
+import enum
 import itertools
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,8 +16,20 @@ from engram_conformance.spec.engram_memory import Spec, instant, operation_diges
 
 from .signed_meta import ContextSigner
 
-#: A claim override that removes the claim from the context.
-ABSENT = object()
+
+class _Absent(enum.Enum):
+    """A claim override that removes the claim from the context. It reads ``absent`` wherever
+    a check's evidence names what was sent (``f"tools claim {enabled}"``)."""
+
+    ABSENT = "absent"
+
+    def __str__(self) -> str:
+        return self.value
+
+    __repr__ = __str__
+
+
+ABSENT = _Absent.ABSENT
 CONTEXT_TTL_S = 120
 
 

@@ -18,7 +18,7 @@ closed with the connection or once it is the least recently used of more than
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
 
@@ -37,6 +37,10 @@ KEPT_IDENTITY_CLIENTS = 8
 KEPT_RAW_CHANNELS = 2
 
 
+async def _unexplained(client: Any) -> None:
+    """A transport that knows no more than the SDK of why a connection ended."""
+
+
 def identity_of(claims: dict[str, Any] | None) -> dict[str, str]:
     return {name: str((claims or {}).get(name, "")) for name in IDENTITY_CLAIMS}
 
@@ -51,7 +55,7 @@ class Connection:
         open_extra: OpenClient | None = None,
         open_raw: OpenRaw | None = None,
         group: TaskGroup | None = None,
-        explain: Callable[[Any], str | None] | None = None,
+        explain: Callable[[Any], Awaitable[str | None]] | None = None,
         extra_is_a_process: bool = False,
     ):
         """``open_for`` (a per-identity binding) needs ``group``, a task group of the task
@@ -62,7 +66,7 @@ class Connection:
         another restarts the server on the same state."""
         self.default = default
         self.extra_is_a_process = extra_is_a_process
-        self.explain = explain or (lambda client: None)
+        self.explain = explain or _unexplained
         self._open_for = open_for
         self._open_extra = open_extra
         self._open_raw = open_raw

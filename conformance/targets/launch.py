@@ -132,7 +132,7 @@ class Target:
     def connect(self) -> Any:  # an async context manager yielding an initialized Connection
         raise NotImplementedError
 
-    def explain(self, client: Any) -> str | None:
+    async def explain(self, client: Any) -> str | None:
         """Why ``client``'s connection ended, when its transport knows more than the SDK."""
         return None
 
@@ -203,10 +203,10 @@ class LaunchedTarget(Target):
                     extra_is_a_process=self.transport == "stdio",
                 )
 
-    def explain(self, client: Any) -> str | None:
+    async def explain(self, client: Any) -> str | None:
         wire = self._wires.get(id(client))
         if wire is not None:
-            return wire.problem
+            return await wire.account()
         started = self._http_process
         if started is not None and started.poll() is not None:
             return f"the server process {processes.exit_status(started.returncode)}"
@@ -346,7 +346,7 @@ async def _started(
     try:
         value = await opened.__aenter__()
     except Exception as error:  # any failure to start is reported with evidence, not raised raw
-        problem = (wire.problem if wire else None) or describe(error)
+        problem = (await wire.account() if wire else None) or describe(error)
         raise StartupFailed(problem, tail(log) if log else "") from None
     try:
         yield value

@@ -5,10 +5,16 @@ parse (the request it answered then waits for its time-out, "no answer within 10
 nothing of how the server ended. This one hands the SDK the same streams, but:
 
 - a line longer than ``MAX_MESSAGE_BYTES``, bytes that are not UTF-8, or text that is no
-  JSON-RPC message the SDK can read (a lone surrogate included) end the connection, and
-  ``Wire.problem`` says what arrived (its first bytes, escaped) and why it was refused: the MCP
-  stdio transport allows nothing but messages on the server's output;
+  JSON-RPC message the SDK can read (a lone surrogate included) end the connection, and the
+  ``Wire`` says what arrived (its first bytes, escaped) and why it was refused: the MCP stdio
+  transport allows nothing but messages on the server's output. A line that cannot begin a
+  JSON object is refused from its first bytes, without waiting for its end;
 - the end of the server's output is told with the process's exit status or signal;
+- the SDK sees the end the moment the transport does, so that the call in flight fails at once
+  rather than waiting for its time-out; the account of why (``Wire.account``) is complete once
+  the exit status is known, and whoever asks for it waits for that (``EXIT_WAIT_S`` at most).
+  Waiting for the status before ending the SDK's stream raced the call's time-out: the same
+  server was told as closed, still running, or silent ("no answer within") from run to run;
 - no answer to the first request (``initialize``) within ``startup_timeout_s`` ends it too;
 - the process leads a group of its own and is stopped by its pid (``processes``), and its
   stderr goes to the run's bounded ``ServerLog``.
@@ -18,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream, Process
@@ -36,6 +42,8 @@ Streams = tuple[ObjectReceiveStream[SessionMessage | Exception], ObjectSendStrea
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 #: How much of refused output the evidence shows.
 EVIDENCE_BYTES = 200
+#: What may come before a message on a line (JSON's whitespace).
+BLANKS = b" \t\r\n"
 #: How long the process may take to exit once its output ends, before it is told as running.
 EXIT_WAIT_S = 1.0
 
@@ -50,13 +58,46 @@ def evidence(data: bytes | str) -> str:
 
 @dataclass
 class Wire:
-    """What a transport saw that the SDK does not tell: why the connection ended, if it did."""
+    """What a transport saw that the SDK does not tell: why the connection ended, if it did.
 
-    problem: str | None = None
+    The first cause noticed is the one told. The end of the server's output or input is told
+    with how the process ended (``exited``), which may come a little later."""
 
-    def end(self, problem: str) -> None:
-        if self.problem is None:
-            self.problem = problem
+    cause: str | None = None
+    #: how the server process ended, when the cause is told with it
+    status: str | None = None
+    _status_follows: bool = False
+    _told: anyio.Event = field(default_factory=anyio.Event)
+
+    def end(self, cause: str, *, status_follows: bool = False) -> None:
+        """The connection ended because of ``cause``; ``status_follows``: the account is complete
+        once ``exited`` says how the process ended."""
+        if self.cause is None:
+            self.cause = cause
+            self._status_follows = status_follows
+            if not status_follows:
+                self._told.set()
+
+    def exited(self, status: str) -> None:
+        """How the process ended, which completes an account that waits for it."""
+        if self._status_follows and self.status is None:
+            self.status = status
+        self._told.set()
+
+    @property
+    def problem(self) -> str | None:
+        """Why the connection ended, as far as it is known now (None: it has not ended)."""
+        if self.cause is None or self.status is None:
+            return self.cause
+        return f"{self.cause}; it {self.status}"
+
+    async def account(self) -> str | None:
+        """Why the connection ended, once the transport has said all it will (at most
+        ``EXIT_WAIT_S`` after it ended); None while it has not ended."""
+        if self.cause is not None:
+            with anyio.move_on_after(EXIT_WAIT_S):
+                await self._told.wait()
+        return self.problem
 
 
 @asynccontextmanager
@@ -79,14 +120,17 @@ async def guarded_stdio(
 
     async def read_output() -> None:
         lines = BufferedByteReceiveStream(process.stdout)  # type: ignore[arg-type]
+        closed_output = False
         async with to_session:
             while True:
                 try:
+                    if not _may_be_a_message(await _next_line_begun(lines), wire):
+                        return
                     line = await lines.receive_until(b"\n", MAX_MESSAGE_BYTES)
                 except (anyio.EndOfStream, anyio.IncompleteRead):
-                    ended = await _exit_of(process)
-                    wire.end(f"the server closed its output; it {ended}")
-                    return
+                    wire.end("the server closed its output", status_follows=True)
+                    closed_output = True
+                    break
                 except anyio.DelimiterNotFound:
                     head = lines.buffer[:EVIDENCE_BYTES]
                     wire.end(
@@ -107,6 +151,8 @@ async def guarded_stdio(
                     await to_session.send(SessionMessage(message))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return
+        if closed_output:  # the SDK has seen the end: how the process ended completes the account
+            wire.exited(await _exit_of(process))
 
     async def write_input() -> None:
         async with from_session:
@@ -115,9 +161,9 @@ async def guarded_stdio(
                     text = outgoing.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(text.encode("utf-8") + b"\n")  # type: ignore[union-attr]
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                ended = await _exit_of(process)
-                wire.end(f"the server closed its input; it {ended}")
+                wire.end("the server closed its input", status_follows=True)
                 await to_session.aclose()
+                wire.exited(await _exit_of(process))
 
     async def await_first_answer() -> None:
         with anyio.move_on_after(startup_timeout_s):
@@ -137,6 +183,28 @@ async def guarded_stdio(
                 group.cancel_scope.cancel()
     finally:
         await processes.stop(process)
+
+
+async def _next_line_begun(lines: BufferedByteReceiveStream) -> bytes:
+    """What has come of the server's next line, once it holds more than blanks (it stays in
+    ``lines``). Raises what reading raises."""
+    while not (begun := lines.buffer.lstrip(BLANKS)):
+        lines.feed_data(await lines.receive_stream.receive())
+    return begun
+
+
+def _may_be_a_message(begun: bytes, wire: Wire) -> bool:
+    """Whether a line that begins so may be a JSON-RPC message (a JSON object); if not, the
+    wire is ended with what arrived. Garbage is told from its first bytes, not once its line
+    ends: a line that ends late, or never, would be told as no answer when the call's
+    time-out came first."""
+    if begun.startswith(b"{"):
+        return True
+    head = begun.partition(b"\n")[0]
+    wire.end(
+        f"the server wrote a line that is no JSON-RPC message (no JSON object): {evidence(head)}"
+    )
+    return False
 
 
 def _message(line: bytes, wire: Wire) -> JSONRPCMessage | None:

@@ -18,7 +18,7 @@ from engram_conformance.reports import ReportDocument
 from engram_conformance.spec.engram_memory import load
 
 from ..mutants.base import BindingMutant
-from ..mutants.catalog.host import MadeUpTrustClass
+from ..mutants.catalog.host import MadeUpTrustClass, ToolsListChecksTheToolClaim
 from .inprocess import run_against
 
 SPEC = load()
@@ -140,3 +140,13 @@ def test_a_made_up_trust_class_is_caught_by_the_trust_check(tmp_path: Path) -> N
     assert result.verdicts["HOST-017"].verdict == "pass"
     checks = {failure.check for failure in result.ledger.evidence["LIFE-007"].failures}
     assert "records_carry_a_trust_class" in checks
+
+
+def test_a_tools_claim_left_out_is_told_absent(tmp_path: Path) -> None:
+    """HOST-022's failures say which tools claim was sent: a list, or "absent" when the context
+    carries none (never the harness's sentinel object)."""
+    mutant = ToolsListChecksTheToolClaim
+    result = run_against(tmp_path, binding_mutant=mutant, only=("HOST-022",))
+    said = [f"{f.expected} {f.observed}" for f in result.ledger.evidence["HOST-022"].failures]
+    assert any("(tools claim absent)" in text for text in said), said
+    assert not [text for text in said if "object at 0x" in text], said

@@ -58,6 +58,18 @@ def test_a_failing_tools_list_is_a_verdict_with_evidence(
     assert (report_dir / "transcripts" / "discovery.jsonl").is_file()
 
 
+def test_the_end_of_output_is_told_before_the_call_times_out(tmp_path: Path) -> None:
+    """A server that closes its output at tools/list and lives on: the listing fails at once,
+    told as the end of its output with the process still running, never as "no answer" (the
+    transport used to wait up to 1 s for the exit status before the SDK saw the end, which
+    lost to a shorter call time-out, and raced an equal one)."""
+    done, report_dir = run(tmp_path, "close-at-list", "HOST-020", call_timeout_s=0.5)
+    no_traces(done, tmp_path)
+    told = "tools/list failed: the server closed its output; it is still running"
+    assert done.stdout.startswith(f"No tools discovered: {told}"), done.stdout[:500]
+    assert told in verdicts(report_dir)["HOST-020"][1]
+
+
 def test_input_schemas_that_are_not_objects_are_judged(tmp_path: Path) -> None:
     """The SDK refuses such a listing; the harness reads it as sent and HOST-021 judges it."""
     done, report_dir = run(tmp_path, "schema-not-object", "HOST-020", "HOST-021")
@@ -82,6 +94,7 @@ def test_every_page_of_tools_list_is_read(tmp_path: Path) -> None:
     ("mode", "told"),
     [
         ("garbage", "the server wrote a line that is no JSON-RPC message"),
+        ("garbage-unended", "the server wrote a line that is no JSON-RPC message"),
         ("invalid-utf8", "the server wrote bytes that are not UTF-8"),
         ("lone-surrogate", "the server wrote a line that is no JSON-RPC message"),
         ("huge-answer", "the server wrote a line longer than 16777216 bytes"),
@@ -89,6 +102,9 @@ def test_every_page_of_tools_list_is_read(tmp_path: Path) -> None:
     ],
 )
 def test_unreadable_output_is_told_with_what_arrived(tmp_path: Path, mode: str, told: str) -> None:
+    """Told as what arrived, never as "no answer": a line is refused from its first bytes when
+    they cannot begin a JSON-RPC message, so garbage whose end comes late, or never, is not
+    told as a hang when the call's time-out comes first."""
     done, report_dir = run(tmp_path, mode, "ENV-001", call_timeout_s=30)
     no_traces(done, tmp_path)
     verdict, reason = verdicts(report_dir)["ENV-001"]

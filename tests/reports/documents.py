@@ -232,7 +232,19 @@ _ALLOWED = {  # level -> the verdicts it may get
 
 @st.composite
 def failures(draw: st.DrawFn) -> dict[str, Any]:
-    calls = st.fixed_dictionaries({"tool": _text(), "arguments": _json, "answer": _json})
+    cut = st.fixed_dictionaries(
+        {
+            "sha256": st.from_regex(r"\A[0-9a-f]{64}\Z"),
+            "bytes": st.integers(min_value=0),
+            "begins": _text(),
+            "ends": _text(),
+        }
+    )
+    calls = st.fixed_dictionaries(
+        {"tool": _text(), "arguments": _json, "answer": _json}
+    ) | st.fixed_dictionaries(
+        {"tool": _text(), "arguments": st.none(), "answer": _json, "arguments_cut": cut}
+    )
     return {
         "check": draw(_check),
         "expected": draw(_text()),

@@ -4,17 +4,19 @@ Arguments at the seed's bounds, shaped to trip what is not linear in their size:
 citations with the longest references (sorting and uniqueness of long ids with one prefix),
 unsortable duplicates (objects where ids belong, which a pairwise uniqueness test compares two
 by two), texts of repeated patterns (which backtracking credential or URL patterns rescan), and
-the longest query of FTS syntax. Each answer is timed; one slower than half the call time-out
-reads ``warn`` (the rule is a profile rule), and a call that times out faults, which makes the
-rule an error with the call as evidence. The admission of the heaviest capture is sent together
-with a search of another scope, which must not be held up either.
+the longest query of FTS syntax. Each answer is timed (``BaseContext.timed``): one slower than
+half the call time-out reads ``warn`` (the rule is a profile rule), and so does a call that gets
+no answer within the time-out, with the same evidence, never ``error``: on a loaded machine the
+same slow server does either from run to run. The admission of the heaviest capture is sent
+together with a search of another scope, which must not be held up either.
 
 Only time is judged here: whether each answer is right is other rules' business.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import functools
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from engram_conformance.spec.engram_memory import Spec, canonical_json
@@ -133,15 +135,12 @@ def _slowest_allowed_ms(ctx: CheckContext) -> float:
     return ctx.session.call_timeout_s * SLOW_SHARE * 1000
 
 
-def _expect_in_time(ctx: CheckContext, what: str, answer: Observation, sent: Any) -> None:
-    allowed = _slowest_allowed_ms(ctx)
-    ctx.expect(
-        RULE,
-        answer.latency_ms <= allowed,
-        expected=f"{what} ({_size(sent)} bytes of arguments) answered within {allowed:.0f} ms, "
-        f"half of call_timeout_s",
-        observed=f"answered in {answer.latency_ms:.0f} ms: {answer.summary()}",
-    )
+async def _in_time(
+    ctx: CheckContext, what: str, send: Callable[[], Awaitable[Observation]], sent: Any
+) -> Observation | None:
+    """``send``'s answer, judged for time (None when none came within the call time-out)."""
+    sized = f"{what} ({_size(sent)} bytes of arguments)"
+    return await ctx.timed(RULE, sized, send, _slowest_allowed_ms(ctx))
 
 
 WORST_CASES = {
@@ -173,33 +172,31 @@ def _fresh_capture(ctx: CheckContext) -> Callable[[], dict[str, Any]]:
 async def calls_at_the_bounds_answer_in_time(ctx: CheckContext) -> None:
     admissions = []
     for what, arguments in worst_captures(ctx.spec, _fresh_capture(ctx)):
-        captured = await ctx.capture(arguments)
-        _expect_in_time(ctx, what, captured, arguments)
-        if WORST_CASES[what] in WITHIN_BOUNDS and captured.ok and "candidate_id" in captured.value:
+        captured = await _in_time(ctx, what, functools.partial(ctx.capture, arguments), arguments)
+        if captured is None or WORST_CASES[what] not in WITHIN_BOUNDS:
+            continue
+        if captured.ok and "candidate_id" in captured.value:
             admissions.append((what, captured.value["candidate_id"]))
     query = longest_query(ctx.spec)
-    searched = await ctx.search(query)
-    _expect_in_time(ctx, "the longest search query of FTS syntax", searched, {"query": query})
+    longest = "the longest search query of FTS syntax"
+    await _in_time(ctx, longest, functools.partial(ctx.search, query), {"query": query})
     other = ctx.new_identity("bystander")
     for what, candidate_id in admissions:
-        admitted, bystander = await _admitted_beside_a_search(ctx, candidate_id, other)
-        _expect_in_time(ctx, f"the admission of {what}", admitted, {"candidate_id": candidate_id})
-        _expect_in_time(
-            ctx, f"another scope's search sent with the admission of {what}", bystander, {}
-        )
+        await _admitted_beside_a_search(ctx, what, candidate_id, other)
 
 
 async def _admitted_beside_a_search(
-    ctx: CheckContext, candidate_id: str, other: Identity
-) -> tuple[Observation, Observation]:
-    """The answers of an admission and of another scope's search, sent at once."""
-    answers: dict[str, Observation] = {}
-
-    async def admit() -> None:
-        answers["admission"] = await ctx.admit(candidate_id)
-
-    async def search_elsewhere() -> None:
-        answers["search"] = await ctx.search("note", identity=other)
-
-    await at_once([admit, search_elsewhere])
-    return answers["admission"], answers["search"]
+    ctx: CheckContext, what: str, candidate_id: str, other: Identity
+) -> None:
+    """An admission and another scope's search, sent at once, each judged for time."""
+    admit = functools.partial(ctx.admit, candidate_id)
+    search = functools.partial(ctx.search, "note", identity=other)
+    beside = f"another scope's search sent with the admission of {what}"
+    await at_once(
+        [
+            functools.partial(
+                _in_time, ctx, f"the admission of {what}", admit, {"candidate_id": candidate_id}
+            ),
+            functools.partial(_in_time, ctx, beside, search, {}),
+        ]
+    )

@@ -34,11 +34,14 @@ def _strings(value: Any) -> list[str]:
 class PairwiseUniqueness(ServiceProxy):
     """Uniqueness of citation ids compares items two by two when they do not sort (objects)."""
 
+    #: what the flaw costs (a test of the time-out makes it cost past it)
+    cost_s = FLAW_COST_S
+
     def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
         ids = arguments.get("evidence", {}).get("citation_ids", []) if tool == CAPTURE else []
         unsortable = sum(isinstance(item, dict) for item in ids)
         if unsortable > 1000:
-            time.sleep(FLAW_COST_S)
+            time.sleep(self.cost_s)
         return self.inner.call(tool, arguments, context)
 
 

@@ -1,0 +1,95 @@
+"""Timing rules are stable and their evidence small.
+
+A timing rule reads the same verdict for a slow server whether its answer comes late or not at
+all within the call time-out: on a loaded machine the same server does either from run to run,
+and a verdict that flipped between ``warn`` and ``error`` flipped baselines and SARIF levels
+with it (SCHEMA-040, ``BaseContext.timed``). Its calls at the bounds send megabytes: the report
+shows their digest, size and ends, and the transcript holds them whole."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from engram_conformance.conformance.document import build_document, write_transcripts
+from engram_conformance.conformance.runner import RunOptions
+from engram_conformance.conformance.targets.json_text import json_text
+from engram_conformance.conformance.targets.launch import InProcessTarget
+from engram_conformance.spec.engram_memory import load
+
+from ..mutants.catalog.cost import PairwiseUniqueness
+from .inprocess import checks_only, run_against
+
+RULE = "SCHEMA-040"
+CHECK = "calls_at_the_bounds_answer_in_time"
+CALL_TIMEOUT_S = 2.0
+
+
+class LateUniqueness(PairwiseUniqueness):
+    """The flaw costs past half the time-out, and the answer comes within it."""
+
+    cost_s = CALL_TIMEOUT_S * 0.75
+
+
+class UnansweredUniqueness(PairwiseUniqueness):
+    """The flaw costs past the time-out: the harness stops waiting before the answer comes."""
+
+    cost_s = CALL_TIMEOUT_S * 2
+
+
+@pytest.mark.parametrize(
+    ("mutant", "told"),
+    [(LateUniqueness, "answered in "), (UnansweredUniqueness, "no answer within 2.0 s")],
+)
+def test_a_slow_call_warns_whether_it_answers_late_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: type, told: str
+) -> None:
+    monkeypatch.setattr(InProcessTarget, "call_timeout_s", CALL_TIMEOUT_S)
+    with checks_only(CHECK):
+        result = run_against(tmp_path, service_mutant=mutant, only=(RULE,), recheck=False)
+    verdict = result.verdicts[RULE]
+    assert verdict.verdict == "warn", verdict
+    failures = result.ledger.evidence[RULE].failures
+    slow = [f for f in failures if "unsortable duplicate" in f.expected]
+    assert slow, [f.expected for f in failures]
+    assert slow[0].observed.startswith(told), slow[0].observed
+    assert "answered within 1000 ms" in slow[0].expected
+
+
+def test_calls_at_the_bounds_are_shown_by_digest_and_kept_whole_in_the_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(InProcessTarget, "call_timeout_s", CALL_TIMEOUT_S)
+    options = RunOptions(only=(RULE,), recheck=False)
+    with checks_only(CHECK):
+        result = run_against(
+            tmp_path / "state", service_mutant=LateUniqueness, only=options.only, recheck=False
+        )
+    paths = write_transcripts(result, tmp_path)
+    target = SimpleNamespace(name="reference-in-process", transport="inprocess")
+    document = build_document(
+        load(),
+        result,
+        options,
+        target,  # type: ignore[arg-type]
+        descriptor=None,
+        command="in-process",
+        baseline=None,
+        transcript_paths=paths,
+    )
+    assert len(document.to_json()) < 256 * 1024
+    rule = next(record for record in document.rules if record.id == RULE)
+    shown = [call for failure in rule.failures for call in failure.calls]
+    cut = [call.arguments_cut for call in shown if call.arguments_cut is not None]
+    assert cut, shown
+    assert all(call.arguments is None for call in shown if call.arguments_cut is not None)
+    transcript = (tmp_path / paths[CHECK]).read_text(encoding="utf-8").splitlines()
+    sent = [json_text(json.loads(line)["arguments"]) for line in transcript]
+    digests = {hashlib.sha256(text.encode("ascii")).hexdigest(): text for text in sent}
+    for arguments in cut:
+        whole = digests[arguments.sha256]
+        assert arguments.bytes == len(whole) > 100_000
+        assert whole.startswith(arguments.begins) and whole.endswith(arguments.ends)
