@@ -17,6 +17,8 @@ from pathlib import Path
 
 #: Permission bits of the group and others: none may be set on a state folder or key file.
 SHARED_BITS = 0o077
+#: Write bits of the group and others: none may be set on a file the server trusts.
+WRITABLE_BY_OTHERS = 0o022
 
 
 class UnsafeState(Exception):
@@ -33,6 +35,8 @@ def private_folder(path: Path) -> Path:
     except FileExistsError:
         refuse_foreign(path, "state folder")
         refuse_shared(path, "state folder", "chmod 700")
+        for entry in path.iterdir():  # a key, a token, a WAL another user put there
+            refuse_foreign(entry, "state file")
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.mkdir(mode=0o700)  # the umask can only take bits away from 0700
@@ -58,6 +62,25 @@ def refuse_foreign(path: Path, what: str) -> None:
         raise UnsafeState(
             f"the {what} {path} belongs to another user (uid {owner}, not {running}); "
             "refused: use a state folder of your own"
+        )
+
+
+def secret_file(path: Path, what: str) -> None:
+    """Raise ``UnsafeState`` for a secret (a key, a token) that another user owns or others
+    than its owner may read or write."""
+    refuse_foreign(path, what)
+    refuse_shared(path, what, "chmod 600")
+
+
+def trusted_file(path: Path, what: str) -> None:
+    """Raise ``UnsafeState`` for a file the server trusts (a public key it verifies with)
+    that another user owns or others than its owner may write: they could swap it."""
+    refuse_foreign(path, what)
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & WRITABLE_BY_OTHERS:
+        raise UnsafeState(
+            f"the {what} {path} can be written by others (mode {mode:04o}); "
+            f"refused: `chmod go-w {path}` if it is yours"
         )
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from starlette.datastructures import Headers
 from starlette.responses import Response
 
-from .at_rest import create_whole, refuse_shared
+from .at_rest import create_whole, secret_file
 
 TOKEN_FILE = "http.token"  # noqa: S105 - the name of a file, not a token
 #: A token given by file is refused when shorter: it could be guessed.
@@ -37,10 +37,11 @@ class BearerToken:
     def in_file(cls, path: Path) -> BearerToken:
         """The token in ``path``, made there (mode 0600) when the file does not exist. A file
         others can read raises ``at_rest.UnsafeState``; one holding no usable token (at least
-        ``MIN_TOKEN_CHARS`` visible ASCII characters), ``BadToken``."""
+        ``MIN_TOKEN_CHARS`` visible ASCII characters), ``BadToken``; one another user owns,
+        ``at_rest.UnsafeState``."""
         if not path.exists():
             create_whole(path, secrets.token_urlsafe(32).encode("ascii") + b"\n")
-        refuse_shared(path, "token file", "chmod 600")
+        secret_file(path, "token file")
         value = path.read_bytes().strip()
         if len(value) < MIN_TOKEN_CHARS or not all(0x21 <= byte <= 0x7E for byte in value):
             raise BadToken(

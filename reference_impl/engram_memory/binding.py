@@ -30,6 +30,7 @@ from engram_conformance.spec.engram_memory import (
     wall_clock_ms,
 )
 
+from ..at_rest import trusted_file
 from .context import UNUSABLE_CONFIRMATION, Confirmation, InvocationContext
 
 #: The longest lifetime a context may claim, ``exp - iat``, in seconds.
@@ -65,6 +66,9 @@ class HostKeyError(ValueError):
 
 
 def load_host_key(path: Path) -> Ed25519PublicKey:
+    """The host's public key in ``path``; a file another user owns, or others may write, raises
+    ``at_rest.UnsafeState`` (whoever can swap it can sign for the host)."""
+    trusted_file(Path(path), "host public key")
     try:
         key = load_pem_public_key(Path(path).read_bytes())
     except ValueError as error:

@@ -17,7 +17,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ..at_rest import create_whole, refuse_shared
+from ..at_rest import create_whole, secret_file
 
 MASTER_KEY_FILE = "master.key"
 #: The associated data of the key check: what the master key seals to prove it is the state's.
@@ -51,11 +51,12 @@ class Sealer:
     def in_folder(cls, state_dir: Path, key_file: Path | None = None) -> Sealer:
         """The sealer of a state folder, with the master key ``key_file`` (default
         ``master.key`` in the folder), created (0600) on first use. A key file others can
-        read raises ``at_rest.UnsafeState``; one that is not a key, ``ValueError``."""
+        read, or that another user owns, raises ``at_rest.UnsafeState``; one that is not a key,
+        ``ValueError``."""
         path = Path(key_file) if key_file is not None else Path(state_dir) / MASTER_KEY_FILE
         if not path.exists():
             create_whole(path, AESGCM.generate_key(bit_length=_KEY_BYTES * 8))
-        refuse_shared(path, "master key", "chmod 600")
+        secret_file(path, "master key")
         key = path.read_bytes()
         if len(key) != _KEY_BYTES:
             raise ValueError(f"{path} is not a {_KEY_BYTES}-byte key")

@@ -108,7 +108,7 @@ def build(
     )
     try:
         binding = HostBinding(load_host_key(host_public_key), spec=SPEC)
-    except (HostKeyError, OSError) as error:
+    except (HostKeyError, UnsafeState, OSError) as error:
         raise Unusable(str(error)) from None
     try:
         service = MemoryService(state_dir, policy, spec=SPEC, key_file=master_key)

@@ -1,0 +1,67 @@
+"""Issue 23, round 4: every file the references trust at start is their user's own. A master
+key, a token file, a WAL another user owns (in the state folder, or named by an option) and a
+host public key another user owns or others may write are refused at start, before any is
+read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from engram_conformance.reference_impl.at_rest import (
+    UnsafeState,
+    private_folder,
+    secret_file,
+    trusted_file,
+)
+
+#: as if the files belonged to another user: the check compares with the running user's id
+Foreign = Callable[[], None]
+
+
+@pytest.fixture
+def foreign(monkeypatch: pytest.MonkeyPatch) -> Foreign:
+    """Make the running user another than the files' owner (no root needed)."""
+    owner = os.geteuid()
+    return lambda: monkeypatch.setattr(os, "geteuid", lambda: owner + 1)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root gives a file to another user")
+@pytest.mark.parametrize("name", ["master.key", "http.token", "mem.db-wal", "records.db-shm"])
+def test_a_state_folder_holding_another_user_s_file_is_refused(tmp_path: Path, name: str) -> None:
+    state = private_folder(tmp_path / "state")
+    planted = state / name
+    planted.write_bytes(b"x")
+    os.chown(planted, 4242, 4242)
+    with pytest.raises(UnsafeState, match=f"the state file {planted} belongs to another user"):
+        private_folder(state)
+
+
+@pytest.mark.parametrize("what", ["master key", "token file"])
+def test_a_secret_another_user_owns_is_refused(tmp_path: Path, foreign: Foreign, what: str) -> None:
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"k" * 32)
+    secret.chmod(0o600)
+    foreign()
+    with pytest.raises(UnsafeState, match=f"the {what} {secret} belongs to another user"):
+        secret_file(secret, what)
+
+
+def test_a_host_key_another_user_owns_is_refused(tmp_path: Path, foreign: Foreign) -> None:
+    key = tmp_path / "host.pem"
+    key.write_text("-----BEGIN PUBLIC KEY-----\n")
+    foreign()
+    with pytest.raises(UnsafeState, match="belongs to another user"):
+        trusted_file(key, "host public key")
+
+
+def test_a_host_key_others_may_write_is_refused(tmp_path: Path) -> None:
+    key = tmp_path / "host.pem"
+    key.write_text("-----BEGIN PUBLIC KEY-----\n")
+    key.chmod(0o666)
+    with pytest.raises(UnsafeState, match="can be written by others"):
+        trusted_file(key, "host public key")
+    key.chmod(0o644)  # readable by all is fine: it is a public key
+    trusted_file(key, "host public key")
