@@ -219,7 +219,11 @@ _ENTRIES = (
         "mem_session_end",
         "End Session",
         "Mark a session completed.",
-        {"id": _string("Session id"), "summary": _string("Short summary")},
+        {
+            "id": _string("Session id"),
+            "summary": _string("Short summary"),
+            "project": _string("The session's project: the session must be that project's"),
+        },
         ("id",),
         idempotent=True,
     ),

@@ -58,15 +58,16 @@ def mem_session_summary(call: Call) -> str:
 def mem_session_end(call: Call) -> str:
     """Mark a session completed (again: its end time and summary are replaced). The summary
     is capped like every stored text. An unknown session is an error (upstream answers success
-    and changes nothing), and so is a project's default session: the call names no project, so
-    any caller could write a summary into another project's sessions."""
+    and changes nothing), and so is a project's default session: upstream's call names no
+    project, so any caller could write a summary into another project's sessions. A call that
+    names its project ends only a session of that project."""
     arguments = call.arguments
     session_id = arguments.name("id", required=True)
     refuse_default(session_id)
     summary = arguments.text("summary", bounded=False)
+    project = call.project() if arguments.name("project") is not None else None
     with call.store.transaction():
-        if call.store.session(session_id) is None:
-            raise ToolError(f"Session {quoted(session_id)} not found")
+        bound(call.store, session_id, project)
         stored = capped(summary) if summary is not None else None
         call.store.end_session(session_id, stored)
     return f"Session {quoted(session_id)} completed"

@@ -59,7 +59,8 @@ SCHEMAS = {
     "mem_get_observation": ({"id": N}, ["id"]),
     "mem_session_summary": ({"content": S, "session_id": S, "project": S}, ["content"]),
     "mem_session_start": ({"id": S, "project": S, "directory": S}, []),
-    "mem_session_end": ({"id": S, "summary": S}, ["id"]),
+    # the project is the reference's own: a call naming it ends only that project's session
+    "mem_session_end": ({"id": S, "summary": S, "project": S}, ["id"]),
     "mem_capture_passive": (
         {"content": S, "session_id": S, "project": S, "source": S},
         ["content"],

@@ -173,6 +173,20 @@ async def test_a_session_is_not_started_again_for_another_project(mem: Client) -
     assert (await observation(mem, memory))["Session"] == session
 
 
+async def test_a_session_end_that_names_another_project_ends_nothing(mem: Client) -> None:
+    """Attack round 4: mem_session_end with project B ended A's session, and its summary showed
+    in A's context."""
+    home, other, session = fresh(), fresh(), fresh("s")
+    await ok(mem, "mem_session_start", id=session, project=home)
+    message = await failed(
+        mem, "mem_session_end", id=session, project=other, summary="INJECTED by the other"
+    )
+    assert message == f'Session "{session}" is not a session of project "{other}"'
+    assert "INJECTED" not in await ok(mem, "mem_context", project=home)
+    done = await ok(mem, "mem_session_end", id=session, project=home, summary="Closed at home")
+    assert done == f'Session "{session}" completed'
+
+
 async def test_a_projects_default_session_cannot_be_taken_over(mem: Client) -> None:
     victim, intruder = fresh(), fresh()
     default = f"manual-save-{victim}"
