@@ -10,7 +10,12 @@ refuses every new client (503): 64 ``initialize`` requests, kept alive, locked e
 - at the per-client cap (``max_client_sessions``, a client being its address), ends that
   client's least recently used idle session; at the server's cap, anyone's;
 - refuses the new session (503) only when every session it could end is in use (a request in
-  flight, or an open event stream).
+  flight).
+
+An open event stream (a ``GET``) does not keep its session in use: this server sends nothing
+unasked on it, and a client could otherwise hold sessions for ever by leaving streams open
+(attack round 4: 16 streams locked every local client out). Ending such a session ends its
+stream.
 
 A session is ended the way a client ends it, by a ``DELETE`` to the SDK's app.
 """
@@ -95,20 +100,22 @@ class Sessions:
         if session_id is not None:
             self._open[session_id] = _Session(client, self.clock())
 
-    def begin(self, session_id: str) -> None:
-        """A request of the session is in flight (an unknown session: nothing to keep)."""
+    def begin(self, session_id: str, *, holds: bool = True) -> None:
+        """A request of the session begins (an unknown session: nothing to keep); ``holds``:
+        it keeps the session in use while in flight (an event stream does not)."""
         session = self._open.get(session_id)
         if session is not None:
-            session.in_flight += 1
+            session.in_flight += holds
             session.used = True
             session.last_seen = self.clock()
 
-    def end(self, session_id: str, *, closed: bool) -> None:
-        """The request is answered; ``closed``: it ended the session."""
+    def end(self, session_id: str, *, closed: bool, held: bool = True) -> None:
+        """The request is answered (``held``: it was counted in flight); ``closed``: it ended
+        the session."""
         session = self._open.get(session_id)
         if session is None:
             return
-        session.in_flight -= 1
+        session.in_flight -= held
         session.last_seen = self.clock()
         if closed:
             del self._open[session_id]
@@ -129,11 +136,13 @@ class SessionKeeper:
             await self._end(scope, session_id)
         session_id = Headers(scope=scope).get(SESSION_HEADER)
         if session_id is not None:
-            self.sessions.begin(session_id)
+            holds = scope["method"] != "GET"  # an event stream keeps no session in use
+            self.sessions.begin(session_id, holds=holds)
             try:
                 await self.app(scope, receive, send)
             finally:
-                self.sessions.end(session_id, closed=scope["method"] == "DELETE")
+                closed = scope["method"] == "DELETE"
+                self.sessions.end(session_id, closed=closed, held=holds)
         elif scope["method"] == "POST":
             await self._open(scope, receive, send)
         else:

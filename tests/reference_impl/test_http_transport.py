@@ -211,8 +211,10 @@ def test_the_least_recently_used_idle_session_gives_way(
         assert [_alive(s, response) for response in opened] == [False] * 12 + [True] * 8
 
 
-def test_sessions_in_use_do_not_give_way(tmp_path: Path, host_key_file: Path) -> None:
-    """A session with an open event stream is in use: a new session waits for one to end."""
+def test_open_event_streams_hold_no_session(tmp_path: Path, host_key_file: Path) -> None:
+    """Attack round 4: sessions whose event streams stay open locked every new client out.
+    An open stream keeps no session in use: at the cap, the least recently used session gives
+    way (its stream ends with it)."""
     options = ("--max-sessions", "2")
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
         streams = [_initialize(s), _initialize(s)]
@@ -221,8 +223,10 @@ def test_sessions_in_use_do_not_give_way(tmp_path: Path, host_key_file: Path) ->
                 headers = {**_in(s, opened), "accept": "text/event-stream"}
                 stream = open_streams.enter_context(http.stream("GET", s.url, headers=headers))
                 assert stream.status_code == 200
-            assert _initialize(s).status_code == 503
-        assert _initialize(s).status_code == 200
+            newcomer = _initialize(s)
+            assert newcomer.status_code == 200
+            assert [_alive(s, opened) for opened in streams] == [False, True]
+            assert _alive(s, newcomer)
 
 
 def test_one_client_cannot_take_every_session(tmp_path: Path, host_key_file: Path) -> None:
