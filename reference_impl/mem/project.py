@@ -4,12 +4,13 @@ works in.
 Upstream v1.20 detects it from git (remote, root) and falls back to the working folder's
 basename; a process-level default overrides detection. The reference keeps the two that need
 no git: the ``--project`` serve option (source ``process_override``), else the basename of the
-server's working folder (``dir_basename``), both trimmed and lowercased. The harness starts the
+server's working folder (``dir_basename``), both normalised (``normalized``). The harness starts the
 server in a fresh empty folder, so detection is deterministic.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,4 +47,10 @@ def current_project(given: str | None, cwd: Path) -> CurrentProject:
 
 
 def normalized(name: str) -> str:
-    return name.strip().lower()
+    """``name`` as one project is named however it was typed: compatibility forms folded
+    (NFKC: fullwidth letters, no-break spaces), invisible format characters dropped (a zero
+    width space), runs of whitespace as one space, trimmed and lowercased (attack round 4: five
+    spellings of "my proj" were five projects)."""
+    folded = unicodedata.normalize("NFKC", name)
+    visible = "".join(char for char in folded if unicodedata.category(char) != "Cf")
+    return " ".join(visible.split()).lower()

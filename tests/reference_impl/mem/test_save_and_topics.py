@@ -241,3 +241,21 @@ async def test_a_project_argument_is_normalised_as_the_current_project(mem: Clie
     other = fresh()
     await ok(mem, "mem_update", id=memory, project=other.upper())
     assert (await observation(mem, memory))["Project"] == other
+
+
+async def test_every_spelling_of_a_project_is_one_project(mem: Client) -> None:
+    """Attack round 4: spaces, a no-break space, fullwidth letters and a zero width space made
+    five projects of one."""
+    head, tail = fresh(), fresh()
+    plain = f"{head} {tail}"
+    spellings = [
+        f"{head}  {tail}",
+        f"{head}\u00a0{tail}",
+        f"{head.upper()} {tail}".translate(
+            {ord(c): ord(c) + 0xFEE0 for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+        ),
+        f"{head} {tail}\u200b",
+    ]
+    for number, spelling in enumerate(spellings):
+        memory = await save(mem, title=f"Spelling {number}", content="spelled", project=spelling)
+        assert (await observation(mem, memory))["Project"] == plain, spelling
