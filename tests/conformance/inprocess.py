@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
 from engram_conformance.conformance import contracts
+from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.engram_memory.checks.registry import REGISTRY, all_checks
 from engram_conformance.conformance.engram_memory.host import Host
 from engram_conformance.conformance.engram_memory.plugin import CONTRACT
@@ -26,6 +28,7 @@ from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from engram_conformance.reference_impl.engram_memory.server import Handlers, build_server
 from engram_conformance.reference_impl.engram_memory.service import MemoryService
+from engram_conformance.reports.document import ReportDocument
 from engram_conformance.spec.engram_memory import load
 
 Wrap = Callable[[Any], Any]
@@ -94,4 +97,21 @@ def broken_verdict(rule: str, contract: str = contracts.DEFAULT) -> str:
     and profile."""
     return (
         "fail" if contracts.contract(contract).load_spec().rules[rule].level == "must" else "warn"
+    )
+
+
+def in_process_document(
+    result: RunResult, options: RunOptions, transcript_paths: dict[str, str] | None = None
+) -> ReportDocument:
+    """The report document of an in-process run of the six-tool reference (``run_against``)."""
+    target = SimpleNamespace(name="reference-in-process", transport="in-process")
+    return build_document(
+        load(),
+        result,
+        options,
+        target,  # type: ignore[arg-type]
+        descriptor=None,
+        command="in-process",
+        baseline=None,
+        transcript_paths=transcript_paths or {},
     )

@@ -5,21 +5,18 @@ the trust class check that decides LIFE-007 for ``trust``."""
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.engram_memory.checks.binding import maintenance_operation
-from engram_conformance.conformance.runner import RunOptions, RunResult
+from engram_conformance.conformance.runner import RunOptions
 from engram_conformance.reference_impl.engram_memory.binding import UnknownTool
 from engram_conformance.reference_impl.engram_memory.context import InvocationContext
-from engram_conformance.reports import ReportDocument
 from engram_conformance.spec.engram_memory import load
 
 from ..mutants.base import BindingMutant
 from ..mutants.catalog.host import MadeUpTrustClass, ToolsListChecksTheToolClaim
-from .inprocess import run_against
+from .inprocess import in_process_document, run_against
 
 SPEC = load()
 
@@ -46,20 +43,6 @@ class ListsNothingWithoutAContext(BindingMutant):
         return [] if self.context(meta) is None else super().listed_tools(meta)
 
 
-def _document(result: RunResult, options: RunOptions) -> ReportDocument:
-    target = SimpleNamespace(name="reference-in-process", transport="in-process")
-    return build_document(
-        SPEC,
-        result,
-        options,
-        target,  # type: ignore[arg-type]
-        descriptor=None,
-        command="in-process",
-        baseline=None,
-        transcript_paths={},
-    )
-
-
 def _needing_only(tool: str) -> str:
     """A testable must rule that concerns ``tool`` alone."""
     return next(
@@ -84,7 +67,7 @@ def test_a_claimed_tool_that_is_not_listed_never_reads_green(tmp_path: Path, too
     verdict = result.verdicts[rule]
     assert verdict.verdict == "error", verdict
     assert f"tool {tool} absent from tools/list" in (verdict.reason or "")
-    document = _document(result, options)
+    document = in_process_document(result, options)
     assert next(record for record in document.rules if record.id == rule).fails_gate
     assert document.conformance.conformance_class == "partial"
     assert document.exit_code == 1
@@ -94,7 +77,7 @@ def test_a_server_listing_none_of_the_six_exits_1(tmp_path: Path) -> None:
     """Class none: exit code 1, though HOST-020, the one rule decided, only warns."""
     options = RunOptions(seed=1)
     result = run_against(tmp_path, binding_mutant=ListsNothingWithoutAContext)
-    document = _document(result, options)
+    document = in_process_document(result, options)
     verdicts = {rule.id: rule.verdict for rule in document.rules}
     assert verdicts.pop("HOST-020") == "warn"
     assert set(verdicts.values()) == {"not_applicable"}

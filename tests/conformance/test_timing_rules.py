@@ -11,17 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from engram_conformance.conformance.document import build_document, write_transcripts
+from engram_conformance.conformance.document import write_transcripts
 from engram_conformance.conformance.runner import RunOptions
 from engram_conformance.conformance.targets.json_text import json_text
 from engram_conformance.conformance.targets.launch import InProcessTarget
-from engram_conformance.spec.engram_memory import load
 
 from ..mutants.catalog.cost import PairwiseUniqueness
-from .inprocess import checks_only, run_against
+from .inprocess import checks_only, in_process_document, run_against
 
 RULE = "SCHEMA-040"
 CHECK = "calls_at_the_bounds_answer_in_time"
@@ -69,17 +67,7 @@ def test_calls_at_the_bounds_are_shown_by_digest_and_kept_whole_in_the_transcrip
             tmp_path / "state", service_mutant=LateUniqueness, only=options.only, recheck=False
         )
     paths = write_transcripts(result, tmp_path)
-    target = SimpleNamespace(name="reference-in-process", transport="inprocess")
-    document = build_document(
-        load(),
-        result,
-        options,
-        target,  # type: ignore[arg-type]
-        descriptor=None,
-        command="in-process",
-        baseline=None,
-        transcript_paths=paths,
-    )
+    document = in_process_document(result, options, paths)
     assert len(document.to_json()) < 256 * 1024
     rule = next(record for record in document.rules if record.id == RULE)
     shown = [call for failure in rule.failures for call in failure.calls]
