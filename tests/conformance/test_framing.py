@@ -31,6 +31,8 @@ def test_the_reference_answers_malformed_json_rpc(tmp_path: Path, descriptor: An
     if descriptor.url is not None:
         server["url"] = descriptor.url
     lines = [f"{key} = {json.dumps(value)}" for key, value in server.items()]
+    # the credential the reference requires over HTTP, as its descriptor sends it
+    lines += [f"headers.{name} = {json.dumps(value)}" for name, value in descriptor.headers.items()]
     target = tmp_path / "target.toml"
     target.write_text('name = "reference"\n[server]\n' + "\n".join(lines) + "\n", "utf-8")
     verdict = _verdict(tmp_path, "--target", str(target))
