@@ -73,7 +73,7 @@ class MemContext(BaseContext):
         """``tool`` called with ``arguments`` under the names its schema publishes (``as_given``:
         exactly as given, for a check of what a server does with arguments it did not ask)."""
         if not as_given:
-            if tool not in await self._last_listing():
+            if not await self.lists(tool):
                 self.undecided(f"the check calls {tool}, which the server does not list")
             arguments = await self._with_required_session(tool, arguments)
             try:
