@@ -83,17 +83,18 @@ def answer_of(tool: str, result: CallToolResult | TextAnswer) -> Answer:
         structured = result.structured_content
         if not texts and not isinstance(structured, Mapping):
             raise Unreadable(tool, "", "the answer carries no text")
-        return _joined(texts, bool(result.is_error), _object(structured))
+        return joined_answer(texts, bool(result.is_error), _object(structured))
     # structured content its tool's published outputSchema refuses is no layer to read
     refused = getattr(result, "output_refused", None)
     structured = None if refused else _object(getattr(result, "structured", None))
     if not isinstance(result.text, str) and structured is None:
         raise Unreadable(tool, "", "the answer carries no text")
     texts = [result.text or "", *getattr(result, "more_texts", ())]
-    return _joined(texts, bool(result.is_error), structured)
+    return joined_answer(texts, bool(result.is_error), structured)
 
 
-def _joined(texts: list[str], is_error: bool, structured: Mapping[str, Any] | None) -> Answer:
+def joined_answer(texts: list[str], is_error: bool, structured: Mapping[str, Any] | None) -> Answer:
+    """An answer of these text blocks (joined, each kept where there are several)."""
     blocks = tuple(texts) if len(texts) > 1 else ()
     return Answer("\n".join(texts), is_error, structured, blocks)
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..observation import Observation
 from ..session import Session
 from ..transcripts import Replayed, compared
-from .answer_text import Answer, Unreadable
+from .answer_text import Unreadable, joined_answer
 from .answers import read
 from .facts import MemoryId, Saved, SearchResult, SessionStarted
 
@@ -99,7 +99,7 @@ def _ids(tool: str, answer: dict[str, Any]) -> list[MemoryId]:
     if answer.get("isError") or (answer.get("text") is None and structured is None):
         return []
     try:
-        fact = read(tool, Answer("\n".join(texts), structured=structured))
+        fact = read(tool, joined_answer(texts, False, structured))
     except Unreadable:
         return []
     if isinstance(fact, Saved) and fact.id is not None:

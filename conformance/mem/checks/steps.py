@@ -49,17 +49,23 @@ F = TypeVar("F", bound=Fact)
 PROJECTS_FOLDER = Path(tempfile.gettempdir(), "engram-conformance-projects")
 START, SAVE, DELETE = "mem_session_start", "mem_save", "mem_delete"
 SEARCH, GET, SUMMARY = "mem_search", "mem_get_observation", "mem_session_summary"
+UPDATE, CONTEXT, END, PASSIVE = (
+    "mem_update",
+    "mem_context",
+    "mem_session_end",
+    "mem_capture_passive",
+)
 #: the tools whose answers the checks need only as a success (and for a token they show), and
 #: the fact such an answer is when no layer reads it: the ids and counts they may give are
 #: read back (``saved_id``, ``live``)
 ACKNOWLEDGED: dict[str, type[Fact]] = {
     SAVE: Saved,
-    "mem_update": Updated,
+    UPDATE: Updated,
     DELETE: Deleted,
-    "mem_context": Context,
-    "mem_session_end": SessionEnded,
-    "mem_session_summary": SummarySaved,
-    "mem_capture_passive": PassiveCapture,
+    CONTEXT: Context,
+    END: SessionEnded,
+    SUMMARY: SummarySaved,
+    PASSIVE: PassiveCapture,
 }
 #: seed 003's four sections of a session summary, as a vendor's schema may name them
 SECTIONS = ("goal", "discoveries", "accomplished", "files")
@@ -267,8 +273,7 @@ async def summary_arguments(
     sections it publishes under that section's name (a text, or a list of it where the schema
     takes no text). ``sections`` as one text is a summary of that text alone (every section
     of it: a blank summary)."""
-    properties = await ctx.input_schema(SUMMARY)
-    published = properties.get("properties")
+    published = (await ctx.input_schema(SUMMARY)).get("properties")
     published = published if isinstance(published, dict) else {}
     where = await ctx.offered(SUMMARY, {"project": project.name, "session_id": project.session})
     text = sections if isinstance(sections, str) else summary_text(sections)
@@ -496,7 +501,7 @@ async def timeline(ctx: MemContext, memory_id: MemoryId) -> Timeline | ToolFailu
 async def context(ctx: MemContext, project: Project | None, **extra: Any) -> Context | ToolFailure:
     """``mem_context`` of ``project`` (``None``: no project argument)."""
     arguments = extra | ({"project": project.name} if project is not None else {})
-    found = await fact(ctx, "mem_context", arguments)
+    found = await fact(ctx, CONTEXT, arguments)
     ctx.require(isinstance(found, Context | ToolFailure), "mem_context read", found)
     assert isinstance(found, Context | ToolFailure)
     return found
