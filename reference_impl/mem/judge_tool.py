@@ -51,6 +51,7 @@ def _record_verdict(call: Call) -> str:
         "reason": reason,
         "evidence": evidence,
         "confidence": confidence,
-        "session_id": call.given_session(),
+        # a verdict is recorded in a session of the judged memories' project, never another's
+        "session_id": call.given_session(judgments.project_of(call.store, judgment_id)),
     }
     return judgments.record(call.store, judgment_id, verdict)

@@ -70,6 +70,15 @@ def review_lines(candidates: list[Candidate]) -> list[str]:
     return lines
 
 
+def project_of(store: Store, judgment_id: str) -> str:
+    """The project of a judgment's saved memory (a soft-deleted one too), else ``ToolError``."""
+    judgment = store.judgment(judgment_id)
+    saved = None if judgment is None else store.observation(judgment.source_id, deleted=True)
+    if saved is None:
+        raise ToolError(f"Judgment {quoted(judgment_id)} not found")
+    return saved.project
+
+
 def record(store: Store, judgment_id: str, verdict: dict[str, str | float | None]) -> str:
     """Record ``verdict`` (``relation``, ``reason``, ``evidence``, ``confidence``,
     ``session_id``, already checked) on a judgment; the answer's text."""

@@ -220,3 +220,23 @@ async def test_a_title_without_subject_words_has_no_candidates(mem: Client) -> N
 )
 async def test_verdict_errors(mem: Client, arguments: dict[str, object], message: str) -> None:
     assert message in await failed(mem, "mem_judge", **arguments)
+
+
+async def test_a_verdict_is_recorded_only_in_a_session_of_its_project(mem: Client) -> None:
+    """Issue 23: a verdict named another project's session, which then held it."""
+    project, own, foreign = fresh(), fresh("s"), fresh("s")
+    await ok(mem, "mem_session_start", id=own, project=project)
+    await ok(mem, "mem_session_start", id=foreign, project=fresh())
+    await save(mem, title="Cache eviction policy", content="LRU", project=project)
+    answer = await ok(
+        mem, "mem_save", title="Cache eviction policy v2", content="LFU", project=project
+    )
+    [(_, judgment_id, _, _)] = _CANDIDATE.findall(answer)
+    refused = await failed(
+        mem, "mem_judge", judgment_id=judgment_id, relation="supersedes", session_id=foreign
+    )
+    assert refused == f'Session "{foreign}" is not a session of project "{project}"'
+    recorded = await ok(
+        mem, "mem_judge", judgment_id=judgment_id, relation="supersedes", session_id=own
+    )
+    assert recorded.startswith(f'Judgment "{judgment_id}" recorded: ')
