@@ -15,16 +15,19 @@ import unicodedata
 CONTENT_CAP = 50_000
 TRUNCATED = "... [truncated]"
 REDACTED = "[REDACTED]"
-_TAG = re.compile("<(/?)private>", re.IGNORECASE)
+#: A privacy tag as a person may write it: any case, blanks inside the brackets, attributes
+#: (``<private>``, ``< PRIVATE >``, ``<private reason="key">``, ``</private >``). Reading every
+#: such spelling as a tag fails closed: text its writer meant to hide is hidden.
+_TAG = re.compile(r"<\s*(/?)\s*private(?:\s[^<>]*)?>", re.IGNORECASE)
 _WHITESPACE = re.compile(r"\s+")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def redact(text: str) -> str:
-    """``text`` with each ``<private>…</private>`` (any case, across lines) replaced by
-    ``[REDACTED]``, then trimmed. It fails closed: a span holding others is redacted whole, to
-    the closing tag of its own opening one, and an opening tag never closed redacts everything
-    after it; a closing tag with no opening one stays as it is.
+    """``text`` with each ``<private>…</private>`` (any spelling of ``_TAG``, across lines)
+    replaced by ``[REDACTED]``, then trimmed. It fails closed: a span holding others is
+    redacted whole, to the closing tag of its own opening one, and an opening tag never closed
+    redacts everything after it; a closing tag with no opening one stays as it is.
 
     One scan of the tags rather than a regular expression: a non-greedy pattern over text with
     many openings and no closing tag takes quadratic time, and contents are not bounded before

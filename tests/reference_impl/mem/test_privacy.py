@@ -151,3 +151,24 @@ def test_redaction_fails_closed() -> None:
     hostile = "<private>" * 200_000  # linear: a non-greedy pattern would take minutes
     assert redact(hostile) == "[REDACTED]"
     assert redact("</private>" * 200_000 + "<private>x") == "</private>" * 200_000 + "[REDACTED]"
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("a <private >b</private> c", "a [REDACTED] c"),
+        ("a < PRIVATE>b</Private > c", "a [REDACTED] c"),
+        ('a <private reason="key">b</private> c', "a [REDACTED] c"),
+        ("a <private\n>b< / private> c", "a [REDACTED] c"),
+        ("a <private >b", "a [REDACTED]"),  # never closed: hidden to the end
+        ("a <privateer>b</privateer> c", "a <privateer>b</privateer> c"),  # another tag
+    ],
+)
+def test_every_spelling_of_the_tag_is_read_as_one(text: str, stored: str) -> None:
+    """Issue 23, item 6: ``<private >`` and the like were stored in clear."""
+    assert redact(text) == stored
+
+
+def test_spelled_tags_cost_linear_time() -> None:
+    hostile = "< private " * 100_000 + "<private\t" * 100_000
+    assert redact(hostile) == hostile.strip()  # no bracket closes them: no tag, read once
