@@ -122,6 +122,14 @@ def cli() -> None:
     help="Seconds an HTTP client may take to send a request's head, or its body.",
 )
 @click.option(
+    "--max-waiting-connections",
+    type=click.IntRange(min=1),
+    default=HttpLimits.max_waiting_connections,
+    show_default=True,
+    help="HTTP connections open with no request under way; beyond, the one that has waited "
+    "longest is closed to make room.",
+)
+@click.option(
     "--token-file",
     type=click.Path(dir_okay=False, path_type=Path),
     help="HTTP: the file of the bearer token clients must send (Authorization: Bearer TOKEN), "
@@ -155,6 +163,7 @@ def serve(
     session_unused_s: float,
     session_idle_s: float,
     read_timeout_s: float,
+    max_waiting_connections: int,
     token_file: Path | None,
     no_auth: bool,
     verbose: bool,
@@ -202,6 +211,7 @@ def serve(
             max_client_sessions=max_client_sessions,
             session_idle_s=session_idle_s,
             session_unused_s=session_unused_s,
+            max_waiting_connections=max_waiting_connections,
         )
         anyio.run(serve_http, server, sock, token, (host, *allowed_hosts), limits)
     finally:

@@ -56,6 +56,9 @@ class HttpLimits:
     session_idle_s: float = 300.0
     #: how long a session may stay unused after the request that opened it
     session_unused_s: float = 30.0
+    #: connections open without a request under way (never used, or idle between requests);
+    #: beyond, the one that has waited longest is closed to make room
+    max_waiting_connections: int = 256
 
 
 @dataclass(frozen=True)
@@ -238,8 +241,21 @@ def _with_length(scope: Scope, body: bytes) -> list[tuple[bytes, bytes]]:
 
 
 class _HeadDeadline(H11Protocol):
-    """uvicorn's h11 protocol with a deadline on each request's head (its keep-alive time):
-    uvicorn has none, so a client sending its headers a byte at a time held a connection."""
+    """uvicorn's h11 protocol with a deadline on each request's head (its keep-alive time), and
+    a cap on the connections that wait for one: uvicorn has neither, so a client sending its
+    headers a byte at a time held a connection, and a thousand idle connections ran the
+    process out of file descriptors (a new client then waited 20 s). Connections waiting for a
+    head are kept oldest first; past the cap, the oldest is closed, so an honest client, which
+    sends its head at once, is served whatever others leave open."""
+
+    #: this server's connections waiting for a request head, oldest first (see ``for_server``)
+    waiting: dict[_HeadDeadline, None]
+    most_waiting: int
+
+    @classmethod
+    def for_server(cls, most_waiting: int) -> type[_HeadDeadline]:
+        """The protocol class of one server: its own register of waiting connections."""
+        return type(cls.__name__, (cls,), {"waiting": {}, "most_waiting": most_waiting})
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -253,17 +269,28 @@ class _HeadDeadline(H11Protocol):
     def handle_events(self) -> None:
         super().handle_events()
         if self.cycle is not self._awaited_after:
-            self._deadline.cancel()
+            self._disarm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._deadline.cancel()
+        self._disarm()
         super().connection_lost(exc)
 
     def _arm(self) -> None:
         self._awaited_after = self.cycle
         self._deadline = self.loop.call_later(self.timeout_keep_alive, self._late)
+        self.waiting[self] = None
+        while len(self.waiting) > self.most_waiting:
+            oldest = next(iter(self.waiting))
+            oldest._disarm()
+            logger.info("closed the longest-waiting idle connection to make room")
+            oldest.transport.close()
+
+    def _disarm(self) -> None:
+        self._deadline.cancel()
+        self.waiting.pop(self, None)
 
     def _late(self) -> None:
+        self.waiting.pop(self, None)
         if not self.transport.is_closing():
             logger.info("cut off a client that sent its request head too slowly")
             self.transport.close()
@@ -276,7 +303,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(socket.SOMAXCONN)
     except OSError:
         sock.close()
         raise
@@ -311,7 +338,7 @@ async def serve_http(
     )
     config = uvicorn.Config(
         Gate(SessionKeeper(app, sessions), origins, limits, token),
-        http=_HeadDeadline,
+        http=_HeadDeadline.for_server(limits.max_waiting_connections),
         timeout_keep_alive=limits.read_timeout_s,  # type: ignore[arg-type]
         log_config=None,
         access_log=False,

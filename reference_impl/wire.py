@@ -27,11 +27,16 @@ a parser do so, and MCP says nothing against it.
 from __future__ import annotations
 
 import codecs
+import gc
 import json
 import math
 import re
 import sys
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain, compress
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
@@ -51,6 +56,14 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 #: token again), a run of openers or of closers.
 _TOKEN = re.compile(r'"[^"]*(?:"|\Z)|([\[{]+)|([\]}]+)')
 _UNREADABLE_TEXT = "1e400"
+_CONTAINERS = frozenset((dict, list))
+#: What a value of each type becomes below ``MAX_DEPTH`` (``dict.get`` keeps any other value).
+_CUT = {dict: math.inf, list: math.inf}
+#: A run of more digits than ``int`` reads, matched from the run's start only (linear).
+_LONG_DIGITS = re.compile(rf"(?<![0-9])[0-9]{{{sys.get_int_max_str_digits() + 1}}}")
+_pause_lock = threading.Lock()
+_paused = 0
+_resume = False
 
 
 @dataclass(frozen=True)
@@ -99,31 +112,66 @@ def parse(data: bytes) -> Any:
     """JSON text as Python data, what is not I-JSON read as an infinite number (see above)."""
     text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", "surrogateescape")
     try:
-        try:
-            value = _loads(text)
-        except RecursionError:  # nested past the parser's limit: cut first, then read
-            value = _loads(_shallow(text))
+        with _collector_paused():
+            try:
+                value = _loads(text)
+            except RecursionError:  # nested past the parser's limit: cut first, then read
+                value = _loads(_shallow(text))
     except ValueError as error:
         raise NotJson(type(error).__name__) from error
     if isinstance(value, dict | list):
-        _cut_below(value, 1)
+        _cut_deep(value)
     return value
 
 
 def _loads(text: str) -> Any:
-    return json.loads(text, object_pairs_hook=_object, parse_int=_integer)
+    """The standard parser, with a hook for integers only when the text holds a run of digits
+    longer than ``int`` reads (a hook is a Python call per number)."""
+    long_digits = _LONG_DIGITS.search(text) is not None
+    return json.loads(text, object_pairs_hook=_object, parse_int=_integer if long_digits else None)
 
 
-def _cut_below(container: dict[str, Any] | list[Any], depth: int) -> None:
-    """Replace, in place, each container nested in ``container`` (at ``depth``) deeper than
-    ``MAX_DEPTH`` by an infinite number, as ``_shallow`` does in the text."""
-    items = container.items() if isinstance(container, dict) else enumerate(container)
-    for key, item in items:
-        if isinstance(item, dict | list):
-            if depth < MAX_DEPTH:
-                _cut_below(item, depth + 1)
-            else:
-                container[key] = math.inf  # type: ignore[index]
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while the parser builds a message's values: JSON
+    data holds no cycles, and the collector's passes over millions of fresh lists cost more
+    than building them (2.0 s against 0.9 s for 8 MiB of empty arrays). Parses may overlap in
+    worker threads: the collector resumes when the last one ends, if it was running before."""
+    global _paused, _resume
+    with _pause_lock:
+        if _paused == 0:
+            _resume = gc.isenabled()
+            gc.disable()
+        _paused += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _paused -= 1
+            if _paused == 0 and _resume:
+                gc.enable()
+
+
+def _cut_deep(root: dict[str, Any] | list[Any]) -> None:
+    """Replace, in place, each container nested deeper than ``MAX_DEPTH`` by an infinite number,
+    as ``_shallow`` does in the text. Level by level, with the per-item work in C (``map`` over
+    types and ``compress``): a Python step per item cost 0.6 s for 8 MiB of empty arrays."""
+    level: list[Any] = [root]
+    for _ in range(MAX_DEPTH - 1):
+        items = list(chain.from_iterable(map(_items, level)))
+        level = list(compress(items, map(_CONTAINERS.__contains__, map(type, items))))
+        if not level:
+            return
+    for container in level:  # at MAX_DEPTH: what they hold as a container is cut
+        if isinstance(container, list):
+            container[:] = map(_CUT.get, map(type, container), container)
+        else:
+            values = list(map(_CUT.get, map(type, container.values()), container.values()))
+            container.update(zip(list(container), values, strict=True))
+
+
+def _items(container: dict[str, Any] | list[Any]) -> Iterable[Any]:
+    return container.values() if type(container) is dict else container
 
 
 def _shallow(text: str) -> str:

@@ -151,6 +151,27 @@ def test_a_client_that_sends_too_slowly_is_cut_off(server: RunningServer) -> Non
     assert _serves(server)
 
 
+def test_idle_connections_give_way_oldest_first(tmp_path: Path, host_key_file: Path) -> None:
+    """Issue 23: a thousand connections opened and left idle ran the server out of file
+    descriptors (a new client waited 20 s). Past the cap, the longest-waiting one is closed."""
+    options = ("--max-waiting-connections", "4", "--read-timeout-s", "60")
+    log = tmp_path / "server.log"
+    with http_server(tmp_path / "state", host_key_file, *options, log=log) as server:
+        idle = [
+            socket.create_connection(_address(server.url), timeout=TIMEOUT_S) for _ in range(10)
+        ]
+        try:
+            assert [sock.recv(1) for sock in idle[:6]] == [b""] * 6  # closed, oldest first
+            assert _serves(server)
+            newest = idle[-1]  # still open: it answers a request
+            newest.sendall(_head(server, JSON, "Content-Length: 1") + b"x")
+            assert newest.recv(65536).startswith(b"HTTP/1.1 400 ")
+            assert "closed the longest-waiting idle connection" in log.read_text()
+        finally:
+            for sock in idle:
+                sock.close()
+
+
 def test_a_disconnect_is_one_line_in_the_log(server: RunningServer) -> None:
     head = _head(server, JSON, "Content-Length: 100")
     with socket.create_connection(_address(server.url), timeout=TIMEOUT_S) as sock:

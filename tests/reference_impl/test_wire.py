@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
+import gc
 import math
 
 import pytest
@@ -104,3 +106,45 @@ def test_a_leading_byte_order_mark_is_ignored() -> None:
     assert wire.parse(codecs.BOM_UTF8 + b'{"a":1}') == {"a": 1}
     with pytest.raises(wire.NotJson):
         wire.parse(b'{"a":1}' + codecs.BOM_UTF8)
+
+
+def test_the_cut_keeps_scalars_and_cuts_containers_of_objects_and_arrays_alike() -> None:
+    """At ``MAX_DEPTH`` an object's or an array's containers become an infinite number, and its
+    other values stay; wide levels above it are walked whole."""
+    inner = '{"keep": 1, "cut": [2], "also": {"x": 3}}'
+    text = '[[1, {"a": [], "b": "s"}], ' + "[" * (wire.MAX_DEPTH - 2) + inner + "]" * 126 + "]"
+    value = wire.parse(text.encode())
+    assert value[0] == [1, {"a": [], "b": "s"}]
+    deepest = value[1]
+    for _ in range(wire.MAX_DEPTH - 3):
+        [deepest] = deepest
+    assert deepest == [{"keep": 1, "cut": math.inf, "also": math.inf}]
+
+
+@pytest.mark.parametrize("text", [b"[" + b"[]," * 1000 + b"[]]", b"[" + b"[]," * 1000 + b"x"])
+def test_the_collector_is_paused_while_the_parser_builds(
+    text: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: the cyclic collector's passes over a flood of empty arrays cost more than the
+    parse; it is paused while the parser builds, and resumes whatever the parse."""
+    seen: list[bool] = []
+    loads = wire._loads
+
+    def watched(text: str) -> object:
+        seen.append(gc.isenabled())
+        return loads(text)
+
+    monkeypatch.setattr(wire, "_loads", watched)
+    assert gc.isenabled()
+    with contextlib.suppress(wire.NotJson):
+        wire.parse(text)
+    assert (seen, gc.isenabled()) == ([False], True)
+
+
+def test_a_paused_collector_stays_as_the_caller_left_it() -> None:
+    gc.disable()
+    try:
+        wire.parse(b"[[]]")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
