@@ -7,13 +7,17 @@ in-process by ``wire.read`` as the transports read it; then each is sent at the 
 reference server over stdio (one line) and over streamable HTTP (one POST), and the time to its
 answer is measured. Prints medians in milliseconds and nanoseconds per byte; asserts nothing.
 
-``python benchmarks/bench_wire.py [--repeats 5]``
+``--baseline FILE`` reads each shape with another ``wire.py`` too (an older one, taken from git),
+in the same run, beside today's: ``git show REV:reference_impl/wire.py > /tmp/wire_before.py``.
+
+``python benchmarks/bench_wire.py [--repeats 5] [--baseline /tmp/wire_before.py]``
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -21,6 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import httpx2
 from engram_conformance.reference_impl import wire
@@ -34,6 +39,8 @@ def _filled(head: bytes, unit: bytes, size: int, tail: bytes = b"") -> bytes:
     return head + unit * ((size - len(head) - len(tail)) // len(unit)) + tail
 
 
+_CALL = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":'
+
 #: name -> the message of about ``size`` bytes; every one but the last is malformed
 SHAPES: dict[str, Callable[[int], bytes]] = {
     "escaped quotes, unterminated (issue 23)": lambda n: _filled(
@@ -43,8 +50,10 @@ SHAPES: dict[str, Callable[[int], bytes]] = {
     "brackets never closed": lambda n: b"[" * n,
     "empty arrays, then a stray byte": lambda n: _filled(b"[", b"[],", n, b"x"),
     "short strings, then a stray byte": lambda n: _filled(b"[", b'"a",', n, b"x"),
+    "a valid call, empty objects": lambda n: _filled(_CALL + b"[", b"{},", n, b"0]}}}"),
+    "a valid call, small numbers": lambda n: _filled(_CALL + b"[", b"1,", n, b"0]}}}"),
     "a valid call, one long string": lambda n: _filled(
-        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":"',
+        _CALL + b'"',
         b"x",
         n,
         b'"}}}',
@@ -52,21 +61,35 @@ SHAPES: dict[str, Callable[[int], bytes]] = {
 }
 
 
-def _read(message: bytes) -> None:
-    with contextlib.suppress(wire.NotJson, wire.InvalidRequest):
-        wire.read(message)
+def _read(reader: ModuleType, message: bytes) -> None:
+    with contextlib.suppress(reader.NotJson, reader.InvalidRequest):
+        reader.read(message)
 
 
-def in_process(repeats: int) -> None:
+def _loaded(path: Path) -> ModuleType:
+    """Another ``wire.py`` (a baseline), loaded from its file beside today's."""
+    spec = importlib.util.spec_from_file_location("wire_baseline", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"bench_wire: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def in_process(repeats: int, baseline: ModuleType | None) -> None:
     print("wire.read in-process, median ms (ns per byte):")
     print(f"{'shape':42}" + "".join(f"{size >> 10:>9,} KiB" for size in SIZES))
+    readers = {"": wire} if baseline is None else {"today": wire, "baseline": baseline}
     for name, shape in SHAPES.items():
-        cells = []
-        for size in SIZES:
-            message = shape(size)
-            ms = median_ms(lambda message=message: _read(message), repeats)
-            cells.append(f"{ms:7.1f} ({ms * 1e6 / len(message):3.0f})")
-        print(f"{name:42}" + "".join(f"{cell:>13}" for cell in cells))
+        for label, reader in readers.items():
+            cells = []
+            for size in SIZES:
+                message = shape(size)
+                ms = median_ms(lambda m=message, r=reader: _read(r, m), repeats)
+                cells.append(f"{ms:7.1f} ({ms * 1e6 / len(message):3.0f})")
+            row = f"{name}, {label}" if label else name
+            print(f"{row:42}" + "".join(f"{cell:>13}" for cell in cells))
 
 
 class _Server:
@@ -156,8 +179,9 @@ def over_http(folder: Path, repeats: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5, help="samples per figure (median)")
+    parser.add_argument("--baseline", type=Path, help="another wire.py to read with in-process")
     options = parser.parse_args()
-    in_process(options.repeats)
+    in_process(options.repeats, options.baseline and _loaded(options.baseline))
     with tempfile.TemporaryDirectory() as scratch:
         stdio = over_stdio(Path(scratch), options.repeats)
         http = over_http(Path(scratch), options.repeats)

@@ -59,8 +59,6 @@ _UNREADABLE_TEXT = "1e400"
 _CONTAINERS = frozenset((dict, list))
 #: What a value of each type becomes below ``MAX_DEPTH`` (``dict.get`` keeps any other value).
 _CUT = {dict: math.inf, list: math.inf}
-#: A run of more digits than ``int`` reads, matched from the run's start only (linear).
-_LONG_DIGITS = re.compile(rf"(?<![0-9])[0-9]{{{sys.get_int_max_str_digits() + 1}}}")
 _pause_lock = threading.Lock()
 _paused = 0
 _resume = False
@@ -125,10 +123,15 @@ def parse(data: bytes) -> Any:
 
 
 def _loads(text: str) -> Any:
-    """The standard parser, with a hook for integers only when the text holds a run of digits
-    longer than ``int`` reads (a hook is a Python call per number)."""
-    long_digits = _LONG_DIGITS.search(text) is not None
-    return json.loads(text, object_pairs_hook=_object, parse_int=_integer if long_digits else None)
+    """The standard parser; a text holding an integer longer than ``int`` reads (``int``'s
+    ValueError, which is no ``JSONDecodeError``) is read again with a hook for integers, which
+    only then pays a Python call per number."""
+    try:
+        return json.loads(text, object_pairs_hook=_object)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:
+        return json.loads(text, object_pairs_hook=_object, parse_int=_integer)
 
 
 @contextmanager
