@@ -1,7 +1,11 @@
-"""A single static HTML page rendered from the report document.
+"""A single static HTML page rendered from the report document, written for a person.
 
-The page needs nothing but itself: styles are inline and there is no script (a checkbox hides
-passing rules through CSS alone). Every string from the report is scrubbed and escaped.
+The first screen holds what a vendor needs first: the verdict, the counts, then the failures
+and errors grouped by cause (``causes``), each with its evidence (the calls as sent and the
+answers as received, the transcript, the reproduction). Then warnings, the full rule table with
+filters, families, and the run's details. The page needs nothing but itself (styles and the one
+filtering script inline, nothing fetched), reads in light and dark, and prints whole. Every
+string from the report is scrubbed and escaped.
 """
 
 from __future__ import annotations
@@ -9,39 +13,19 @@ from __future__ import annotations
 import html
 import json
 import re
+from typing import Any
 
-from .document import FailureRecord, ReportDocument, RuleRecord, worst
+from .causes import Cause, causes
+from .document import CallRecord, FailureRecord, ReportDocument, RuleRecord, Verdict, worst
+from .html_assets import SCRIPT, STYLE
 from .sanitize import scrub, truncate
 from .text import notes
 
 EVIDENCE_LIMIT = 20_000
 #: A tool name shown as it is; any other (empty, spaced, with commas or quotes) is shown quoted.
 _PLAIN_NAME = re.compile(r"[\w.:/-]+")
-
-_STYLE = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem;
-       color: #1f2328; }
-h1 { font-size: 1.5rem; } h2 { margin-top: 2.5rem; } h3 { margin-bottom: .25rem; }
-.summary { font-size: 1.15rem; font-weight: 600; }
-.counts { display: flex; gap: .5rem; list-style: none; padding: 0; }
-.counts li { padding: .3rem .7rem; border-radius: .4rem; }
-dl.run { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
-dl.run dt { font-weight: 600; } dl.run dd { margin: 0; overflow-wrap: anywhere; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; vertical-align: top; padding: .3rem .5rem;
-         border-bottom: 1px solid #d0d7de; }
-pre { background: #f6f8fa; padding: .6rem; overflow: auto; max-height: 24rem; white-space: pre-wrap;
-      overflow-wrap: anywhere; }
-tr.v-pass, li.v-pass { background: #dafbe1; }
-tr.v-not_applicable, li.v-not_applicable { background: #eaeef2; }
-tr.v-warn, li.v-warn { background: #fff8c5; } tr.v-fail, li.v-fail { background: #ffd8d3; }
-tr.v-error, li.v-error { background: #f3d8ff; }
-#hide-passing:checked ~ table tr.v-pass, #hide-passing:checked ~ table tr.v-not_applicable {
-  display: none; }
-section.rule { border-left: .4rem solid #d0d7de; padding-left: 1rem; margin-bottom: 1.5rem; }
-section.rule.v-fail { border-color: #cf222e; } section.rule.v-error { border-color: #8250df; }
-section.rule.v-warn { border-color: #bf8700; } section.rule.v-pass { border-color: #1a7f37; }
-"""
+_TITLES = {Verdict.FAIL: "Failures", Verdict.ERROR: "Errors", Verdict.WARN: "Warnings"}
+_LEVELS = ("must", "should", "profile")
 
 
 def _e(text: str) -> str:
@@ -68,31 +52,208 @@ def render(document: ReportDocument) -> str:
         '<head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>engram-conformance: {_e(target.name)}</title>",
-        f"<style>{_STYLE}</style></head>",
-        "<body><header>",
-        f"<h1>engram-conformance report: {_e(target.name)}</h1>",
-        f'<p class="summary">{_e(document.conformance.summary)}</p>',
-        _counts(document),
-        _run(document),
-        "</header><main>",
-        _families(document),
+        f"<style>{STYLE}</style></head>",
+        "<body>",
+        _header(document),
+        '<main id="main">',
+        _first_screen(document),
+        _warnings(document),
         _rules(document),
-        *_problems(document),
+        _families(document),
+        _run(document),
     ]
     if target.stderr_tail:
         parts.append(
             f"<section><h2>Server stderr (last lines)</h2>{_pre(target.stderr_tail)}</section>"
         )
-    parts.append("</main></body></html>")
+    parts.append(f"</main><script>{SCRIPT}</script></body></html>")
     return "\n".join(parts) + "\n"
 
 
-def _counts(document: ReportDocument) -> str:
-    items = "".join(
+def _header(document: ReportDocument) -> str:
+    spec, run = document.spec, document.run
+    info = document.target.server_info
+    server = f"{info.name} {info.version}, MCP {info.protocol_version}" if info else "no server"
+    only = f", only {', '.join(run.only)}" if run.only else ""
+    line = (
+        f"{spec.contract} {spec.contract_version} · {run.profile} profile{only} · {server} · "
+        f"{run.duration_s:.1f} s · exit code {document.exit_code}"
+    )
+    counts = "".join(
         f'<li class="v-{verdict}">{verdict.label} <strong>{count}</strong></li>'
         for verdict, count in document.counts.items()
     )
-    return f'<ul class="counts">{items}</ul>'
+    return (
+        f"<header><h1>engram-conformance: {_e(document.target.name)}</h1>"
+        f'<p class="verdict">{_e(document.conformance.summary)}</p>'
+        f'<p class="run-line">{_e(line)}</p><ul class="counts">{counts}</ul></header>'
+    )
+
+
+def _first_screen(document: ReportDocument) -> str:
+    """Failures, errors and stale baseline entries, or a sentence saying there are none."""
+    parts = [_causes(causes(document, verdict)) for verdict in (Verdict.FAIL, Verdict.ERROR)]
+    stale = [rule for rule in document.rules if rule.baseline == "stale"]
+    if stale:
+        items = "".join(f"<li>{_rule_link(rule)}: {_e(rule.statement)}</li>" for rule in stale)
+        parts.append(
+            f'<section id="stale"><h2>Stale baseline entries ({len(stale)})</h2>'
+            f"<p>These rules no longer fail: remove them from the baseline.</p>"
+            f"<ul>{items}</ul></section>"
+        )
+    shown = "".join(part for part in parts if part)
+    return shown or '<section id="problems"><p>No failures and no errors.</p></section>'
+
+
+def _warnings(document: ReportDocument) -> str:
+    found = causes(document, Verdict.WARN)
+    if not found:
+        return ""
+    body = "".join(map(_cause, found))
+    return (
+        f'<section id="warnings"><details><summary><h2>Warnings ({_tally(found)})</h2>'
+        f"</summary>{body}</details></section>"
+    )
+
+
+def _causes(found: tuple[Cause, ...]) -> str:
+    if not found:
+        return ""
+    verdict = found[0].verdict
+    title = f"{_TITLES[verdict]} ({_tally(found)})"
+    return f'<section id="{verdict}s"><h2>{title}</h2>{"".join(map(_cause, found))}</section>'
+
+
+def _tally(found: tuple[Cause, ...]) -> str:
+    """ "3 rules, 1 cause"."""
+    rules = sum(len(cause.rules) for cause in found)
+    return f"{_counted(rules, 'rule')}, {_counted(len(found), 'cause')}"
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _cause(cause: Cause) -> str:
+    rules = "; ".join(f"{_rule_link(rule)} ({rule.level})" for rule in cause.rules)
+    statements = "".join(
+        f"<li>{_e(rule.id)}: {_e(rule.statement)}"
+        + "".join(f" <em>({_e(note)})</em>" for note in notes(rule))
+        + "</li>"
+        for rule in cause.rules
+    )
+    parts = [
+        f'<section class="cause v-{cause.verdict}" id="{_e(cause.anchor)}">',
+        f"<h3>{cause.verdict.label}: {_e(cause.reason or 'no reason given')}</h3>",
+        f'<p class="rules-of">{_counted(len(cause.rules), "rule")}: {rules}. '
+        f"Check: {_e(cause.check or 'none')}.</p>",
+        f"<ul>{statements}</ul>",
+    ]
+    if cause.evidence is not None:
+        parts.append(_evidence(cause.evidence))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _evidence(failure: FailureRecord) -> str:
+    items = [("Expected", _pre(failure.expected)), ("Observed", _pre(failure.observed))]
+    if failure.reproduce:
+        items.append(("Reproduce", _pre(failure.reproduce)))
+    if failure.calls:
+        calls = "\n\n".join(_exchange(call) for call in failure.calls)
+        items.append((f"Calls ({len(failure.calls)})", _pre(calls)))
+    if failure.transcript:
+        items.append(("Transcript", f"<code>{_e(failure.transcript)}</code>"))
+    if failure.seed is not None:
+        items.append(("Seed", str(failure.seed)))
+    body = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in items)
+    return f'<dl class="evidence">{body}</dl>'
+
+
+def _exchange(call: CallRecord) -> str:
+    """A call as sent (``→``) and its answer as received (``←``)."""
+    if call.arguments_cut is not None:
+        cut = call.arguments_cut
+        sent = (
+            f"({cut.bytes:,} bytes, sha256 {cut.sha256}, whole in the transcript) "
+            f"{cut.begins} … {cut.ends}"
+        )
+    else:
+        sent = _json(call.arguments)
+    return f"→ {call.tool} {sent}\n← {_json(call.answer)}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _rule_link(rule: RuleRecord) -> str:
+    return f'<a href="#rule-{_e(rule.id)}">{_e(rule.id)}</a>'
+
+
+def _rules(document: ReportDocument) -> str:
+    anchors = {
+        rule.id: cause.anchor
+        for verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.WARN)
+        for cause in causes(document, verdict)
+        for rule in cause.rules
+    }
+    rows = []
+    for rule in document.rules:
+        rule_id = _e(rule.id)
+        cause = anchors.get(rule.id)
+        verdict = rule.verdict.label
+        shown = f'<a href="#{_e(cause)}">{verdict}</a>' if cause else verdict
+        rows.append(
+            f'<tr id="rule-{rule_id}" class="v-{rule.verdict}" data-verdict="{rule.verdict}" '
+            f'data-level="{rule.level}" data-family="{_e(rule.family)}"><td>{rule_id}</td>'
+            f"<td>{rule.level}</td><td>{shown}</td><td>{_e(rule.statement)}</td>"
+            f"<td>{_e(', '.join(notes(rule)))}</td></tr>"
+        )
+    return (
+        "<section><h2>Rules</h2>"
+        f"{_filters(document)}"
+        '<table id="rules"><thead><tr><th>Rule</th><th>Level</th><th>Verdict</th>'
+        "<th>Statement</th><th>Notes</th></tr></thead><tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody></table></section>"
+    )
+
+
+def _filters(document: ReportDocument) -> str:
+    """The filter controls, hidden until the script shows them (without it they do nothing)."""
+    boxes = "".join(
+        f'<label><input type="checkbox" name="verdict" value="{verdict}" checked> '
+        f"{verdict.label}</label>"
+        for verdict in document.counts
+    )
+    levels = "".join(f'<option value="{level}">{level}</option>' for level in _LEVELS)
+    families = "".join(
+        f'<option value="{_e(family)}">{_e(family)}</option>' for family in document.by_family()
+    )
+    return (
+        '<form id="filters" class="filters" hidden>'
+        f"{boxes}"
+        f'<label>level <select name="level"><option value="">any</option>{levels}</select></label>'
+        f'<label>family <select name="family"><option value="">any</option>{families}</select>'
+        "</label>"
+        '<label>text <input type="search" name="text" placeholder="id, statement, note"></label>'
+        '<output id="shown"></output></form>'
+    )
+
+
+def _families(document: ReportDocument) -> str:
+    rows = []
+    for family, rules in document.by_family().items():
+        verdict = worst(rule.verdict for rule in rules)
+        rows.append(
+            f'<tr class="v-{verdict}"><td>{_e(family)}</td><td>{len(rules)}</td>'
+            f"<td>{verdict.label}</td></tr>"
+        )
+    return (
+        "<section><h2>Families</h2><table><thead><tr><th>Family</th><th>Rules</th>"
+        f"<th>Worst verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
+    )
 
 
 def _run(document: ReportDocument) -> str:
@@ -119,76 +280,4 @@ def _run(document: ReportDocument) -> str:
         "Exit code": str(document.exit_code),
     }
     items = "".join(f"<dt>{name}</dt><dd>{_e(value)}</dd>" for name, value in rows.items())
-    return f'<dl class="run">{items}</dl>'
-
-
-def _families(document: ReportDocument) -> str:
-    rows = []
-    for family, rules in document.by_family().items():
-        verdict = worst(rule.verdict for rule in rules)
-        rows.append(
-            f'<tr class="v-{verdict}"><td>{_e(family)}</td><td>{len(rules)}</td>'
-            f"<td>{verdict.label}</td></tr>"
-        )
-    return (
-        "<section><h2>Families</h2><table><thead><tr><th>Family</th><th>Rules</th>"
-        f"<th>Worst verdict</th></tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
-    )
-
-
-def _rules(document: ReportDocument) -> str:
-    detailed = {rule.id for rules in document.problems().values() for rule in rules}
-    rows = []
-    for rule in document.rules:
-        rule_id = _e(rule.id)
-        link = f'<a href="#rule-{rule_id}">{rule_id}</a>' if rule.id in detailed else rule_id
-        rows.append(
-            f'<tr class="v-{rule.verdict}"><td>{link}</td><td>{rule.level}</td>'
-            f"<td>{rule.verdict.label}</td><td>{_e(rule.statement)}</td>"
-            f"<td>{_e(', '.join(notes(rule)))}</td></tr>"
-        )
-    body = "\n".join(rows)
-    return (
-        '<section><h2>Rules</h2><input type="checkbox" id="hide-passing">'
-        '<label for="hide-passing"> hide passing and not applicable rules</label>'
-        "<table><thead><tr><th>Rule</th><th>Level</th><th>Verdict</th><th>Statement</th>"
-        f"<th>Notes</th></tr></thead><tbody>\n{body}\n</tbody></table></section>"
-    )
-
-
-def _problems(document: ReportDocument) -> list[str]:
-    return [
-        f"<section><h2>{title} ({len(rules)})</h2>{''.join(map(_rule, rules))}</section>"
-        for title, rules in document.problems().items()
-        if rules
-    ]
-
-
-def _rule(rule: RuleRecord) -> str:
-    parts = [
-        f'<section class="rule v-{rule.verdict}" id="rule-{_e(rule.id)}">',
-        f"<h3>{_e(rule.id)}: {rule.verdict.label} ({rule.level})</h3>",
-        f"<p>{_e(rule.statement)}</p>",
-        f"<p>Source: {_e(rule.source)}. Checks: {_e(', '.join(rule.checks) or 'none')}.</p>",
-    ]
-    if rule.reason:
-        parts.append(f"<p>Reason: {_e(rule.reason)}</p>")
-    if notes(rule):
-        parts.append(f"<p>Notes: {_e(', '.join(notes(rule)))}</p>")
-    parts.extend(_failure(failure) for failure in rule.failures)
-    parts.append("</section>")
-    return "".join(parts)
-
-
-def _failure(failure: FailureRecord) -> str:
-    seed = f" (seed {failure.seed})" if failure.seed is not None else ""
-    items = [("Expected", _pre(failure.expected)), ("Observed", _pre(failure.observed))]
-    if failure.calls:
-        calls = "\n".join(failure.call_lines())
-        items.append((f"Calls ({len(failure.calls)})", _pre(calls)))
-    if failure.transcript:
-        items.append(("Transcript", f"<code>{_e(failure.transcript)}</code>"))
-    if failure.reproduce:
-        items.append(("Reproduce", _pre(failure.reproduce)))
-    body = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in items)
-    return f"<h4>{_e(failure.check)}{seed}</h4><dl>{body}</dl>"
+    return f'<section><h2>Run</h2><dl class="run">{items}</dl></section>'
