@@ -29,6 +29,15 @@ class Cause:
     evidence: FailureRecord | None
 
     @property
+    def headline(self) -> str:
+        """What went wrong, in a line: the reason given, else what the check expected (what it
+        observed is in the evidence, and often a whole answer)."""
+        if self.rules[0].reason or self.evidence is None:
+            return self.reason
+        expected = self.evidence.expected.strip().splitlines()
+        return f"expected {expected[0]}" if expected else self.reason
+
+    @property
     def anchor(self) -> str:
         """The page anchor of the group: its first rule's."""
         return f"cause-{self.rules[0].id}"

@@ -18,10 +18,12 @@ from typing import Any
 from .causes import Cause, causes
 from .document import CallRecord, FailureRecord, ReportDocument, RuleRecord, Verdict, worst
 from .html_assets import SCRIPT, STYLE
-from .sanitize import scrub, truncate
+from .sanitize import scrub, shorten, truncate
 from .text import notes
 
 EVIDENCE_LIMIT = 20_000
+#: a cause's heading: its reason on about two lines (the whole is in the evidence below)
+HEADING_LIMIT = 200
 #: A tool name shown as it is; any other (empty, spaced, with commas or quotes) is shown quoted.
 _PLAIN_NAME = re.compile(r"[\w.:/-]+")
 _TITLES = {Verdict.FAIL: "Failures", Verdict.ERROR: "Errors", Verdict.WARN: "Warnings"}
@@ -144,7 +146,8 @@ def _cause(cause: Cause) -> str:
     )
     parts = [
         f'<section class="cause v-{cause.verdict}" id="{_e(cause.anchor)}">',
-        f"<h3>{cause.verdict.label}: {_e(cause.reason or 'no reason given')}</h3>",
+        f"<h3>{cause.verdict.label}: {_e(shorten(cause.headline, HEADING_LIMIT) or 'no reason')}"
+        "</h3>",
         f'<p class="rules-of">{_counted(len(cause.rules), "rule")}: {rules}. '
         f"Check: {_e(cause.check or 'none')}.</p>",
         f"<ul>{statements}</ul>",

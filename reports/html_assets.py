@@ -15,7 +15,8 @@ STYLE = """
 }
 body { font: 15px/1.45 system-ui, sans-serif; margin: 1.5rem auto; max-width: 76rem;
   padding: 0 1rem; color: var(--fg); background: var(--bg); }
-h1 { font-size: 1.4rem; margin: 0 0 .3rem; } h2 { margin-top: 2rem; } h3 { margin: 0 0 .3rem; }
+h1 { font-size: 1.4rem; margin: 0 0 .3rem; } h2 { margin-top: 2rem; }
+h3 { margin: 0 0 .3rem; overflow-wrap: anywhere; }
 .verdict { font-size: 1.15rem; font-weight: 600; margin: .2rem 0; }
 .run-line { color: var(--muted); margin: .2rem 0 .6rem; overflow-wrap: anywhere; }
 .counts { display: flex; flex-wrap: wrap; gap: .5rem; list-style: none; padding: 0; margin: 0; }
