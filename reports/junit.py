@@ -1,6 +1,9 @@
 """JUnit XML rendered from the report document: one testsuite per family, one testcase per rule.
 
-JUnit readers go red on exactly what fails the gate and on what could not be decided:
+A testcase is named by its rule id alone, so that a CI's history of it survives an edit of the
+rule's statement; the statement, level and verdict are the testcase's properties (a warning is
+told apart from a pass there, as ``verdict`` ``warn``). JUnit readers go red on exactly what
+fails the gate and on what could not be decided:
 - a failure not in the baseline, and a stale baseline entry: ``<failure>``;
 - error: ``<error>``;
 - a known failure (fail or error listed in the baseline): ``<skipped>``, as pytest renders xfail;
@@ -16,7 +19,6 @@ from . import text
 from .document import ReportDocument, RuleRecord, Verdict
 from .sanitize import scrub, shorten
 
-NAME_LIMIT = 80
 MESSAGE_LIMIT = 200
 
 _DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -47,8 +49,11 @@ def _count(element: ET.Element) -> None:
 
 
 def _testcase(suite: ET.Element, rule: RuleRecord, contract: str) -> None:
-    name = scrub(f"{rule.id} {shorten(rule.statement, NAME_LIMIT)}")
-    case = ET.SubElement(suite, "testcase", classname=f"{contract}.{rule.family}", name=name)
+    case = ET.SubElement(suite, "testcase", classname=f"{contract}.{rule.family}", name=rule.id)
+    properties = ET.SubElement(case, "properties")
+    for name, value in (("verdict", rule.verdict), ("level", rule.level)):
+        ET.SubElement(properties, "property", name=name, value=value)
+    ET.SubElement(properties, "property", name="statement", value=scrub(rule.statement))
     details = text.rule_evidence(rule)
     outcome = _outcome(rule)
     if outcome is not None:

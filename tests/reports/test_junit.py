@@ -34,8 +34,11 @@ def test_junit_parses_with_one_testcase_per_rule_and_the_right_outcomes(data: di
     grouped = [rule for rules in document.by_family().values() for rule in rules]
     for case, rule in zip(cases, grouped, strict=True):
         assert case.get("classname") == f"engram-memory.{rule.family}"
-        assert case.get("name").startswith(f"{rule.id} ")
-        outcomes = [child.tag for child in case if child.tag != "system-out"]
+        assert case.get("name") == rule.id  # stable: an edited statement keeps the history
+        properties = {item.get("name"): item.get("value") for item in case.find("properties")}
+        assert (properties["verdict"], properties["level"]) == (rule.verdict, rule.level)
+        assert properties["statement"]
+        outcomes = [child.tag for child in case if child.tag not in ("system-out", "properties")]
         expected = _expected_outcome(rule)
         assert outcomes == ([expected] if expected else [])
     for tag, attribute in (("failure", "failures"), ("error", "errors"), ("skipped", "skipped")):
@@ -53,8 +56,9 @@ def test_hostile_observed_text_stays_well_formed_and_readable() -> None:
 
 def test_warnings_pass_with_a_note_in_system_out() -> None:
     root = ET.fromstring(junit.render(ReportDocument.from_dict(small())))
-    [case] = [c for c in root.iter("testcase") if c.get("name").startswith("SEARCH-004")]
-    assert [child.tag for child in case] == ["system-out"]
+    [case] = [c for c in root.iter("testcase") if c.get("name") == "SEARCH-004"]
+    assert [child.tag for child in case] == ["properties", "system-out"]
+    assert case.find("properties/property[@name='verdict']").get("value") == "warn"
     assert case.find("system-out").text.startswith("warning: this should rule is broken")
 
 
