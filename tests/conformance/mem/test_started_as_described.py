@@ -4,6 +4,7 @@ refused when it is no positive number), and ``[server] cwd``, the empty folder i
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,14 @@ def test_a_stdio_command_keeps_a_mem_servers_memories_in_the_run(tmp_path: Path)
     target = LaunchedTarget(descriptor, Workspace(tmp_path, None))
     assert target._env()["ENGRAM_DATA_DIR"] == str(tmp_path / "state")
     assert descriptor.cwd is None
+
+
+def test_the_shipped_http_descriptor_runs_the_reference_over_http(tmp_path: Path) -> None:
+    shipped = REPO_ROOT / "targets" / "mem-reference-http.toml"
+    report = tmp_path / "report"
+    arguments = ["run", "--target", str(shipped), "--only", "SAVE-001", "--report-dir", str(report)]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 0, result.output
+    data = json.loads((report / "report.json").read_text(encoding="utf-8"))
+    assert data["target"]["transport"] == "http"
+    assert [(rule["id"], rule["verdict"]) for rule in data["rules"]] == [("SAVE-001", "pass")]
