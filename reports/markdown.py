@@ -2,16 +2,18 @@
 
 The first line is the conformance summary, as CI tools show a summary's first line. Failures
 come next (fail, then error, then stale baseline entries), then warnings, then every rule in a
-collapsed list. Text from the report is escaped, evidence goes in fenced code blocks, and only
-the first ``DETAILED_LIMIT`` rules are shown in full: GitHub refuses comments over 65,536
-characters, and report.html has the rest.
+collapsed list. Failures, errors and warnings are grouped by cause (``causes``): one fault that
+many rules read is one section naming its rules, with its evidence once. Text from the report is
+escaped, evidence goes in fenced code blocks, and only the first ``DETAILED_LIMIT`` causes are
+shown in full: GitHub refuses comments over 65,536 characters, and report.html has the rest.
 """
 
 from __future__ import annotations
 
 import re
 
-from .document import FailureRecord, ReportDocument, RuleRecord
+from .causes import Cause, causes
+from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
 from .sanitize import scrub, shorten, truncate
 from .text import notes
 
@@ -41,12 +43,16 @@ def render(document: ReportDocument) -> str:
     """The Markdown summary of ``document``."""
     parts = [scrub(document.conformance.summary), _counts_table(document), _run_line(document)]
     detailed_left = DETAILED_LIMIT
-    for title, rules in document.problems().items():
-        if not rules:
+    for verdict in (Verdict.FAIL, Verdict.ERROR, None, Verdict.WARN):
+        if verdict is None:
+            parts.extend(_stale(document))
             continue
-        parts.append(f"## {title} ({len(rules)})")
-        for rule in rules:
-            parts.append(_rule_section(rule) if detailed_left > 0 else _rule_line(rule))
+        found = causes(document, verdict)
+        if not found:
+            continue
+        parts.append(f"## {_TITLES[verdict]} ({_tally(found)})")
+        for cause in found:
+            parts.append(_cause_section(cause) if detailed_left > 0 else _cause_line(cause))
             detailed_left -= 1
     if document.target.stderr_tail:
         tail = code_block(document.target.stderr_tail)
@@ -55,6 +61,26 @@ def render(document: ReportDocument) -> str:
         )
     parts.append(_all_rules(document))
     return "\n\n".join(parts) + "\n"
+
+
+_TITLES = {Verdict.FAIL: "Failures", Verdict.ERROR: "Errors", Verdict.WARN: "Warnings"}
+
+
+def _tally(found: tuple[Cause, ...]) -> str:
+    rules = sum(len(cause.rules) for cause in found)
+    return f"{_counted(rules, 'rule')}, {_counted(len(found), 'cause')}"
+
+
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _stale(document: ReportDocument) -> list[str]:
+    stale = [rule for rule in document.rules if rule.baseline == "stale"]
+    if not stale:
+        return []
+    advice = "Listed in the baseline but no longer failing: remove them from the baseline."
+    return [f"## Stale baseline entries ({len(stale)})", advice, *map(_rule_line, stale)]
 
 
 def _counts_table(document: ReportDocument) -> str:
@@ -76,9 +102,16 @@ def _run_line(document: ReportDocument) -> str:
         f"**Target** {inline(target.name)} ({reached}), server {server} · "
         f"**contract** {spec.contract} {spec.contract_version}, "
         f"spec {spec.spec_version} `{spec.digest}` · "
-        f"**run** {run.profile} profile, seed {run.seed}, {run.duration_s:.1f} s, "
+        f"**run** {run.profile} profile{_subset(document)}, seed {run.seed}, "
+        f"{run.duration_s:.1f} s, "
         f"exit code {document.exit_code}"
     )
+
+
+def _subset(document: ReportDocument) -> str:
+    """The rules the run was limited to (``--only``), if it was."""
+    only = document.run.only
+    return f" (only {', '.join(inline(rule) for rule in only)})" if only else ""
 
 
 def _headline(rule: RuleRecord) -> str:
@@ -89,35 +122,41 @@ def _rule_line(rule: RuleRecord) -> str:
     return f"- **{_headline(rule)}**: {inline(shorten(rule.statement, STATEMENT_LIMIT))}"
 
 
-def _rule_section(rule: RuleRecord) -> str:
-    checks = ", ".join(f"`{check}`" for check in rule.checks) or "none"
+def _cause_line(cause: Cause) -> str:
+    rules = ", ".join(rule.id for rule in cause.rules)
+    headline = inline(shorten(cause.headline, STATEMENT_LIMIT))
+    return f"- **{cause.verdict.label}** ({rules}): {headline}"
+
+
+def _cause_section(cause: Cause) -> str:
     parts = [
-        f"### {_headline(rule)}",
-        inline(rule.statement),
-        f"Source: {inline(rule.source)} · checks: {checks}",
+        f"### {cause.verdict.label}: {inline(shorten(cause.headline, STATEMENT_LIMIT))}",
+        "\n".join(
+            f"- **{_headline(rule)}** ({inline(rule.source)}): {inline(rule.statement)}"
+            for rule in cause.rules
+        ),
+        f"Check: `{cause.check or 'none'}`",
     ]
-    if rule.reason:
-        parts.append(f"Reason: {inline(rule.reason)}")
-    if rule.baseline == "stale":
-        parts.append("Listed in the baseline but no longer fails: remove it from the baseline.")
-    parts.extend(_failure(failure) for failure in rule.failures)
+    if cause.rules[0].reason:
+        parts.append(f"Reason: {inline(cause.rules[0].reason)}")
+    if cause.evidence is not None:
+        parts.append(_failure(cause.evidence))
     return "\n\n".join(parts)
 
 
 def _failure(failure: FailureRecord) -> str:
     seed = f" (seed {failure.seed})" if failure.seed is not None else ""
     parts = [
-        f"#### `{failure.check}`{seed}",
-        f"Expected:\n\n{code_block(failure.expected)}",
+        f"Expected{seed}:\n\n{code_block(failure.expected)}",
         f"Observed:\n\n{code_block(failure.observed)}",
     ]
+    if failure.reproduce:
+        parts.append(f"Reproduce:\n\n{code_block(failure.reproduce, 'sh')}")
     if failure.calls:
         calls = "\n".join(truncate(line, CALL_LIMIT) for line in failure.call_lines())
         parts.append(f"Calls ({len(failure.calls)}):\n\n{code_block(calls, 'json')}")
     if failure.transcript:
         parts.append(f"Transcript: {inline(failure.transcript)}")
-    if failure.reproduce:
-        parts.append(f"Reproduce:\n\n{code_block(failure.reproduce, 'sh')}")
     return "\n\n".join(parts)
 
 
