@@ -230,21 +230,44 @@ async def call_more_than_30_s_after_approval_fails_the_gate(ctx: CheckContext) -
 @check(rules=("GATE-006",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def malformed_or_future_confirmation_fails_the_gate(ctx: CheckContext) -> None:
     """Missing fields, times that are not Instants, an approval 20 s ahead fail; an approval
-    3 s ahead (within the 5 s skew, with a margin for the two clocks) holds."""
+    3 s ahead (within the 5 s skew, with a margin for the two clocks) holds. Each case breaks
+    one thing (``confirmation_time_forms``): a time in another form means the same instant as
+    the Instant it replaces, so a server that read that form would find the approval holding
+    (TTL 60 s, given now)."""
     fields = ("ref", "capability", "target", "operation_digest", "approved_at", "expires_at")
 
     def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
-        approve = ctx.host.confirmation
+        approve, given = ctx.host.confirmation, now_ms - now_ms % 1000
         return {
             **{f"no {name}": approve(tool, sent, **{name: ABSENT}) for name in fields},
-            "approved_at without milliseconds": approve(
-                tool, sent, approved_at=instant(now_ms)[:-5] + "Z"
-            ),
-            "expires_at in epoch milliseconds": approve(tool, sent, expires_at=now_ms + 60_000),
+            **{
+                case: approve(tool, sent, approved_ms=given, **{name: value})
+                for case, (name, value) in confirmation_time_forms(given).items()
+            },
             "an approval 20 s in the future": approve(tool, sent, approved_ms=now_ms + 20_000),
         }
 
     await _judge_gate(ctx, "GATE-006", breaks, lambda now_ms: {"approved_ms": now_ms + 3_000})
+
+
+def confirmation_time_forms(given_ms: int, ttl_ms: int = 60_000) -> dict[str, tuple[str, Any]]:
+    """case -> (the time field, a value of another form than an Instant for the very instant
+    that field holds in an approval given at ``given_ms`` for ``ttl_ms``): epoch milliseconds,
+    epoch seconds, an Instant without milliseconds, one with the offset +00:00, and the Instant
+    inside an array (not a string). ``given_ms`` is a whole second, so that every form is
+    exact."""
+    at = {"approved_at": given_ms, "expires_at": given_ms + ttl_ms}
+    forms: dict[str, tuple[str, Any]] = {}
+    for name, ms in at.items():
+        text = instant(ms)
+        forms |= {
+            f"{name} in epoch milliseconds": (name, ms),
+            f"{name} in epoch seconds": (name, ms // 1000),
+            f"{name} without milliseconds": (name, text[:-5] + "Z"),
+            f"{name} with the offset +00:00": (name, text[:-1] + "+00:00"),
+            f"{name} not a string (the Instant in an array)": (name, [text]),
+        }
+    return forms
 
 
 # GATE-007, GATE-008, GATE-013: capture and request_admission ------------------------------------

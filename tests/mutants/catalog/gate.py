@@ -5,6 +5,7 @@ and a deployment whose descriptor does not say which approvals its server requir
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -26,7 +27,13 @@ from engram_conformance.reference_impl.engram_memory.context import (
 from engram_conformance.reference_impl.engram_memory.envelope import failure
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from engram_conformance.reference_impl.engram_memory.server import sent_arguments
-from engram_conformance.spec.engram_memory import Spec, digest, operation_digest, validate_arguments
+from engram_conformance.spec.engram_memory import (
+    Spec,
+    digest,
+    instant_ms,
+    operation_digest,
+    validate_arguments,
+)
 
 from ..base import BindingMutant, LetsThrough, ServiceProxy, WiringMutant
 from ..caught import Caught
@@ -79,14 +86,18 @@ class TakesConfirmedArgumentAsApproval(WiringMutant):
         )
 
 
-def _lenient_ms(text: Any) -> int:
-    """Epoch milliseconds of any ISO 8601 time ``datetime.fromisoformat`` reads."""
-    return int(datetime.fromisoformat(text).timestamp() * 1000)
+#: The one form of a confirmation time (DESIGN: "Confirmation times are Instants").
+_INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
-class LenientConfirmationTimes(BindingMutant):
-    """Reads the confirmation's times with ``datetime.fromisoformat``: forms that are not the
-    Instant form (no milliseconds, an offset, a date alone) make an approval that can hold."""
+class ReadsConfirmationTimesAlso(BindingMutant):
+    """Base: a confirmation the binding refuses only for the form of its times is read anyway
+    when ``read_time`` reads each of them (an Instant, or the one other form the mutant takes),
+    and then holds like any other."""
+
+    def read_time(self, value: Any) -> int:
+        """Epoch milliseconds of ``value``; ValueError or TypeError for a form not taken."""
+        raise NotImplementedError
 
     def verify(self, token: Any) -> InvocationContext:
         context = super().verify(token)
@@ -99,12 +110,67 @@ class LenientConfirmationTimes(BindingMutant):
                 claim["capability"],
                 claim["target"],
                 claim["operation_digest"],
-                _lenient_ms(claim["approved_at"]),
-                _lenient_ms(claim["expires_at"]),
+                self.read_time(claim["approved_at"]),
+                self.read_time(claim["expires_at"]),
             )
         except (KeyError, TypeError, ValueError):
             return context
         return replace(context, confirmation=lenient)
+
+
+def _instant(value: Any) -> int:
+    if isinstance(value, str) and _INSTANT.fullmatch(value):
+        return instant_ms(value)
+    raise ValueError(f"not an Instant: {value!r}")
+
+
+class LenientConfirmationTimes(ReadsConfirmationTimesAlso):
+    """Reads the confirmation's times with ``datetime.fromisoformat``: forms that are not the
+    Instant form (no milliseconds, an offset, a date alone) make an approval that can hold."""
+
+    def read_time(self, value: Any) -> int:
+        return int(datetime.fromisoformat(value).timestamp() * 1000)
+
+
+class TimesWithoutMillisecondsAccepted(ReadsConfirmationTimesAlso):
+    """Takes an Instant without its milliseconds (``…T12:00:00Z``), and no other form."""
+
+    def read_time(self, value: Any) -> int:
+        if isinstance(value, str) and _INSTANT.fullmatch(value[:-1] + ".000Z"):
+            return instant_ms(value[:-1] + ".000Z")
+        return _instant(value)
+
+
+class TimesWithAnOffsetAccepted(ReadsConfirmationTimesAlso):
+    """Takes ``+00:00`` for ``Z`` at the end of an Instant, and no other form."""
+
+    def read_time(self, value: Any) -> int:
+        if isinstance(value, str) and value.endswith("+00:00"):
+            return _instant(value.removesuffix("+00:00") + "Z")
+        return _instant(value)
+
+
+class TimesInEpochMillisecondsAccepted(ReadsConfirmationTimesAlso):
+    """Takes an integer for a time, read as epoch milliseconds."""
+
+    def read_time(self, value: Any) -> int:
+        return value if type(value) is int else _instant(value)
+
+
+class TimesInEpochSecondsAccepted(ReadsConfirmationTimesAlso):
+    """Takes an integer for a time, read as epoch seconds."""
+
+    def read_time(self, value: Any) -> int:
+        return value * 1000 if type(value) is int else _instant(value)
+
+
+class TimeInAnArrayAccepted(ReadsConfirmationTimesAlso):
+    """Takes an array holding one Instant for that Instant."""
+
+    def read_time(self, value: Any) -> int:
+        if isinstance(value, list) and len(value) == 1:
+            return _instant(value[0])
+        return _instant(value)
 
 
 class MalformedConfirmationRefused(BindingMutant):
@@ -309,6 +375,11 @@ MUTANTS: list[tuple[type, Caught]] = [
     (FutureApprovalAccepted, Caught(("GATE-006",))),
     (NoSkewOnApprovedAt, Caught(("GATE-006",))),
     (LenientConfirmationTimes, Caught(("GATE-006",))),
+    (TimesWithoutMillisecondsAccepted, Caught(("GATE-006",))),
+    (TimesWithAnOffsetAccepted, Caught(("GATE-006",))),
+    (TimesInEpochMillisecondsAccepted, Caught(("GATE-006",))),
+    (TimesInEpochSecondsAccepted, Caught(("GATE-006",))),
+    (TimeInAnArrayAccepted, Caught(("GATE-006",))),
     (MalformedConfirmationRefused, Caught(("GATE-006",))),
     (TakesConfirmedArgumentAsApproval, Caught(("GATE-009",))),
     (ReplaysBeforeTheGate, Caught(("GATE-010",))),
