@@ -113,3 +113,60 @@ def test_the_descriptors_of_the_guide_are_valid(tmp_path: Path) -> None:
         path = tmp_path / f"descriptor{index}.toml"
         path.write_text(textwrap.dedent(block), encoding="utf-8")
         load_descriptor(path)  # DescriptorError if not
+
+
+def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -> None:
+    """Issue 26: the example installed the kit from the package index, where it is not: the
+    job failed at its install step. Run here as the runner would: the checkout step is a clone
+    of this repository into the step's ``path``; the install step's ``run`` runs as written
+    (pip told by its environment to install into a folder, without the dependencies this
+    environment already has)."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    checkout = [
+        step
+        for step in steps()
+        if step.get("uses", "").startswith("actions/checkout@") and "with" in step
+    ]
+    (kit,) = checkout
+    assert kit["with"] == {
+        "repository": "${{ env.KIT_REPOSITORY }}",
+        "ref": "${{ env.KIT_REF }}",
+        "path": ".engram-conformance",
+    }
+    assert re.fullmatch(r"v\d+\.\d+\.\d+", workflow["env"]["KIT_REF"])
+    (install,) = [step for step in steps() if step.get("name") == "Install the conformance kit"]
+    assert steps().index(kit) + 1 == steps().index(install)
+    assert "${{" not in install["run"]
+    subprocess.run(
+        ["git", "clone", "--quiet", str(REPO_ROOT), str(tmp_path / kit["with"]["path"])],
+        check=True,
+        timeout=120,
+    )
+    site = tmp_path / "site"
+    environment = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PIP_TARGET": str(site),
+        "PIP_NO_DEPS": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    finished = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", install["run"]],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    installed = site / "engram_conformance"
+    assert (installed / "spec" / "engram_memory" / "contract.json").is_file()
+    assert (installed / "spec" / "mem" / "rules.json").is_file()
+    version = subprocess.run(
+        [str(site / "bin" / "engram-conformance"), "--version"],
+        env={**os.environ, "PYTHONPATH": str(site)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert version.returncode == 0 and "engram-conformance, version" in version.stdout
