@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from .exceptions import NoAnswerInTime, ServerFault
 from .ledger import Failure, Ledger, Reproduction
@@ -96,11 +99,17 @@ class BaseContext:
         #: the fault of a case's call left unanswered while the server still answered: it may
         #: still be working on it, so the next check gets a fresh connection (``case``)
         self.unanswered: str | None = None
+        #: the time this check spent waiting on purpose (``wait``), for the report's timing
+        self.waited_s = 0.0
 
     # recording ---------------------------------------------------------------------------
     def calls(self) -> tuple[dict[str, Any], ...]:
         """This check's calls so far, as data."""
         return tuple(o.to_json() for o in self.session.transcript[self._first_call :])
+
+    def call_count(self) -> int:
+        """How many calls this check has made so far."""
+        return len(self.session.transcript) - self._first_call
 
     def expect(
         self,
@@ -194,6 +203,16 @@ class BaseContext:
             return False
         self._after_stop.append(AfterStop(self.check, judge, self.ledger))
         return True
+
+    async def wait(self, seconds: float) -> None:
+        """Sleep on purpose (for an expiry, a window, a clock to tick), counted as waiting in
+        the report's timing, so that a vendor sees why a run took the time it took."""
+        seconds = max(0.0, seconds)
+        started = time.monotonic()
+        try:
+            await anyio.sleep(seconds)
+        finally:
+            self.waited_s += time.monotonic() - started
 
     def not_applicable(self, rule: str, reason: str) -> None:
         """Record that the target's declared policy makes ``rule`` unreachable."""

@@ -4,7 +4,7 @@ renderer reads)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -18,18 +18,21 @@ from engram_conformance.reports import (
     ReportDocument,
     RuleRecord,
     RunInfo,
+    RunTiming,
     ServerInfo,
     SpecIdentity,
     TargetInfo,
+    Timing,
     Verdict,
     tally,
 )
+from engram_conformance.reports import CheckTiming as ReportCheckTiming
 from engram_conformance.spec.instants import instant
 
 from . import contracts
 from .baseline import Baseline
 from .contracts import Contract
-from .ledger import Failure
+from .ledger import CheckTiming, Failure
 from .recheck import FLAKY
 from .runner import RunOptions, RunResult
 from .targets.json_text import infinities_named, json_text
@@ -111,6 +114,7 @@ def build_document(
             budget_s=options.budget_s,
             only=tuple(options.only),
             command=command,
+            timing=run_timing(result.ledger.timings),
         ),
         target=TargetInfo(
             name=target.name,
@@ -156,7 +160,40 @@ def _rule_record(
         ),
         recheck=recheck,
         recheck_transcript=transcript_paths.get(result.rechecked.passed_alone.get(rule.id, "")),
+        timing=rule_timing(result.ledger.timings, result.checks_of_rule.get(rule.id, [])),
     )
+
+
+def run_timing(timings: Mapping[str, CheckTiming]) -> RunTiming | None:
+    """The checks' timing summed, and each check's, slowest first (None: none measured)."""
+    if not timings:
+        return None
+    checks = sorted(timings.items(), key=lambda item: (-item[1].seconds, item[0]))
+    return RunTiming(
+        time_s=_seconds(sum(timing.seconds for timing in timings.values())),
+        calls=sum(timing.calls for timing in timings.values()),
+        waited_s=_seconds(sum(timing.waited_s for timing in timings.values())),
+        checks=tuple(
+            ReportCheckTiming(check, _seconds(t.seconds), t.calls, _seconds(t.waited_s))
+            for check, t in checks
+        ),
+    )
+
+
+def rule_timing(timings: Mapping[str, CheckTiming], checks: Iterable[str]) -> Timing | None:
+    """The summed timing of ``checks`` (a rule's deciders) that were measured, else None."""
+    measured = [timings[check] for check in checks if check in timings]
+    if not measured:
+        return None
+    return Timing(
+        time_s=_seconds(sum(timing.seconds for timing in measured)),
+        calls=sum(timing.calls for timing in measured),
+        waited_s=_seconds(sum(timing.waited_s for timing in measured)),
+    )
+
+
+def _seconds(value: float) -> float:
+    return round(value, 3)
 
 
 def _failure_record(

@@ -92,6 +92,7 @@ class CheckExecutor:
             left = context.budget_ends_at + CHECK_SLACK_S - time.monotonic()
             if left < limit:
                 limit, why = max(left, 0.0), "not finished: the time budget ran out"
+        started = time.monotonic()
         try:
             with anyio.fail_after(limit):
                 await check.function(context)
@@ -110,6 +111,9 @@ class CheckExecutor:
             why = f"harness error in {check.id} (a bug of the kit): {describe(error)}"
             for rule in check.rules:
                 ledger.errored(rule, check.id, f"{why}\n{kit_traceback(error)}")
+        finally:
+            elapsed = time.monotonic() - started
+            ledger.timed(check.id, elapsed, context.call_count(), context.waited_s)
         return None
 
     def observer(self, ledger: Ledger, *, fresh: bool = False) -> Observer:

@@ -59,6 +59,16 @@ class Failure:
 
 
 @dataclass
+class CheckTiming:
+    """Where a check's time went: its wall time, the calls it made, and the time it spent
+    waiting on purpose (for an expiry, a window, a clock to tick), summed over its runs."""
+
+    seconds: float = 0.0
+    calls: int = 0
+    waited_s: float = 0.0
+
+
+@dataclass
 class Evidence:
     """Everything recorded against one rule."""
 
@@ -90,6 +100,15 @@ class Ledger:
     def __init__(self) -> None:
         self.evidence: dict[str, Evidence] = defaultdict(Evidence)
         self.failure_count = 0
+        #: check id -> its timing, in the order the checks ran
+        self.timings: dict[str, CheckTiming] = {}
+
+    def timed(self, check: str, seconds: float, calls: int, waited_s: float) -> None:
+        """Add one run of ``check`` to its timing."""
+        timing = self.timings.setdefault(check, CheckTiming())
+        timing.seconds += seconds
+        timing.calls += calls
+        timing.waited_s += waited_s
 
     def passed(self, rule: str, check: str, note: str | None = None) -> None:
         entry = self.evidence[rule]

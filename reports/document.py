@@ -81,6 +81,42 @@ class SpecIdentity:
     digest: str
 
 
+#: Field metadata of an optional member of the JSON document: left out, not null, when None.
+OPTIONAL = {"optional": True}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall time, calls made, and time spent waiting on purpose (see the schema's Timing)."""
+
+    time_s: float
+    calls: int
+    waited_s: float
+
+
+@dataclass(frozen=True)
+class CheckTiming:
+    check: str
+    time_s: float
+    calls: int
+    waited_s: float
+
+
+@dataclass(frozen=True)
+class RunTiming:
+    """The checks' time, calls and waits summed, and each check's own, slowest first."""
+
+    time_s: float
+    calls: int
+    waited_s: float
+    checks: tuple[CheckTiming, ...]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunTiming:
+        checks = tuple(CheckTiming(**check) for check in data["checks"])
+        return cls(**{**data, "checks": checks})
+
+
 @dataclass(frozen=True)
 class RunInfo:
     started_at: str
@@ -90,10 +126,18 @@ class RunInfo:
     budget_s: float | None
     only: tuple[str, ...]
     command: str
+    timing: RunTiming | None = field(default=None, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunInfo:
-        return cls(**{**data, "only": tuple(data["only"])})
+        timing = data.get("timing")
+        return cls(
+            **{
+                **data,
+                "only": tuple(data["only"]),
+                "timing": None if timing is None else RunTiming.from_dict(timing),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -132,10 +176,6 @@ class ConformanceInfo:
             tools_listed=tuple(data["tools_listed"]),
             summary=data["summary"],
         )
-
-
-#: Field metadata of an optional member of the JSON document: left out, not null, when None.
-OPTIONAL = {"optional": True}
 
 
 @dataclass(frozen=True)
@@ -201,15 +241,19 @@ class RuleRecord:
     recheck: str | None = None
     #: the transcript of the re-check that passed, for a flaky rule
     recheck_transcript: str | None = None
+    #: the time of the checks that decided the rule (None: not measured)
+    timing: Timing | None = field(default=None, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleRecord:
+        timing = data.get("timing")
         return cls(
             **{
                 **data,
                 "verdict": Verdict(data["verdict"]),
                 "checks": tuple(data["checks"]),
                 "failures": tuple(FailureRecord.from_dict(f) for f in data["failures"]),
+                "timing": None if timing is None else Timing(**timing),
             }
         )
 

@@ -22,6 +22,8 @@ from .sanitize import scrub, shorten, truncate
 from .text import notes
 
 EVIDENCE_LIMIT = 20_000
+#: how many of the slowest checks the run's section lists
+SLOWEST_SHOWN = 10
 #: a cause's heading: its reason on about two lines (the whole is in the evidence below)
 HEADING_LIMIT = 200
 #: A tool name shown as it is; any other (empty, spaced, with commas or quotes) is shown quoted.
@@ -211,16 +213,25 @@ def _rules(document: ReportDocument) -> str:
             f'<tr id="rule-{rule_id}" class="v-{rule.verdict}" data-verdict="{rule.verdict}" '
             f'data-level="{rule.level}" data-family="{_e(rule.family)}"><td>{rule_id}</td>'
             f"<td>{rule.level}</td><td>{shown}</td><td>{_e(rule.statement)}</td>"
-            f"<td>{_e(', '.join(notes(rule)))}</td></tr>"
+            f"<td>{_rule_time(rule)}</td><td>{_e(', '.join(notes(rule)))}</td></tr>"
         )
     return (
         "<section><h2>Rules</h2>"
         f"{_filters(document)}"
         '<table id="rules"><thead><tr><th>Rule</th><th>Level</th><th>Verdict</th>'
-        "<th>Statement</th><th>Notes</th></tr></thead><tbody>\n"
+        "<th>Statement</th><th>Time</th><th>Notes</th></tr></thead><tbody>\n"
         + "\n".join(rows)
         + "\n</tbody></table></section>"
     )
+
+
+def _rule_time(rule: RuleRecord) -> str:
+    """The time of the checks that decided the rule, its calls, and its waits if any."""
+    timing = rule.timing
+    if timing is None:
+        return ""
+    waited = f", {timing.waited_s:.1f} s waiting" if timing.waited_s >= 0.05 else ""
+    return f"{timing.time_s:.2f} s ({timing.calls} calls{waited})"
 
 
 def _filters(document: ReportDocument) -> str:
@@ -282,5 +293,29 @@ def _run(document: ReportDocument) -> str:
         "Command": run.command,
         "Exit code": str(document.exit_code),
     }
+    timing = run.timing
+    if timing is not None:
+        rows["Checks' time"] = (
+            f"{timing.time_s:.1f} s: {timing.calls} calls, {timing.waited_s:.1f} s waiting on "
+            "purpose (expiries, windows); the rest of the duration is starts, discovery and "
+            "re-checks"
+        )
     items = "".join(f"<dt>{name}</dt><dd>{_e(value)}</dd>" for name, value in rows.items())
-    return f'<section><h2>Run</h2><dl class="run">{items}</dl></section>'
+    return f'<section><h2>Run</h2><dl class="run">{items}</dl>{_slowest(document)}</section>'
+
+
+def _slowest(document: ReportDocument) -> str:
+    """The checks that took the most time, with their calls and waits."""
+    timing = document.run.timing
+    if timing is None or not timing.checks:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(check.check)}</td><td>{check.time_s:.2f} s</td><td>{check.calls}</td>"
+        f"<td>{check.waited_s:.2f} s</td></tr>"
+        for check in timing.checks[:SLOWEST_SHOWN]
+    )
+    return (
+        f"<h3>The {min(SLOWEST_SHOWN, len(timing.checks))} slowest checks</h3><table><thead>"
+        "<tr><th>Check</th><th>Time</th><th>Calls</th><th>Waiting</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )

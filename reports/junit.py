@@ -2,7 +2,8 @@
 
 A testcase is named by its rule id alone, so that a CI's history of it survives an edit of the
 rule's statement; the statement, level and verdict are the testcase's properties (a warning is
-told apart from a pass there, as ``verdict`` ``warn``). JUnit readers go red on exactly what
+told apart from a pass there, as ``verdict`` ``warn``); its ``time`` is that of the checks that
+decided it. JUnit readers go red on exactly what
 fails the gate and on what could not be decided:
 - a failure not in the baseline, and a stale baseline entry: ``<failure>``;
 - error: ``<error>``;
@@ -50,6 +51,8 @@ def _count(element: ET.Element) -> None:
 
 def _testcase(suite: ET.Element, rule: RuleRecord, contract: str) -> None:
     case = ET.SubElement(suite, "testcase", classname=f"{contract}.{rule.family}", name=rule.id)
+    if rule.timing is not None:
+        case.set("time", f"{rule.timing.time_s:.3f}")
     properties = ET.SubElement(case, "properties")
     for name, value in (("verdict", rule.verdict), ("level", rule.level)):
         ET.SubElement(properties, "property", name=name, value=value)

@@ -103,9 +103,17 @@ def _run_line(document: ReportDocument) -> str:
         f"**contract** {spec.contract} {spec.contract_version}, "
         f"spec {spec.spec_version} `{spec.digest}` · "
         f"**run** {run.profile} profile{_subset(document)}, seed {run.seed}, "
-        f"{run.duration_s:.1f} s, "
+        f"{run.duration_s:.1f} s{_timing(document)}, "
         f"exit code {document.exit_code}"
     )
+
+
+def _timing(document: ReportDocument) -> str:
+    """Where the run's checks spent their time, when it was measured."""
+    timing = document.run.timing
+    if timing is None:
+        return ""
+    return f" (checks {timing.time_s:.1f} s: {timing.calls} calls, {timing.waited_s:.1f} s waiting)"
 
 
 def _subset(document: ReportDocument) -> str:

@@ -60,6 +60,20 @@ SMALL: dict[str, Any] = {
         "budget_s": 60,
         "only": [],
         "command": "engram-conformance run --reference",
+        "timing": {
+            "time_s": 9.5,
+            "calls": 120,
+            "waited_s": 2.25,
+            "checks": [
+                {
+                    "check": "capture_replay_precedes_clock_checks",
+                    "time_s": 2.4,
+                    "calls": 3,
+                    "waited_s": 2.25,
+                },
+                {"check": "envelope_has_contract_shape", "time_s": 0.5, "calls": 7, "waited_s": 0},
+            ],
+        },
     },
     "target": {
         "name": "reference",
@@ -128,6 +142,7 @@ SMALL: dict[str, Any] = {
                     "reports/transcripts/ENV-002-envelope_has_contract_shape.jsonl",
                 }
             ],
+            "timing": {"time_s": 0.5, "calls": 7, "waited_s": 0},
         },
         {
             "id": "SEARCH-004",

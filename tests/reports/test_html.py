@@ -125,3 +125,13 @@ def test_a_clean_run_says_so_first() -> None:
     page = html.render(ReportDocument.from_dict(data))
     assert "<p>No failures and no errors.</p>" in page
     assert page.index("No failures") < page.index('<table id="rules">')
+
+
+def test_the_run_says_where_the_time_went() -> None:
+    page = html.render(ReportDocument.from_dict(small()))
+    assert "9.5 s: 120 calls, 2.2 s waiting on purpose" in page
+    assert "<h3>The 2 slowest checks</h3>" in page
+    assert page.index("capture_replay_precedes_clock_checks") < page.index(
+        "<td>envelope_has_contract_shape</td>"
+    )
+    assert "<td>0.50 s (7 calls)</td>" in page

@@ -64,3 +64,9 @@ def test_warnings_pass_with_a_note_in_system_out() -> None:
 
 def test_junit_of_the_small_document() -> None:
     assert_snapshot(junit.render(ReportDocument.from_dict(small())), "small.junit.xml")
+
+
+def test_a_rule_measured_has_the_time_of_its_checks() -> None:
+    root = ET.fromstring(junit.render(ReportDocument.from_dict(small())))
+    times = {case.get("name"): case.get("time") for case in root.iter("testcase")}
+    assert times["ENV-002"] == "0.500" and times["ENV-001"] is None  # not measured: no time

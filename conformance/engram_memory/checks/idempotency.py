@@ -253,7 +253,7 @@ async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
     arguments = _expiring_capture(ctx, ctx.key(), expires_at_ms)
     first = await ctx.capture(arguments)
     ctx.require(first.ok, f"a capture whose retention ends in {ahead_ms} ms failed", first)
-    await anyio.sleep(max(0.0, (expires_at_ms - wall_clock_ms()) / 1000) + EXPIRY_MARGIN_S)
+    await ctx.wait((expires_at_ms - wall_clock_ms()) / 1000 + EXPIRY_MARGIN_S)
     replay = await ctx.capture(arguments)
     ctx.expect(
         "IDEM-009",
@@ -304,7 +304,7 @@ async def retry_after_unknown_outcome_takes_effect_once(ctx: CheckContext) -> No
         call = await prepared(ctx, tool, ctx.key(tool))
         with anyio.move_on_after(ABANDON_AFTER_S):
             await call()
-        await anyio.sleep(SETTLE_S)
+        await ctx.wait(SETTLE_S)
         await expect_one_definite_effect(ctx, tool, call, "an abandoned call")
 
 

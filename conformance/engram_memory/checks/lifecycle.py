@@ -449,7 +449,7 @@ async def retention_expiry_moves_records_to_expired(ctx: CheckContext) -> None:
     late, expires_ms = expiring(ctx, f"note {word}")
     captured = await ctx.capture(late)
     ctx.require(captured.ok, "capture with a retention within the ceiling failed", captured)
-    await wait_past(expires_ms)
+    await wait_past(ctx, expires_ms)
     admitted = await ctx.admit(captured.value.get("candidate_id"))
     late_id = _record_id(admitted)
     ctx.expect(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
 from engram_conformance.strategies.engram_memory.credentials import DEFAULT, Credential
 
@@ -55,9 +54,9 @@ def expiring(ctx: CheckContext, text: str) -> tuple[dict[str, Any], int]:
 KEY_UNRESERVED = "IDEM-014"
 
 
-async def wait_past(moment_ms: int) -> None:
+async def wait_past(ctx: CheckContext, moment_ms: int) -> None:
     """Sleep until ``moment_ms`` (epoch ms) has passed by a margin."""
-    await anyio.sleep(max(0, moment_ms + EXPIRY_MARGIN_MS - wall_clock_ms()) / 1000)
+    await ctx.wait((moment_ms + EXPIRY_MARGIN_MS - wall_clock_ms()) / 1000)
 
 
 async def require_admission_accepted(ctx: CheckContext) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from functools import partial
 
-import anyio
 from mcp import Client
 
 from ...observation import Observation
@@ -47,7 +46,7 @@ async def retry_after_a_closed_transport_takes_effect_once(ctx: CheckContext) ->
     calls = {tool: await prepared(ctx, tool, ctx.key(tool)) for tool in MUTATIONS}
     claims = ctx.host.claims(ctx.identity, CAPTURE)
     await ctx.session.lose_answers(claims, calls.values(), WRITTEN_AFTER_S)
-    await anyio.sleep(SETTLE_S)
+    await ctx.wait(SETTLE_S)
     for tool, call in calls.items():
         await expect_one_definite_effect(ctx, tool, call, "its transport was closed")
 

@@ -142,7 +142,7 @@ async def cursor_goes_stale_when_a_record_expires(ctx: CheckContext) -> None:
     admitted = await ctx.admit(captured.value.get("candidate_id"))
     ctx.require(outcome(admitted).get("status") == "accepted", "it was not accepted", admitted)
     _, cursor = await _first_page(ctx, term)
-    await wait_past(expires_ms)
+    await wait_past(ctx, expires_ms)
     answer = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
     _stale(ctx, "PAGE-006", answer, "a cursor used after a record it pages through expired")
 

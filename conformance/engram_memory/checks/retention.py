@@ -106,5 +106,5 @@ async def expired_record_is_ineligible(ctx: CheckContext) -> None:
     ctx.require(decided.get("status") == "accepted", "a clean capture was not accepted", admitted)
     read = await ctx.get(record_id)
     ctx.require(read.ok, "the record is not readable before its expires_at", read)
-    await wait_past(expires_ms)
+    await wait_past(ctx, expires_ms)
     await expect_hidden(ctx, "RET-006", record_id, word, "its retention expires_at was reached")

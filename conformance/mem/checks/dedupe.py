@@ -18,8 +18,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import anyio
-
 from ..facts import Deleted, MemoryId, Saved
 from .context import MemContext
 from .registry import check
@@ -115,7 +113,7 @@ async def repeat_is_seen_again(ctx: MemContext) -> None:
     first = await _saved(ctx, project, token, arguments)
     before = (await live(ctx, first, "last_seen_at")).last_seen_at
     assert before is not None
-    await anyio.sleep(SEEN_AGAIN_AFTER_S)
+    await ctx.wait(SEEN_AGAIN_AFTER_S)
     await fact(ctx, SAVE, arguments)
     ids = await found_ids(ctx, token, project=project.name)
     ctx.require(ids == [first], f"the repeated save absorbed into #{first}", ids)

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import time
 
-import anyio
-
 from .context import MemContext
 from .registry import check
 from .steps import found_ids, fresh_project, save, what_why
@@ -52,7 +50,7 @@ async def window_runs_from_creation(ctx: MemContext) -> None:
     created = time.monotonic()
     first = await found_ids(ctx, token, project=project.name)
     ctx.require(len(first) == 1, f"one memory found by {token}", first)
-    await anyio.sleep(window / 2)
+    await ctx.wait(window / 2)
     await save(ctx, project, title, content)
     inside = await found_ids(ctx, token, project=project.name)
     ctx.expect(
@@ -61,7 +59,7 @@ async def window_runs_from_creation(ctx: MemContext) -> None:
         expected=f"a repeat {window / 2:g} s after the first save absorbed into #{first[0]}",
         observed=inside,
     )
-    await anyio.sleep(max(0.0, created + window + MARGIN_S - time.monotonic()))
+    await ctx.wait(created + window + MARGIN_S - time.monotonic())
     await save(ctx, project, title, content)
     after = await found_ids(ctx, token, project=project.name)
     ctx.expect(

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
-
 from ..facts import (
     Context,
     CurrentProject,
@@ -326,7 +324,7 @@ async def newest_summary_comes_first(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     older, newer = ctx.unique("oldergoal"), ctx.unique("newergoal")
     await summarised(ctx, project, older)
-    await anyio.sleep(NEXT_SECOND_S)
+    await ctx.wait(NEXT_SECOND_S)
     await summarised(ctx, project, newer)
     shown = await context(ctx, project)
     at_newer, at_older = first_showing(shown, newer), first_showing(shown, older)

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import re
 
-import anyio
-
 from ..answer_text import unpack
 from ..facts import MemoryId, Observation, Suggestion, ToolFailure
 from . import steps
@@ -184,7 +182,7 @@ async def upsert_moves_updated_at(ctx: MemContext) -> None:
     before = (await steps.live(ctx, memory_id, "updated_at")).updated_at
     assert before is not None
     if WHOLE_SECONDS.fullmatch(before):
-        await anyio.sleep(1.1)
+        await ctx.wait(1.1)
     await next_save(ctx, project, token, key, 2)
     after = (await steps.live(ctx, memory_id)).updated_at
     ctx.expect(
