@@ -20,16 +20,19 @@ from dataclasses import dataclass
 
 @dataclass
 class StartupFailed(Exception):
-    """The server could not be started or reached."""
+    """The server could not be started, or (``started`` False: a URL of a server the harness
+    does not start) reached."""
 
     problem: str
     stderr_tail: str = ""
+    started: bool = True
 
     def __str__(self) -> str:
         tail = (
             f"\n--- server stderr (last lines) ---\n{self.stderr_tail}" if self.stderr_tail else ""
         )
-        return f"the server could not be started: {self.problem}{tail}"
+        what = "started" if self.started else "reached"
+        return f"the server could not be {what}: {self.problem}{tail}"
 
 
 @dataclass

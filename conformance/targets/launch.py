@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
+import httpx2
 from mcp import Client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
@@ -175,7 +176,11 @@ class LaunchedTarget(Target):
         try:
             return text.format(**values)
         except (KeyError, IndexError, ValueError) as error:
-            raise StartupFailed(f"unknown placeholder in {text!r}: {error}") from None
+            known = ", ".join(f"{{{name}}}" for name in (*values, "env[NAME]", "file[NAME]"))
+            known = known.replace("{env}, ", "").replace("{file}, ", "")
+            raise StartupFailed(
+                f"unknown placeholder in {text!r}: {error}; the placeholders are {known}"
+            ) from None
 
     def _env(self, identity: dict[str, str] | None = None) -> dict[str, str]:
         inherited = {k: os.environ[k] for k in _INHERITED_ENV if k in os.environ}
@@ -269,7 +274,8 @@ class LaunchedTarget(Target):
             if headers:
                 http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
                 server = streamable_http_client(url, http_client=http)
-            async with _initialized(server, timeout, self.stderr_log) as client:
+            reached = None if self.descriptor.command else url  # a server already running there
+            async with _initialized(server, timeout, self.stderr_log, reached=reached) as client:
                 yield client
 
     def _raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
@@ -325,34 +331,63 @@ def _wait_for_port(url: str, process: Any, timeout_s: float, log: Path | None) -
         with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
             return
         time.sleep(0.1)
-    raise StartupFailed(f"nothing answered at {url} within {timeout_s} s", tail(log) if log else "")
+    raise StartupFailed(
+        f"nothing answered at {url} within {timeout_s} s (server.startup_timeout_s)",
+        tail(log) if log else "",
+    )
 
 
 def _initialized(
-    server: Any, timeout_s: float | None, log: Path | None, wire: Wire | None = None
+    server: Any,
+    timeout_s: float | None,
+    log: Path | None,
+    wire: Wire | None = None,
+    *,
+    reached: str | None = None,
 ) -> AbstractAsyncContextManager[Client]:
     """An initialized client; a failure to initialize (in ``timeout_s``, the SDK's read time-out
-    of every request) is StartupFailed."""
-    return _started(Client(server, mode="legacy", read_timeout_seconds=timeout_s), log, wire)
+    of every request) is StartupFailed. ``reached``: the URL of a server the harness did not
+    start, whose failure is told as one of reaching it."""
+    client = Client(server, mode="legacy", read_timeout_seconds=timeout_s)
+    return _started(client, log, wire, reached=reached)
 
 
 @asynccontextmanager
 async def _started(
-    opened: AbstractAsyncContextManager[T], log: Path | None, wire: Wire | None = None
+    opened: AbstractAsyncContextManager[T],
+    log: Path | None,
+    wire: Wire | None = None,
+    *,
+    reached: str | None = None,
 ) -> AsyncIterator[T]:
     """What ``opened`` opens; a failure to open it is StartupFailed with the tail of ``log``
     (and what the ``wire`` saw, if it saw why), a failure to close it is no concern of the
-    checks."""
+    checks. ``reached``: the URL of a server the harness did not start (see ``_initialized``)."""
     try:
         value = await opened.__aenter__()
     except Exception as error:  # any failure to start is reported with evidence, not raised raw
         problem = (await wire.account() if wire else None) or describe(error)
-        raise StartupFailed(problem, tail(log) if log else "") from None
+        if reached is not None and _refused(error):
+            problem = f"nothing answers at {reached}: is the server running?"
+        raise StartupFailed(problem, tail(log) if log else "", started=reached is None) from None
     try:
         yield value
     finally:
         with contextlib.suppress(Exception):
             await opened.__aexit__(None, None, None)
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether ``error`` (or an error it groups or was raised from) is a refused connection."""
+    found = [error]
+    while found:
+        current = found.pop()
+        if isinstance(current, httpx2.ConnectError | ConnectionRefusedError):
+            return True
+        found += list(getattr(current, "exceptions", ())) + [
+            cause for cause in (current.__cause__, current.__context__) if cause is not None
+        ]
+    return False
 
 
 class InProcessTarget(Target):

@@ -31,7 +31,7 @@ from anyio.abc import ObjectReceiveStream, ObjectSendStream, Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
-from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCResponse
+from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSONRPCResponse
 
 from . import processes
 from .server_log import ServerLog
@@ -147,6 +147,9 @@ async def guarded_stdio(
                     return
                 if isinstance(message, JSONRPCResponse | JSONRPCError):
                     answered.set()
+                elif not answered.is_set() and _echoed_initialize(message):
+                    wire.end(ECHOED_INITIALIZE)
+                    return
                 try:
                     await to_session.send(SessionMessage(message))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -169,7 +172,7 @@ async def guarded_stdio(
         with anyio.move_on_after(startup_timeout_s):
             await answered.wait()
             return
-        wire.end(f"no answer to initialize within {startup_timeout_s} s")
+        wire.end(f"no answer to initialize within {startup_timeout_s} s (server.startup_timeout_s)")
         await to_session.aclose()
 
     try:
@@ -183,6 +186,17 @@ async def guarded_stdio(
                 group.cancel_scope.cancel()
     finally:
         await processes.stop(process)
+
+
+#: What a command that copies its input to its output (``cat``) does with ``initialize``.
+ECHOED_INITIALIZE = (
+    "the command sent initialize back instead of answering it (does it copy its input to its "
+    "output?): is it an MCP server?"
+)
+
+
+def _echoed_initialize(message: object) -> bool:
+    return isinstance(message, JSONRPCRequest) and message.method == "initialize"
 
 
 async def _next_line_begun(lines: BufferedByteReceiveStream) -> bytes:
