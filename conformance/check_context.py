@@ -18,7 +18,7 @@ import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -235,10 +235,33 @@ class BaseContext:
 
 
 def show(value: Any) -> str:
-    """``value`` as evidence: an observation's summary, else compact JSON, at most 2,000 chars."""
+    """``value`` as evidence: an observation's summary, else compact JSON, at most 2,000 chars.
+    What a contract read of an answer (a dataclass: a fact, a receipt) is shown as the JSON of
+    its fields, named by its kind, never as a Python repr."""
     if isinstance(value, Observation):
         return value.summary()
     try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)[:2000]
+        return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True, default=str)[:2000]
     except (TypeError, ValueError):
         return repr(value)[:2000]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON data: a dataclass as ``{"kind": its class, field: value, ...}`` with its
+    shown fields that hold something; observations as their summaries."""
+    if isinstance(value, Observation):
+        return value.summary()
+    if is_dataclass(value) and not isinstance(value, type):
+        kept = {f.name: _plain(getattr(value, f.name)) for f in fields(value) if f.repr}
+        return {"kind": type(value).__name__} | {
+            name: item for name, item in kept.items() if not _empty(item)
+        }
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    return value
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, str | list | tuple | dict) and not value)

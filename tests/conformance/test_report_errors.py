@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from engram_conformance.conformance.check_context import show
 from engram_conformance.conformance.cli import run as cli_run
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.ledger import Failure, Ledger, Verdict
+from engram_conformance.conformance.mem.facts import Envelope, ToolFailure
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.reports import InvalidReport, load, validate
 from engram_conformance.reports.document import ReportDocument
@@ -195,3 +197,18 @@ def test_a_server_listing_a_tool_twice_and_one_named_empty_gets_its_report(
     assert listed.count("engram_memory_search") == 2 and "" in listed
     for name in ("junit.xml", "summary.md", "report.html", "report.sarif"):
         assert (report_dir / name).is_file()
+
+
+def test_evidence_shows_what_a_contract_read_as_json_never_a_repr() -> None:
+    """Issue 26: mem evidence read ``ToolFailure(envelope=None, …)``."""
+    failure = ToolFailure(message="boom", envelope=Envelope(project="p", source="s", path=""))
+    shown = show({"answer": failure, "ids": (1, "obs_2")})
+    assert json.loads(shown) == {
+        "answer": {
+            "kind": "ToolFailure",
+            "message": "boom",
+            "envelope": {"kind": "Envelope", "project": "p", "source": "s"},
+        },
+        "ids": [1, "obs_2"],
+    }
+    assert "ToolFailure(" not in shown
