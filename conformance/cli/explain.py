@@ -1,0 +1,39 @@
+"""``engram-conformance explain RULE``: a rule's statement, source, checks, examples and mutants."""
+
+from __future__ import annotations
+
+import click
+
+from .. import contracts
+from ..explain import MUTATION_SCORE, explain
+from . import EXIT_OK, main, subcommand, unusable
+
+
+@main.command("explain")
+@click.argument("rule_id", metavar="RULE")
+@click.option(
+    "--contract",
+    type=click.Choice(contracts.names()),
+    help="Whose rule (default: every contract that has a rule of that id).",
+)
+@subcommand
+def explain_command(rule_id: str, contract: str | None) -> int:
+    """Explain RULE: its statement and level, the source sentence it rests on, the checks that
+    decide it, its labelled examples and the mutants that prove them."""
+    rule_id = rule_id.upper()
+    found = 0
+    for name in [contract] if contract else contracts.names():
+        plugin = contracts.contract(name)
+        spec = plugin.load_spec()
+        rule = spec.rules.get(rule_id)
+        if rule is None:
+            continue
+        deciders = plugin.checks().of_rule().get(rule_id, [])
+        examples = getattr(spec, "examples", ())
+        click.echo(("\n" if found else "") + f"{name}: ", nl=False)
+        click.echo(explain(rule, deciders, examples, MUTATION_SCORE), nl=False)
+        found += 1
+    if found:
+        return EXIT_OK
+    where = f"the {contract} contract" if contract else "any contract"
+    return unusable(f"{rule_id}: no rule of {where} has this id (see 'engram-conformance rules')")
