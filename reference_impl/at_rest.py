@@ -19,6 +19,8 @@ from pathlib import Path
 SHARED_BITS = 0o077
 #: Write bits of the group and others: none may be set on a file the server trusts.
 WRITABLE_BY_OTHERS = 0o022
+#: The files SQLite keeps beside a database, which take its mode when it makes them.
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 class UnsafeState(Exception):
@@ -44,15 +46,28 @@ def private_folder(path: Path) -> Path:
 
 
 def private_file(path: Path) -> None:
-    """Create ``path`` empty with mode 0600 if it does not exist, whatever the umask (an
-    SQLite database: its WAL and shared-memory files then take the same mode); one that exists
-    and another user owns raises ``UnsafeState``."""
+    """Create ``path`` (an SQLite database) empty with mode 0600 if it does not exist, whatever
+    the umask: its WAL and shared-memory files then take the same mode. One that exists, or one
+    of its side files, that another user owns raises ``UnsafeState``; the running user's lose
+    the group's and others' bits (a database copied in as 0644 gave its WAL 0644 too)."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         refuse_foreign(path, "state file")
+        for kept in (path, *(path.with_name(path.name + end) for end in SQLITE_SIDE_FILES)):
+            if kept.exists():
+                refuse_foreign(kept, "state file")
+                _tighten(kept)
         return
     os.close(descriptor)
+
+
+def _tighten(path: Path) -> None:
+    """Take the group's and others' bits off a state file of the running user's: inside a 0700
+    folder nobody else could use them, but the promise is 0600 files."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & SHARED_BITS:
+        path.chmod(mode & ~SHARED_BITS)
 
 
 def refuse_foreign(path: Path, what: str) -> None:

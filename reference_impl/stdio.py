@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, BinaryIO
@@ -62,13 +63,25 @@ async def _read(
     messages: MemoryObjectSendStream[Any],
     answers: MemoryObjectSendStream[SessionMessage],
 ) -> None:
+    """Read and parse lines off the event loop, in a daemon thread of its own: a thread blocked
+    in ``readline`` must not keep the process alive once the server stops (an anyio worker
+    thread did: SIGINT left the server running until its next input line)."""
     async with messages, answers:
-        # read and parsed off the event loop
-        while (
-            message := await anyio.to_thread.run_sync(_next, stdin, abandon_on_cancel=True)
-        ) is not None:
-            is_answer = isinstance(message.message, JSONRPCError)
-            await (answers if is_answer else messages).send(message)
+        token = anyio.lowlevel.current_token()
+        ended = anyio.Event()
+
+        def pump() -> None:
+            try:
+                while (message := _next(stdin)) is not None:
+                    is_answer = isinstance(message.message, JSONRPCError)
+                    send = (answers if is_answer else messages).send
+                    anyio.from_thread.run(send, message, token=token)
+                anyio.from_thread.run_sync(ended.set, token=token)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError):
+                pass  # the server stopped reading (RuntimeError: its event loop is gone)
+
+        threading.Thread(target=pump, name="stdio reader", daemon=True).start()
+        await ended.wait()
 
 
 def _next(stdin: BinaryIO) -> SessionMessage | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Any
 
 from .text import has_private_span, redact
@@ -60,14 +61,18 @@ class Arguments:
 
     def name(self, name: str, *, required: bool = False) -> str | None:
         """A short argument that names something (a project, a session, a topic key). One that
-        opens a ``<private>`` span is refused: redacted, names that differ only in their
-        private text would become one name (two topics, one memory)."""
+        opens a ``<private>`` span, as written or once folded, is refused: redacted, names that
+        differ only in their private text would become one name (two topics, one memory). One
+        that holds a control character (a NUL, a line feed) is refused too: no name needs one,
+        and a listing of names would show it raw."""
         value = self.text(name, required=required)
         if value is not None and has_private_span(self.sent[name]):
             raise ToolError(
                 f"{name} must not hold a <private> span: names differing only in private "
                 "text would name the same thing"
             )
+        if value is not None and any(unicodedata.category(char) == "Cc" for char in value):
+            raise ToolError(f"{name} must not hold control characters")
         return value
 
     def identifier(self, name: str) -> int:

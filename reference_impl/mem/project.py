@@ -10,11 +10,11 @@ server in a fresh empty folder, so detection is deterministic.
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from .arguments import scalar
+from .text import folded_form
 
 #: the project of a working folder with no name (the file system's root)
 UNNAMED = "default"
@@ -51,6 +51,4 @@ def normalized(name: str) -> str:
     (NFKC: fullwidth letters, no-break spaces), invisible format characters dropped (a zero
     width space), runs of whitespace as one space, trimmed and lowercased (attack round 4: five
     spellings of "my proj" were five projects)."""
-    folded = unicodedata.normalize("NFKC", name)
-    visible = "".join(char for char in folded if unicodedata.category(char) != "Cf")
-    return " ".join(visible.split()).lower()
+    return " ".join(folded_form(name).split()).lower()

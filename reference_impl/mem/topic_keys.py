@@ -12,7 +12,7 @@ design")`` gives ``architecture/auth-middleware-design``, the seed's worked exam
 
 from __future__ import annotations
 
-from .text import slug
+from .text import folded_form, slug
 
 KEY_LIMIT = 120
 _CONTENT_WORDS = 8
@@ -68,6 +68,7 @@ def suggest(memory_type: str, title: str, content: str) -> str:
 
 
 def normalized(key: str) -> str | None:
-    """A given key as stored and matched: trimmed, lowercased, whitespace runs as ``-``, at most
+    """A given key as stored and matched: folded as names are (``text.folded_form``: fullwidth
+    letters, no zero width space), trimmed, lowercased, whitespace runs as ``-``, at most
     ``KEY_LIMIT`` characters; other punctuation (``/``) kept. Blank: no key."""
-    return "-".join(key.lower().split())[:KEY_LIMIT] or None
+    return "-".join(folded_form(key).lower().split())[:KEY_LIMIT] or None

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engram_conformance.reference_impl.at_rest import UnsafeState
+from engram_conformance.reference_impl.at_rest import UnsafeState, private_file
 from engram_conformance.reference_impl.cli import main
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from engram_conformance.reference_impl.engram_memory.sealing import MASTER_KEY_FILE, Sealer
@@ -92,3 +92,15 @@ def test_serve_refuses_a_shared_key_in_one_line(
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("engram-reference: the master key ")
     assert "(mode 0644); refused: `chmod 600 " in line
+
+
+@pytest.mark.parametrize("side", ["", "-wal", "-shm"])
+def test_a_database_copied_in_readable_by_others_is_made_private(tmp_path: Path, side: str) -> None:
+    """Attack round 5: a mem.db of mode 0644 was accepted, and SQLite made its WAL 0644 too."""
+    database = tmp_path / "mem.db"
+    database.touch()
+    shared = database.with_name(database.name + side)
+    shared.touch(exist_ok=True)
+    shared.chmod(0o644)
+    private_file(database)
+    assert mode(shared) == 0o600 and mode(database) == 0o600

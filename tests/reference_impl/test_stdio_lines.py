@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
 from engram_conformance.reference_impl import stdio, wire
 from mcp_types import JSONRPCError, JSONRPCRequest
 
@@ -44,3 +49,27 @@ def test_a_line_at_the_limit_is_read() -> None:
     assert len(at_limit) == LIMIT + 1
     read = stdio._next(BoundedReads(at_limit))
     assert read is not None and isinstance(read.message, JSONRPCRequest)
+
+
+@pytest.mark.parametrize("contract", ["mem", "engram-memory"])
+def test_an_interrupt_stops_the_server_while_its_input_stays_open(
+    tmp_path: Path, contract: str, host_key_file: Path
+) -> None:
+    """Attack round 5: after SIGINT the server ran on until its next input line (a reader
+    thread blocked in readline kept the process alive)."""
+    command = [str(Path(sys.executable).with_name("engram-reference")), "serve"]
+    command += ["--contract", contract, "--state-dir", str(tmp_path / "state")]
+    if contract == "engram-memory":
+        command += ["--host-public-key", str(host_key_file)]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as server:
+        try:
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write(_line(1))  # answered: the server is serving
+            server.stdin.flush()
+            assert b'"id":1' in server.stdout.readline()
+            server.send_signal(signal.SIGINT)
+            assert server.wait(timeout=30) == 128 + signal.SIGINT  # the input is still open
+        finally:
+            server.kill()

@@ -95,6 +95,11 @@ async def test_every_stored_text_is_redacted(mem: Client) -> None:
         ("mem_search", {"query": "q", "project": "<private>p</private>"}, "project"),
         ("mem_update", {"id": 1, "topic_key": "a/<private>b</private>"}, "topic_key"),
         ("mem_update", {"id": 1, "project": "<private>b</private>"}, "project"),
+        # spellings that become a tag once the name is folded (attack round 5)
+        ("mem_save", {"title": "T", "content": "C", "project": "\uff1cprivate\uff1ex"}, "project"),
+        ("mem_save", {"title": "T", "content": "C", "project": "<pri\u200bvate>x"}, "project"),
+        ("mem_session_start", {"id": "s-\ufe64private\ufe65x"}, "id"),
+        ("mem_save", {"title": "T", "content": "C", "topic_key": "a/\uff1cprivate>"}, "topic_key"),
     ],
 )
 async def test_a_name_with_a_private_span_is_refused(
@@ -172,3 +177,6 @@ def test_every_spelling_of_the_tag_is_read_as_one(text: str, stored: str) -> Non
 def test_spelled_tags_cost_linear_time() -> None:
     hostile = "< private " * 100_000 + "<private\t" * 100_000
     assert redact(hostile) == hostile.strip()  # no bracket closes them: no tag, read once
+    # attack round 5: blank runs on both sides of "/" were split every way (17 s for 40,000)
+    blanks = "<" + " " * 200_000 + "/" + " " * 200_000 + "privatex"
+    assert redact(blanks) == blanks.strip()

@@ -126,8 +126,19 @@ async def test_topic_keys_are_normalised(mem: Client) -> None:
     project = fresh()
     first = await save(mem, title="A", content="one", topic_key="Auth  Model", project=project)
     second = await save(mem, title="A", content="two", topic_key="  auth model", project=project)
-    assert first == second
+    # attack round 5: fullwidth letters and a zero width space made another live key
+    third = await save(
+        mem, title="A", content="three", topic_key="\uff41uth model\u200b", project=project
+    )
+    assert first == second == third
     assert (await observation(mem, first))["Topic"] == "auth-model"
+
+
+@pytest.mark.parametrize("name", ["project", "topic_key", "session_id"])
+async def test_a_name_holding_a_control_character_is_refused(mem: Client, name: str) -> None:
+    """Attack round 5: a project named NUL was stored, and listed raw."""
+    arguments = {"title": "T", "content": "C", name: "a\u0000b"}
+    assert await failed(mem, "mem_save", **arguments) == f"{name} must not hold control characters"
 
 
 async def test_a_topic_key_is_per_project_and_per_scope(mem: Client) -> None:
