@@ -14,6 +14,8 @@ import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
+from engram_conformance.spec import registry
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 600
 
@@ -212,18 +214,28 @@ def test_no_module_is_over_600_lines() -> None:
     )
 
 
-#: The modules of the core allowed to name a contract's modules: the registries.
-REGISTRIES = {"engram_conformance.reference_impl.cli"}
+def contract_parts() -> set[str]:
+    """The sub-package name of each registered contract (``engram_memory``, ``mem``): its
+    folder in each of the five parts, as its plug-in's module path shows."""
+    return {
+        registry.registration(name).plugin.split(":")[0].split(".")[2] for name in registry.names()
+    }
 
 
 def test_the_core_imports_no_contract() -> None:
-    """Only a registry names a contract's modules (``conformance.contracts`` does so by a string,
-    so it imports none); the core reaches a contract through its plug-in."""
-    graph = import_graph()
+    """No module outside a contract's sub-packages imports one of them: the core reaches a
+    contract through the registry, which names its modules by string (``spec.registry``)."""
+    parts = contract_parts()
+    assert parts >= {"engram_memory", "mem"}
+
+    def of_a_contract(module: str) -> bool:
+        segments = module.split(".")
+        return len(segments) > 2 and segments[2] in parts
+
     crossing = {
-        short(module): sorted(short(name) for name in imports if ".engram_memory" in name)
-        for module, imports in graph.items()
-        if ".engram_memory" not in module and module not in REGISTRIES
+        short(module): sorted(short(name) for name in imports if of_a_contract(name))
+        for module, imports in import_graph().items()
+        if not of_a_contract(module)
     }
     assert {module: names for module, names in crossing.items() if names} == {}
 

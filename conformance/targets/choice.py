@@ -15,7 +15,8 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import contracts
+from engram_conformance.spec import registry
+
 from .descriptor import TargetDescriptor, load_descriptor, stdio_descriptor, url_descriptor
 from .reference import reference_descriptor
 
@@ -41,7 +42,7 @@ def chosen_descriptor(
     given = {"descriptor": target, "stdio": stdio, "url": url}
     named = {kind: str(value) for kind, value in given.items() if value is not None}
     if reference:
-        named["reference"] = contract or contracts.DEFAULT
+        named["reference"] = contract or registry.DEFAULT
     return named_descriptor(named)
 
 
