@@ -13,7 +13,6 @@ import click
 from engram_conformance.spec import registry
 
 from ..targets import choice
-from ..targets.descriptor import TargetDescriptor
 
 
 def target_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -63,20 +62,20 @@ def contract_option(help: str, default: str | None = None) -> Callable[..., Any]
     )
 
 
-def target_descriptor(
+def target_name(
     target: Path | None,
     reference: bool,
     stdio: str | None,
     url: str | None,
     contract: str | None,
-) -> TargetDescriptor:
-    """The descriptor the target options name (``targets.choice.chosen_descriptor``); a usage
-    error unless exactly one of them is given."""
-    try:
-        return choice.chosen_descriptor(target, reference, stdio, url, contract)
-    except choice.NotOneTarget:
+) -> dict[str, str]:
+    """The target the options name (``targets.choice.target_name``); a usage error unless
+    exactly one of them is given."""
+    named = choice.target_name(target, reference, stdio, url, contract)
+    if len(named) != 1:
         message = "give exactly one of --target, --reference, --stdio, --url"
-        raise click.UsageError(message) from None
+        raise click.UsageError(message)
+    return named
 
 
 def comma_separated(values: Iterable[str]) -> tuple[str, ...]:

@@ -35,15 +35,26 @@ def chosen_descriptor(
     url: str | None = None,
     contract: str | None = None,
 ) -> TargetDescriptor:
-    """The descriptor the options name: the ``target`` file, the reference server of
-    ``contract`` (else the default contract), the ``stdio`` command line or the ``url``.
-    NotOneTarget unless exactly one is given; as ``named_descriptor`` otherwise."""
+    """The descriptor the options name (``target_name``); as ``named_descriptor``."""
+    return named_descriptor(target_name(target, reference, stdio, url, contract))
+
+
+def target_name(
+    target: Path | None = None,
+    reference: bool = False,
+    stdio: str | None = None,
+    url: str | None = None,
+    contract: str | None = None,
+) -> dict[str, str]:
+    """The names the options give, kind -> name: the ``target`` file, the reference server of
+    ``contract`` (else the default contract), the ``stdio`` command line or the ``url``
+    (``named_descriptor`` refuses any but exactly one)."""
     # given is given, even empty: `--stdio ""` is a blank command line, not a missing option
     given = {"descriptor": target, "stdio": stdio, "url": url}
     named = {kind: str(value) for kind, value in given.items() if value is not None}
     if reference:
         named["reference"] = contract or registry.DEFAULT
-    return named_descriptor(named)
+    return named
 
 
 def named_descriptor(named: Mapping[str, str]) -> TargetDescriptor:
