@@ -9,8 +9,9 @@ A check's id is its function name, unique within its contract. A scripted check 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Literal
 
 from .per_call_context import PerCallContext
@@ -51,6 +52,17 @@ class Checks:
 
     scripted: dict[str, Check]
     per_call: dict[str, PerCall]
+
+    def in_order(self, families: Sequence[ModuleType]) -> Checks:
+        """The same checks, the scripted ones in their run order: by their family module's
+        place in ``families``, then as written in it. ValueError names a module whose checks
+        have no place (a family left out of the order)."""
+        place = {module.__name__: index for index, module in enumerate(families)}
+        unplaced = sorted({c.function.__module__ for c in self.scripted.values()} - set(place))
+        if unplaced:
+            raise ValueError(f"checks of modules not in the run order: {', '.join(unplaced)}")
+        ordered = sorted(self.scripted.values(), key=lambda c: place[c.function.__module__])
+        return Checks({check.id: check for check in ordered}, self.per_call)
 
     def of_rule(self) -> dict[str, list[str]]:
         """Rule -> the ids of the checks that decide it, scripted first."""

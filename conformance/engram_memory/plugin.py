@@ -12,7 +12,7 @@ from engram_conformance.spec.engram_memory.openapi import openapi_document
 from ..contracts import Contract
 from ..session import Session
 from ..transcripts import Replayed
-from .checks import registry
+from .checks import families
 from .checks.context import CheckContext
 from .host import Host
 from .signed_meta import ContextSigner
@@ -55,7 +55,7 @@ CONTRACT: Contract[Spec] = Contract(
     load_spec=load,
     spec_root=PACKAGED_ROOT,
     spec_file_error=SpecFileError,
-    checks=registry.checks,
+    checks=families.checks,
     discovery_check=DISCOVERY_CHECK,
     no_tools="no Engram memory tools discovered: the server lists none of the six tools",
     markdown=render_markdown,

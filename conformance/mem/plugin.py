@@ -14,7 +14,7 @@ from engram_conformance.spec.mem.openapi import openapi
 from ..contracts import Contract, UnboundHost
 from ..session import Session
 from ..transcripts import Replayed
-from .checks import registry
+from .checks import families, registry
 from .checks.context import MemContext
 from .transcript_replay import replay
 
@@ -59,7 +59,7 @@ CONTRACT: Contract[MemSpec] = Contract(
     load_spec=load,
     spec_root=PACKAGED_ROOT,
     spec_file_error=SpecFileError,
-    checks=registry.checks,
+    checks=families.checks,
     discovery_check=registry.DISCOVERY,
     no_tools="no mem tools discovered: the server lists none of the mem_* tools",
     markdown=markdown,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance import contracts
+from engram_conformance.conformance.check_registry import Checks
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.launching import chosen_contract, run_launched
 from engram_conformance.conformance.runner import RunOptions, RunResult
@@ -23,6 +24,9 @@ from engram_conformance.conformance.targets.descriptor import stdio_descriptor
 from engram_conformance.conformance.targets.reference import reference_descriptor
 from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec import registry
+
+from .toy import checks as toy_checks
+from .toy import spec as toy_spec
 
 pytest_plugins = ["pytester"]
 
@@ -164,3 +168,10 @@ def test_the_toy_imports_nothing_of_another_contract() -> None:
         ]
         assert not [name for name in imported if "engram_memory" in name], module.name
         assert not [name for name in imported if ".mem" in name], module.name
+
+
+def test_checks_run_in_the_declared_order_and_an_unplaced_family_is_named() -> None:
+    registered = Checks(dict(toy_checks.SCRIPTED), dict(toy_checks.PER_CALL))
+    assert list(registered.in_order([toy_checks]).scripted) == ["echo_answers_its_text"]
+    with pytest.raises(ValueError, match=r"not in the run order: tests\.contracts\.toy\.checks"):
+        registered.in_order([toy_spec])

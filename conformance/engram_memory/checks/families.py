@@ -1,12 +1,40 @@
-"""Imports every family module so that their checks register.
+"""The family modules, whose import registers their checks, and the order the checks run in.
 
-The registry keeps the order of registration, and the checks run in it: the families are
-imported in the order their checks have always run (the host binding's first: check_order used
-to import it).
+``RUN_ORDER`` is the order the checks have always run in (the host binding's first, then
+check_order's, ...): the runner runs them as listed, whatever the order of the imports.
 """
 
-# isort: off
-from . import (  # noqa: F401
+from __future__ import annotations
+
+from ...check_registry import Checks
+from . import (
+    binding,
+    check_order,
+    cost,
+    discovery,
+    envelope,
+    erasure,
+    errors,
+    framing,
+    gate,
+    generated,
+    idempotency,
+    lifecycle,
+    lost_transport,
+    model_check,
+    paging,
+    privacy,
+    redaction,
+    retention,
+    schema,
+    scope,
+    search,
+    tool_authorization,
+)
+from .registry import checks as registered
+
+#: every family, in the order its checks run (within a family, the order they are written in)
+RUN_ORDER = (
     binding,
     check_order,
     cost,
@@ -30,4 +58,9 @@ from . import (  # noqa: F401
     schema,
     tool_authorization,
 )
-# isort: on
+
+
+def checks() -> Checks:
+    """The contract's checks in their run order (read when asked, so that a test may narrow
+    the registry)."""
+    return registered().in_order(RUN_ORDER)
