@@ -9,6 +9,7 @@ A check's id is its function name, unique within its contract. A scripted check 
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -71,6 +72,12 @@ class Checks:
             for rule in check.rules:
                 found.setdefault(rule, []).append(check.id)
         return found
+
+
+def family_modules(package: str, names: Sequence[str]) -> tuple[ModuleType, ...]:
+    """The family modules ``names`` of ``package``, imported (which registers their checks),
+    in the order given: a contract's run order (``Checks.in_order``)."""
+    return tuple(importlib.import_module(f"{package}.{name}") for name in names)
 
 
 def registrars(

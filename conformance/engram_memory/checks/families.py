@@ -1,62 +1,40 @@
-"""The family modules, whose import registers their checks, and the order the checks run in.
-
-``RUN_ORDER`` is the order the checks have always run in (the host binding's first, then
-check_order's, ...): the runner runs them as listed, whatever the order of the imports.
+"""The family modules in the order their checks run (``RUN_ORDER``); importing them, as this
+module does, registers their checks. The order is the one they have always run in: the host
+binding's first, then check_order's, ...
 """
 
 from __future__ import annotations
 
-from ...check_registry import Checks
-from . import (
-    binding,
-    check_order,
-    cost,
-    discovery,
-    envelope,
-    erasure,
-    errors,
-    framing,
-    gate,
-    generated,
-    idempotency,
-    lifecycle,
-    lost_transport,
-    model_check,
-    paging,
-    privacy,
-    redaction,
-    retention,
-    schema,
-    scope,
-    search,
-    tool_authorization,
-)
+from ...check_registry import Checks, family_modules
 from .registry import checks as registered
 
 #: every family, in the order its checks run (within a family, the order they are written in)
-RUN_ORDER = (
-    binding,
-    check_order,
-    cost,
-    discovery,
-    envelope,
-    privacy,
-    erasure,
-    errors,
-    framing,
-    gate,
-    idempotency,
-    scope,
-    generated,
-    lifecycle,
-    lost_transport,
-    model_check,
-    search,
-    paging,
-    redaction,
-    retention,
-    schema,
-    tool_authorization,
+RUN_ORDER = family_modules(
+    __package__,
+    (
+        "binding",
+        "check_order",
+        "cost",
+        "discovery",
+        "envelope",
+        "privacy",
+        "erasure",
+        "errors",
+        "framing",
+        "gate",
+        "idempotency",
+        "scope",
+        "generated",
+        "lifecycle",
+        "lost_transport",
+        "model_check",
+        "search",
+        "paging",
+        "redaction",
+        "retention",
+        "schema",
+        "tool_authorization",
+    ),
 )
 
 

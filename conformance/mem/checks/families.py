@@ -1,59 +1,38 @@
-"""The family modules, whose import registers their checks, and the order the checks run in
-(``RUN_ORDER``: the runner runs them as listed, whatever the order of the imports)."""
+"""The family modules in the order their checks run (``RUN_ORDER``); importing them, as this
+module does, registers their checks."""
 
 from __future__ import annotations
 
-from ...check_registry import Checks
-from . import (
-    cuts,
-    dedupe,
-    dedupe_window,
-    deletes,
-    discovery,
-    errors,
-    judging,
-    model,
-    outputs,
-    passive,
-    privacy,
-    projects,
-    recall,
-    refusals,
-    restart,
-    saving,
-    scopes,
-    searching,
-    sessions,
-    topics,
-    updates,
-    writers,
-)
+from ...check_registry import Checks, family_modules
 from .registry import checks as registered
 
 #: every family, in the order its checks run (within a family, the order they are written in)
-RUN_ORDER = (
-    cuts,
-    dedupe,
-    dedupe_window,
-    deletes,
-    discovery,
-    errors,
-    judging,
-    model,
-    outputs,
-    passive,
-    privacy,
-    projects,
-    recall,
-    refusals,
-    restart,
-    saving,
-    scopes,
-    searching,
-    sessions,
-    topics,
-    updates,
-    writers,
+RUN_ORDER = family_modules(
+    __package__,
+    (
+        "cuts",
+        "dedupe",
+        "dedupe_window",
+        "deletes",
+        "discovery",
+        "errors",
+        "judging",
+        "model",
+        "outputs",
+        "passive",
+        "privacy",
+        "projects",
+        "recall",
+        "refusals",
+        "restart",
+        "saving",
+        "scopes",
+        "searching",
+        "sessions",
+        "topics",
+        "updates",
+        "writers",
+    ),
 )
 
 
