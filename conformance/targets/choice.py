@@ -4,7 +4,7 @@ A target is named by one of four kinds: a descriptor file, the bundled reference
 contract, a stdio command line or a streamable HTTP URL. ``named_descriptor`` makes the
 descriptor of such a name and keeps the name in it (``TargetDescriptor.origin``, a file by its
 full path), so that a reproduction written after the run names the very same target
-(``reproduction.reproduce``). ``chosen_descriptor`` is the same for the front ends' options
+(``reproduction.reproduce``). ``target_name`` gives the name the front ends' options give
 (``--target``, ``--reference``, ``--stdio``, ``--url``; ``--engram-target``, ...), which each
 word ``NotOneTarget`` in their own options' names.
 """
@@ -26,17 +26,6 @@ KINDS = ("descriptor", "reference", "stdio", "url")
 
 class NotOneTarget(Exception):
     """No target is named, or several are, or one by a kind ``KINDS`` does not hold."""
-
-
-def chosen_descriptor(
-    target: Path | None = None,
-    reference: bool = False,
-    stdio: str | None = None,
-    url: str | None = None,
-    contract: str | None = None,
-) -> TargetDescriptor:
-    """The descriptor the options name (``target_name``); as ``named_descriptor``."""
-    return named_descriptor(target_name(target, reference, stdio, url, contract))
 
 
 def target_name(
