@@ -1,8 +1,11 @@
-"""A third contract plugs in as docs/architecture.md's checklist says: the toy of
-``tests/contracts/toy`` (one tool, one rule, one check, a server and its mutant) is its own
-package plus one entry in the registry's entry-point group, and every front end takes it:
-``run``, ``rules``, ``spec``, ``replay``, the pytest plugin and the library API. It imports
-nothing of another contract."""
+"""A third contract plugs in as docs/architecture.md's checklist ("A third contract, step by
+step") says, and the toy of ``tests/contracts/toy`` (one tool, one rule, one check, a server and
+its mutant) follows it: 1. its spec (``spec.py``), 2. its checks in their run order
+(``checks.py``), 3. its plug-in (``plugin.py``), 4. its registration (``registration.py``, no
+reference server), 5. one entry in the registry's group (``ENTRY``, the ``toy`` fixture), 8.
+every front end takes it: ``run``, ``rules``, ``spec``, ``replay``, the pytest plugin and the
+library API, and the server passes where its mutant fails. It imports nothing of another
+contract."""
 
 from __future__ import annotations
 

@@ -33,7 +33,8 @@ CONTRACT: Contract[ToySpec] = Contract(
     name="toy",
     load_spec=_spec,
     spec_root=Path(__file__).parent,
-    checks=lambda: Checks(dict(checks.SCRIPTED), dict(checks.PER_CALL)),
+    # one family module, so its run order is itself
+    checks=lambda: Checks(dict(checks.SCRIPTED), dict(checks.PER_CALL)).in_order([checks]),
     discovery_check="echo_answers_its_text",
     no_tools="no toy tools discovered: the server lists no toy_echo",
     markdown=_markdown,
