@@ -1,7 +1,8 @@
 """One request object for every front end: ``engram-conformance run``, ``replay``, the pytest
 plugin and the library API (reproductions, benchmarks) each say what they want as a
-``RunRequest``, and ``prepare`` turns it into what a run needs, or one ``Unusable`` problem
-that each front end words its own way (a CLI line and exit 2, a pytest usage error).
+``RunRequest``, and ``prepare`` turns it into what a run needs (``ready``, when the server may
+be asked which contract it speaks on the run's own first connection), or one ``Unusable``
+problem that each front end words its own way (a CLI line and exit 2, a pytest usage error).
 
 Nothing here knows a command-line option; ``targets.choice.NotOneTarget`` is left to the front
 ends, which name their own target options.
@@ -10,8 +11,9 @@ ends, which name their own target options.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +21,12 @@ from engram_conformance.spec.registry import BadRegistration, UnknownContract
 
 from .baseline import Baseline, BaselineError
 from .contracts import Contract
-from .launching import chosen_contract
+from .launching import chosen_contract, claims_only_tools_of, run_launched, run_recognising
 from .ledger import Reproduction
-from .runner import RunOptions
+from .runner import Progress, RunOptions, RunResult
 from .targets.choice import named_descriptor
 from .targets.descriptor import DescriptorError, TargetDescriptor
+from .targets.launch import LaunchedTarget
 
 
 class Unusable(Exception):
@@ -80,17 +83,55 @@ def descriptor_of(request: RunRequest) -> TargetDescriptor:
 def prepare(request: RunRequest) -> PreparedRun:
     """Everything a run needs, checked before any check runs: Unusable says what is wrong;
     StartupFailed and Interrupted come from the server asked which contract it speaks (when
-    nothing names the contract)."""
+    nothing names the contract: ``ready`` then spares the second start)."""
     descriptor = descriptor_of(request)
     try:
         contract = chosen_contract(descriptor, request.contract)
+    except (DescriptorError, UnknownContract, BadRegistration) as error:
+        raise Unusable(str(error)) from None
+    return prepared_for(request, descriptor, contract)
+
+
+def ready(request: RunRequest) -> PreparedRun | RunRequest:
+    """The request prepared (``prepare``) when something names its contract; else the request
+    with its descriptor made (Unusable for a bad one), to be prepared on the run's first
+    connection (``run_request``), so that the server is started once."""
+    descriptor = descriptor_of(request)
+    if request.contract is None and descriptor.contract is None:
+        return replace(request, target=descriptor)
+    return prepare(request)
+
+
+def run_request(
+    request: PreparedRun | RunRequest, progress: Progress | None = None
+) -> tuple[PreparedRun, RunResult, LaunchedTarget]:
+    """Run a ``ready`` request: the run as prepared, the result and the target it ran against.
+    Unusable once the contract is found (a bad baseline or selection for it), StartupFailed
+    and Interrupted as ``launching.run_launched``."""
+    if isinstance(request, PreparedRun):
+        run = request.contract, request.spec, request.descriptor, request.options
+        result, server = run_launched(*run, progress)
+        return request, result, server
+    descriptor = descriptor_of(request)
+    settle = functools.partial(prepared_for, request, descriptor)
+    return run_recognising(descriptor, settle, progress)
+
+
+def prepared_for(
+    request: RunRequest, descriptor: TargetDescriptor, contract: Contract[Any]
+) -> PreparedRun:
+    """The request made ready for ``contract``: its spec, the known failures, the options;
+    Unusable for what does not fit the contract (a claimed tool it has not, a baseline of
+    another contract, a rule or family its spec does not know)."""
+    try:
+        claims_only_tools_of(contract, descriptor)
         spec = contract.load_spec()
         baseline = (
             Baseline.load(request.baseline, set(spec.rules), contract.name)
             if request.baseline is not None
             else None
         )
-    except (DescriptorError, BaselineError, UnknownContract, BadRegistration) as error:
+    except (DescriptorError, BaselineError) as error:
         raise Unusable(str(error)) from None
     options = RunOptions(
         profile=request.profile,

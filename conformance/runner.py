@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -120,11 +121,13 @@ async def run(
     host: Any,
     options: RunOptions,
     progress: Progress | None = None,
+    opened: AbstractAsyncContextManager[Any] | None = None,
 ) -> RunResult:
     """Run the selected checks of ``contract``; ``progress(check, done, total)`` is told of each
     check begun. The steps: discover the server's tools and run the pending checks on the
-    first connection (reconnecting after a fault for the rest), check each failure again
-    alone, decide every rule."""
+    first connection (``opened``, if the caller opened it, which the run then closes;
+    reconnecting after a fault for the rest), check each failure again alone, decide every
+    rule."""
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
     #: judgements left for after the servers stopped (None: the harness stops none)
     after_stop: list[AfterStop] | None = [] if target.stops_its_servers else None
@@ -132,7 +135,7 @@ async def run(
         contract, spec, policy, host, target, options, seed=seed, after_stop=after_stop
     )
     steps = _RunSteps(executor, progress)
-    await steps.run_checks()
+    await steps.run_checks(opened)
     rechecked = await steps.recheck()
     return steps.decide(rechecked)
 
@@ -164,16 +167,19 @@ class _RunSteps:
                 self.ledger.errored(rule, check.id, why)
         self.pending.clear()
 
-    async def run_checks(self) -> None:
-        """Discover the server's tools on the first connection (even if no check is left),
-        then run the pending checks, on a new connection after each fault."""
+    async def run_checks(self, opened: AbstractAsyncContextManager[Any] | None) -> None:
+        """Discover the server's tools on the first connection (``opened``, else a new one;
+        even if no check is left), then run the pending checks, on a new connection after
+        each fault."""
         first_connection = True
         while self.pending or first_connection:
             if self.out_of_time() and not first_connection:
                 self.left_undone(OUT_OF_TIME)
                 break
+            connecting = opened if opened is not None else self.target.connect()
+            opened = None
             try:
-                async with self.target.connect() as connection:
+                async with connecting as connection:
                     session = Session(connection, self.target.call_timeout_s)
                     session.observers.append(self.executor.observer(self.ledger))
                     if first_connection:

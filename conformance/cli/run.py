@@ -15,7 +15,7 @@ from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as
 
 from ..exceptions import Interrupted, StartupFailed
 from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
-from ..request import RunRequest, UnknownSelection, Unusable, prepare
+from ..request import RunRequest, UnknownSelection, Unusable, ready
 from . import PROG, main, stopped_by, subcommand, unusable
 from .options import comma_separated, target_name, target_options
 from .progress import progress_display
@@ -134,7 +134,7 @@ def run_command(
         recheck=not no_recheck,
     )
     try:
-        prepared = prepare(request)
+        prepared = ready(request)
     except UnknownSelection as error:
         raise click.BadParameter(str(error), param_hint="'--only'") from None
     except (Unusable, StartupFailed) as error:
@@ -151,7 +151,9 @@ def run_command(
                 command=shlex.join([PROG, *sys.argv[1:]]),
                 progress=progress,
             )
-        except StartupFailed as error:
+        except UnknownSelection as error:  # of the contract the server was found to speak
+            raise click.BadParameter(str(error), param_hint="'--only'") from None
+        except (Unusable, StartupFailed) as error:
             return unusable(error)
         except Interrupted as stopped:
             return stopped_by(stopped)

@@ -108,6 +108,19 @@ def test_run_reports_the_toy_under_its_name(toy: contracts.Contract, tmp_path: P
     assert 'classname="toy.TOY"' in (tmp_path / "junit.xml").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("named", [(), ("--contract", "toy")], ids=["recognised", "named"])
+def test_run_starts_the_server_once(
+    toy: contracts.Contract, tmp_path: Path, named: tuple[str, ...]
+) -> None:
+    """Found from tools/list on the run's own first connection, the contract costs no start."""
+    starts = tmp_path / "starts"
+    server = toy_server("--starts", str(starts))
+    code, output = invoke("run", "--stdio", server, *named, "--report-dir", str(tmp_path / "r"))
+    assert code == 0, output
+    assert "Full conformance class (every tool): 1 pass" in output
+    assert starts.read_text(encoding="utf-8") == "started\n"
+
+
 def test_replay_sends_a_toy_transcript_again(toy: contracts.Contract, tmp_path: Path) -> None:
     invoke("run", "--stdio", toy_server("--broken"), "--seed", "1", "--report-dir", str(tmp_path))
     transcript = tmp_path / "transcripts" / "echo_answers_its_text.jsonl"
