@@ -18,9 +18,8 @@ from pathlib import Path
 
 import hypothesis
 
-from .launching import run_launched
 from .ledger import Failure, Reproduction
-from .request import RunRequest, prepare
+from .request import RunRequest, ready, run_request
 from .runner import RunResult
 from .targets.choice import KINDS, NotOneTarget, named_descriptor
 
@@ -69,9 +68,7 @@ def reproduce(
         seed=seed,
         example=Reproduction(check, hypothesis_version, choices),
     )
-    prepared = prepare(request)
-    run = prepared.contract, prepared.spec, prepared.descriptor, prepared.options
-    result, _ = run_launched(*run)
+    _, result, _ = run_request(ready(request))
     evidence = result.ledger.evidence.get(rule)
     failures = [f for f in evidence.failures if f.check == check] if evidence else []
     if failures:

@@ -97,8 +97,9 @@ def ready(request: RunRequest) -> PreparedRun | RunRequest:
     with its descriptor made (Unusable for a bad one), to be prepared on the run's first
     connection (``run_request``), so that the server is started once."""
     descriptor = descriptor_of(request)
+    request = replace(request, target=descriptor)
     if request.contract is None and descriptor.contract is None:
-        return replace(request, target=descriptor)
+        return request
     return prepare(request)
 
 
