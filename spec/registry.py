@@ -68,6 +68,11 @@ def registration(name: str) -> Registration:
     """The registration of ``name``; UnknownContract names the known contracts,
     BadRegistration says what is wrong with an entry."""
     entries = _entries()
+    if not entries:  # an install whose metadata predates the group
+        raise UnknownContract(
+            f"unknown contract {name!r}: no contract is registered under {GROUP}; install "
+            "engram-conformance again (pip install -e . in a checkout) to register its own"
+        )
     if name not in entries:
         raise UnknownContract(f"unknown contract {name!r}: this kit knows {', '.join(entries)}")
     entry = entries[name]
