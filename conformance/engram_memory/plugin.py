@@ -12,7 +12,7 @@ from engram_conformance.spec.engram_memory.openapi import openapi_document
 from ..contracts import Contract
 from ..session import Session
 from ..transcripts import Replayed
-from .checks import families
+from .checks import families, registry
 from .checks.context import CheckContext
 from .host import Host
 from .signed_meta import ContextSigner
@@ -55,7 +55,8 @@ CONTRACT: Contract[Spec] = Contract(
     load_spec=load,
     spec_root=PACKAGED_ROOT,
     spec_file_error=SpecFileError,
-    checks=families.checks,
+    # in their run order; the registry is read when asked, so that a test may narrow it
+    checks=lambda: registry.checks().in_order(families.RUN_ORDER),
     discovery_check=DISCOVERY_CHECK,
     no_tools="no Engram memory tools discovered: the server lists none of the six tools",
     markdown=render_markdown,

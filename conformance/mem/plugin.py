@@ -59,7 +59,8 @@ CONTRACT: Contract[MemSpec] = Contract(
     load_spec=load,
     spec_root=PACKAGED_ROOT,
     spec_file_error=SpecFileError,
-    checks=families.checks,
+    # in their run order; the registry is read when asked, so that a test may narrow it
+    checks=lambda: registry.checks().in_order(families.RUN_ORDER),
     discovery_check=registry.DISCOVERY,
     no_tools="no mem tools discovered: the server lists none of the mem_* tools",
     markdown=markdown,

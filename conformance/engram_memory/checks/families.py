@@ -5,8 +5,7 @@ binding's first, then check_order's, ...
 
 from __future__ import annotations
 
-from ...check_registry import Checks, family_modules
-from .registry import checks as registered
+from ...check_registry import family_modules
 
 #: every family, in the order its checks run (within a family, the order they are written in)
 RUN_ORDER = family_modules(
@@ -36,9 +35,3 @@ RUN_ORDER = family_modules(
         "tool_authorization",
     ),
 )
-
-
-def checks() -> Checks:
-    """The contract's checks in their run order (read when asked, so that a test may narrow
-    the registry)."""
-    return registered().in_order(RUN_ORDER)
