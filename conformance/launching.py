@@ -149,9 +149,12 @@ async def _recognised_run(
         raise
     opened = _Opened(connection, stack)
     policy = server.descriptor.policy
-    result = await run(
-        server, contract, settled.spec, policy, host, settled.options, progress, opened
-    )
+    try:
+        result = await run(
+            server, contract, settled.spec, policy, host, settled.options, progress, opened
+        )
+    finally:  # nothing left once the runner closed it; else the run failed before it could
+        await stack.aclose()
     return settled, contract, result
 
 
