@@ -9,8 +9,10 @@ A check's id is its function name, unique within its contract. A scripted check 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import importlib
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Literal
 
 from .per_call_context import PerCallContext
@@ -52,6 +54,17 @@ class Checks:
     scripted: dict[str, Check]
     per_call: dict[str, PerCall]
 
+    def in_order(self, families: Sequence[ModuleType]) -> Checks:
+        """The same checks, the scripted ones in their run order: by their family module's
+        place in ``families``, then as written in it. ValueError names a module whose checks
+        have no place (a family left out of the order)."""
+        place = {module.__name__: index for index, module in enumerate(families)}
+        unplaced = sorted({c.function.__module__ for c in self.scripted.values()} - set(place))
+        if unplaced:
+            raise ValueError(f"checks of modules not in the run order: {', '.join(unplaced)}")
+        ordered = sorted(self.scripted.values(), key=lambda c: place[c.function.__module__])
+        return Checks({check.id: check for check in ordered}, self.per_call)
+
     def of_rule(self) -> dict[str, list[str]]:
         """Rule -> the ids of the checks that decide it, scripted first."""
         found: dict[str, list[str]] = {}
@@ -59,6 +72,12 @@ class Checks:
             for rule in check.rules:
                 found.setdefault(rule, []).append(check.id)
         return found
+
+
+def family_modules(package: str, names: Sequence[str]) -> tuple[ModuleType, ...]:
+    """The family modules ``names`` of ``package``, imported (which registers their checks),
+    in the order given: a contract's run order (``Checks.in_order``)."""
+    return tuple(importlib.import_module(f"{package}.{name}") for name in names)
 
 
 def registrars(

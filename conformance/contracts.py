@@ -1,26 +1,40 @@
-"""The registry of contracts: the one way the harness core reaches a protocol's plug-in.
+"""The plug-in seam: the one way the harness core reaches a protocol's contract.
 
-A contract names the module of its plug-in here; the module's ``CONTRACT`` gives what the core
-needs (``Contract``). Nothing else in the core imports a contract's modules, so a new protocol
-is its own sub-packages plus one entry in ``CONTRACTS``.
+A contract registers in the kit's registry (``spec.registry``, an entry-point group); its
+registration names its plug-in, a ``Contract`` value. ``Contract`` is assembled from parts, as
+python-jsonschema's ``create()`` assembles a validator: a contract gives what only it knows (its
+spec, its checks, its words) and takes the defaults for the rest (a host that binds nothing,
+the shared check context, a replay that sends each call again as recorded, ...).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from engram_conformance.spec import registry
+from engram_conformance.spec.registry import DEFAULT, UnknownContract
 
 from .check_registry import Checks
+from .spec_digest import spec_identity
 
-#: contract name -> the module of its plug-in (imported when the contract is first used)
-CONTRACTS: dict[str, str] = {
-    "engram-memory": "engram_conformance.conformance.engram_memory.plugin",
-    "mem": "engram_conformance.conformance.mem.plugin",
-}
-#: the contract a run reports under when the server lists none of any contract's tools
-DEFAULT = "engram-memory"
+if TYPE_CHECKING:
+    from .check_context import BaseContext
+    from .session import Session
+    from .transcripts import Replayed
+
+__all__ = [
+    "DEFAULT",
+    "Contract",
+    "ContractSpec",
+    "UnboundHost",
+    "UnknownContract",
+    "contract",
+    "names",
+]
 
 
 class ContractSpec(Protocol):
@@ -29,96 +43,146 @@ class ContractSpec(Protocol):
     @property
     def rules(self) -> Mapping[str, Any]: ...  # id -> rule: id, family, level, statement,
 
-    # source_document, source_section, tools, testable, untestable_reason
+    # source_document, source_section, tools, tools_each, testable, untestable_reason
 
     @property
     def tools(self) -> Mapping[str, Any]: ...  # the contract's tool names
 
 
-class Contract(Protocol):
-    """A protocol's plug-in."""
+S = TypeVar("S", bound=ContractSpec)
+S_co = TypeVar("S_co", bound=ContractSpec, covariant=True)
 
-    #: the name reports, baselines, SARIF and pytest items carry
+
+class SpecLoader(Protocol[S_co]):
+    def __call__(self, root: Path | None = None) -> S_co: ...
+
+
+class Host(Protocol):
+    """The host the harness plays for one run (otherwise opaque to the core)."""
+
+    def write_public_key(self, path: Path) -> Path | None:
+        """Write what the descriptor's ``{host_public_key_file}`` names; None: nothing."""
+
+
+class UnboundHost:
+    """The default host: it binds no identity and signs nothing, so it has no key to write."""
+
+    def __init__(self, spec: Any, run_id: str) -> None:
+        self.run_id = run_id
+
+    def write_public_key(self, path: Path) -> Path | None:
+        return None
+
+
+class Problem(Protocol):
+    """A problem ``spec lint`` prints."""
+
+    file: str
+    pointer: str
+    message: str
+
+
+def _no_problems(root: Path, seed_text: str | None) -> Iterable[Problem]:
+    return ()
+
+
+def _rules_counted(spec: ContractSpec) -> str:
+    return f"{len(spec.rules)} rules, {len(spec.tools)} tools"
+
+
+def _full_when_every_tool(spec: ContractSpec, offered: list[str]) -> tuple[str, str]:
+    if len(offered) == len(spec.tools):
+        return "full", "Full conformance class (every tool)"
+    return "partial", f"Partial conformance class ({', '.join(offered)})"
+
+
+def _every_tool(spec: ContractSpec, listed: Collection[str]) -> tuple[str, ...]:
+    return tuple(spec.tools)
+
+
+def _shared_context(host: Any, **shared: Any) -> BaseContext:
+    from .check_context import BaseContext
+
+    return BaseContext(**shared)
+
+
+async def _as_recorded(
+    session: Session, host: Any, entries: list[dict[str, Any]]
+) -> list[Replayed]:
+    from .transcripts import replay_as_recorded
+
+    return await replay_as_recorded(session, entries)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Contract(Generic[S]):
+    """A protocol's plug-in: what the core needs of a contract, with defaults for what most
+    contracts share."""
+
+    #: the name reports, baselines, SARIF and pytest items carry (its registry entry's name)
     name: str
+    #: the contract's spec, from a folder (default: the one shipped with it)
+    load_spec: SpecLoader[S]
+    #: the spec folder shipped with the kit, and the error a bad one raises
+    spec_root: Path
+    spec_file_error: type[Exception] = ValueError
+    #: its scripted and per-call checks
+    checks: Callable[[], Checks]
     #: the check that runs when the server lists none of the contract's tools (its discovery)
     discovery_check: str
     #: why every other rule is then not applicable
     no_tools: str
-    #: what ``engram-reference serve --contract NAME`` needs besides ``--state-dir``
-    reference_arguments: tuple[str, ...]
-    #: what those arguments make the reference promise: its descriptor's ``[policy]`` table
-    reference_policy: Mapping[str, Any]
-    #: the spec folder shipped with the kit, and the error a bad one raises
-    spec_root: Path
-    spec_file_error: type[Exception]
-    #: where ``spec docs`` writes the contract's Markdown reference
+    #: the contract's Markdown reference, and where ``spec docs`` writes it
+    markdown: Callable[[S], str]
     docs_page: str
-
-    def load_spec(self, root: Path | None = None) -> Any:
-        """The contract's spec, from ``root`` (default: the one shipped with the kit)."""
-
-    def lint(self, root: Path, seed_text: str | None) -> Iterable[Any]:
-        """Every problem of a spec folder (``.file``, ``.pointer``, ``.message``)."""
-
-    def spec_summary(self, spec: Any) -> str:
-        """What a sound spec holds, in a few words (``spec lint``'s last line)."""
-
-    def markdown(self, spec: Any) -> str:
-        """The contract's Markdown reference, generated from its spec."""
-
-    def openapi(self, spec: Any) -> dict[str, Any]:
-        """The contract as an OpenAPI 3.1 document (one POST operation per tool)."""
-
-    def identity(self, spec: Any) -> dict[str, str]:
-        """``contract_version``, ``spec_version`` and ``digest`` (sha256 of the spec's files),
-        for the report's ``spec``."""
-
-    def conformance_class(self, spec: Any, offered: list[str]) -> tuple[str, str]:
-        """``partial`` or ``full`` and its words, for a server offering (listing and claiming)
-        ``offered``, at least one of the contract's tools."""
-
-    def checks(self) -> Checks:
-        """Its scripted and per-call checks."""
+    #: the contract as an OpenAPI 3.1 document (one POST operation per tool)
+    openapi: Callable[[S], dict[str, Any]]
+    #: every problem of a spec folder (``.file``, ``.pointer``, ``.message``)
+    lint: Callable[[Path, str | None], Iterable[Problem]] = _no_problems
+    #: what a sound spec holds, in a few words (``spec lint``'s last line)
+    spec_summary: Callable[[S], str] = _rules_counted
+    #: ``contract_version``, ``spec_version`` and ``digest``, for the report's ``spec``
+    identity: Callable[[S], dict[str, str]] = spec_identity
+    #: ``partial`` or ``full`` and its words, for a server offering (listing and claiming) at
+    #: least one of the contract's tools
+    conformance_class: Callable[[S, list[str]], tuple[str, str]] = _full_when_every_tool
+    #: the tools a target whose descriptor claims none is taken to claim, when the server
+    #: lists these: those the contract's text requires, and the optional ones listed
+    default_claim: Callable[[S, Collection[str]], tuple[str, ...]] = _every_tool
+    #: the host the harness plays for one run (spec, run id)
+    host: Callable[[S, str], Host] = UnboundHost
+    #: a check's context: ``check_context.BaseContext``'s arguments plus the host
+    context: Callable[..., BaseContext] = _shared_context
+    #: ``engram-conformance replay``: a transcript's calls sent again, re-bound to this run
+    replay: Callable[[Session, Any, list[dict[str, Any]]], Awaitable[list[Replayed]]] = _as_recorded
 
     def recognises(self, tools: Collection[str]) -> bool:
-        """Whether a server listing ``tools`` speaks this contract."""
-
-    def default_claim(self, spec: Any, listed: Collection[str]) -> tuple[str, ...]:
-        """The tools a target whose descriptor claims none is taken to claim, when the server
-        lists ``listed``: those the contract's text requires, and the optional ones it lists."""
-
-    def host(self, spec: Any, run_id: str) -> Any:
-        """The host the harness plays for one run (opaque to the core); it has
-        ``write_public_key(path)`` for the descriptor's ``{host_public_key_file}``."""
-
-    def context(self, host: Any, **shared: Any) -> Any:
-        """A check's context: ``check_context.BaseContext``'s arguments plus the host."""
-
-    async def replay(self, session: Any, host: Any, entries: list[dict[str, Any]]) -> list[Any]:
-        """Send a transcript's calls again, re-bound to this run; a ``transcripts.Replayed``
-        per call."""
-
-
-class UnknownContract(ValueError):
-    """A contract name no plug-in has."""
+        """Whether a server listing ``tools`` speaks this contract: it lists one of its tools."""
+        return bool(set(tools) & set(self.load_spec().tools))
 
 
 def names() -> list[str]:
-    return list(CONTRACTS)
+    """The registered contracts, the default first (computed when asked: never frozen)."""
+    return registry.names()
 
 
-def contract(name: str) -> Contract:
-    """The plug-in of ``name``; UnknownContract names the known ones."""
-    if name not in CONTRACTS:
-        known = ", ".join(CONTRACTS)
-        raise UnknownContract(f"unknown contract {name!r}: this kit knows {known}")
-    plugin: Contract = importlib.import_module(CONTRACTS[name]).CONTRACT
+def contract(name: str) -> Contract[Any]:
+    """The plug-in of ``name``; UnknownContract names the known ones, BadRegistration says
+    what is wrong with an entry that leads to no plug-in of that name."""
+    path = registry.registration(name).plugin
+    module, _, attribute = path.partition(":")
+    try:
+        plugin = getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as error:
+        raise registry.BadRegistration(f"{name}'s plug-in {path}: {error}") from None
+    if not isinstance(plugin, Contract) or plugin.name != name:
+        raise registry.BadRegistration(f"{name}'s plug-in {path} is no Contract named {name!r}")
     return plugin
 
 
-def recognised(tools: Collection[str]) -> Contract | None:
+def recognised(tools: Collection[str]) -> Contract[Any] | None:
     """The first contract whose tools the server lists, if any."""
-    for name in CONTRACTS:
+    for name in names():
         found = contract(name)
         if found.recognises(tools):
             return found

@@ -11,15 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from engram_conformance.reports import ReportDocument
 
-    from .baseline import Baseline
-    from .contracts import Contract
-    from .runner import Progress, RunOptions
-    from .targets.descriptor import TargetDescriptor
+    from .request import PreparedRun, RunRequest
+    from .runner import Progress
 
 #: Where the reports go unless told otherwise.
 DEFAULT_REPORT_DIR = Path("engram-conformance-report")
@@ -28,41 +26,39 @@ EXAMPLE_DB = "hypothesis"
 
 
 def run_target(
-    contract: Contract,
-    spec: Any,
-    descriptor: TargetDescriptor,
-    options: RunOptions,
+    request: PreparedRun | RunRequest,
     report_dir: Path,
     *,
     command: str,
-    baseline: Baseline | None = None,
     progress: Progress | None = None,
 ) -> ReportDocument:
-    """Start the descriptor's target, run the checks ``options`` select against it as the host,
-    and return the report document (not yet written).
+    """Start a ``request.ready`` run's target (once), run the checks its options select
+    against it as the host, and return the report document (not yet written).
 
     The transcripts of failing checks and the reproduction files are written into
     ``report_dir`` (created if missing), since the document names them; a reproduction names
     the target by the descriptor's ``origin`` (none is written for a descriptor built in
-    code). Raises StartupFailed when the server would not start.
+    code). Raises StartupFailed when the server would not start, Unusable when the contract
+    the server speaks does not fit the request (``request.run_request``).
     """
     from .document import build_document, write_transcripts
-    from .launching import run_launched
     from .reproduction import write_reproductions
+    from .request import run_request
 
     with hypothesis_home(report_dir / EXAMPLE_DB):
-        result, server = run_launched(contract, spec, descriptor, options, progress)
+        prepared, result, server = run_request(request, progress)
+    contract, descriptor, options = prepared.contract, prepared.descriptor, prepared.options
     report_dir.mkdir(parents=True, exist_ok=True)
     transcripts = write_transcripts(result, report_dir)
     reproductions = write_reproductions(result, report_dir, descriptor.origin, contract.name)
     return build_document(
-        spec,
+        prepared.spec,
         result,
         options,
         server,
         descriptor=descriptor.source,
         command=command,
-        baseline=baseline,
+        baseline=prepared.baseline,
         transcript_paths=transcripts,
         reproductions=reproductions,
     )

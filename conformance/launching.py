@@ -1,7 +1,9 @@
 """The library run API: launch a descriptor's target, find the contract it speaks, run it.
 
-``run_launched`` is what ``engram-conformance run``, the pytest plugin, reproductions and the
-benchmarks call; nothing here knows a command-line option.
+``run_launched`` runs a contract that is known before the server starts (what the pytest
+plugin, reproductions and the benchmarks call); ``run_recognising`` finds the contract on the
+run's own first connection, so that the server is started once. Nothing here knows a
+command-line option.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ import contextlib
 import functools
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Protocol, TypeVar
 
 import anyio
 
@@ -22,6 +26,7 @@ from .exceptions import ServerFault
 from .interruption import until_interrupted
 from .runner import Progress, RunOptions, RunResult, run
 from .session import Session
+from .targets.connection import Connection
 from .targets.descriptor import DescriptorError, TargetDescriptor
 from .targets.launch import LaunchedTarget, Workspace
 
@@ -38,7 +43,7 @@ def launched(descriptor: TargetDescriptor, host: Any) -> Iterator[LaunchedTarget
 
 def chosen_contract(descriptor: TargetDescriptor, forced: str | None = None) -> Contract:
     """The contract to test: ``forced`` (``--contract``), else the descriptor's ``[contract]
-    name``, else the one whose tools the server lists (the target is started once to ask), else
+    name``, else the one whose tools the server lists (the target is started to ask), else
     ``contracts.DEFAULT``, whose run then says that the server lists none of its tools.
     UnknownContract for a name no plug-in has; DescriptorError when ``policy.tools`` claims a
     tool the contract does not have; StartupFailed when the server would not start;
@@ -47,13 +52,12 @@ def chosen_contract(descriptor: TargetDescriptor, forced: str | None = None) -> 
     if name is not None:
         chosen = contracts.contract(name)
     else:
-        asked = functools.partial(_recognised, descriptor)
-        chosen = anyio.run(until_interrupted, asked) or contracts.contract(contracts.DEFAULT)
-    _claims_only_tools_of(chosen, descriptor)
+        chosen = anyio.run(until_interrupted, functools.partial(_recognised, descriptor))
+    claims_only_tools_of(chosen, descriptor)
     return chosen
 
 
-def _claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> None:
+def claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> None:
     """The descriptor's schema cannot know which contract a run tests, so the tools a
     descriptor claims are checked against the contract's once it is chosen."""
     claimed = descriptor.policy.tools or ()
@@ -68,16 +72,12 @@ def _claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> N
         )
 
 
-async def _recognised(descriptor: TargetDescriptor) -> Contract | None:
+async def _recognised(descriptor: TargetDescriptor) -> Contract:
     default = contracts.contract(contracts.DEFAULT)
     host = default.host(default.load_spec(), secrets.token_hex(3))
     with launched(descriptor, host) as target:
         async with target.connect() as connection:
-            try:
-                _, tools = await Session(connection, target.call_timeout_s).list_tools()
-            except ServerFault:
-                return None  # the run reports why the tools could not be read
-    return contracts.recognised([tool.name for tool in tools])
+            return await _recognised_on(connection, target.call_timeout_s)
 
 
 def run_launched(
@@ -96,3 +96,98 @@ def run_launched(
             run, server, contract, spec, descriptor.policy, host, options, progress
         )
         return anyio.run(until_interrupted, work), server
+
+
+class Settled(Protocol):
+    """What a run needs once its contract is known: the spec and the options."""
+
+    @property
+    def spec(self) -> Any: ...
+
+    @property
+    def options(self) -> RunOptions: ...
+
+
+S = TypeVar("S", bound=Settled)
+
+
+def run_recognising(
+    descriptor: TargetDescriptor,
+    settle: Callable[[Contract], S],
+    progress: Progress | None = None,
+) -> tuple[S, RunResult, LaunchedTarget]:
+    """Run a target whose contract nothing names, starting its server once: as the default
+    contract's host, list the tools on the first connection, recognise the contract (else the
+    default), ``settle`` the run for it (what ``settle`` raises stops the run), and run it on
+    that same connection. A recognised contract whose host has a key of its own starts the
+    server again with that key. StartupFailed and Interrupted as ``run_launched``."""
+    default = contracts.contract(contracts.DEFAULT)
+    host = default.host(default.load_spec(), secrets.token_hex(3))
+    with launched(descriptor, host) as server:
+        work = functools.partial(_recognised_run, server, host, settle, progress)
+        settled, contract, result = anyio.run(until_interrupted, work)
+    if result is None:
+        result, server = run_launched(contract, settled.spec, descriptor, settled.options, progress)
+    return settled, result, server
+
+
+async def _recognised_run(
+    server: LaunchedTarget, host: Any, settle: Callable[[Contract], S], progress: Progress | None
+) -> tuple[S, Contract, RunResult | None]:
+    stack = AsyncExitStack()
+    connection = await stack.enter_async_context(server.connect())
+    try:
+        contract = await _recognised_on(connection, server.call_timeout_s)
+        settled = settle(contract)
+        if contract.name != contracts.DEFAULT:
+            host = contract.host(settled.spec, secrets.token_hex(3))
+            if _has_a_key(host):
+                await stack.aclose()
+                return settled, contract, None
+    except BaseException as error:  # closed as ``async with`` would close it
+        await stack.__aexit__(type(error), error, error.__traceback__)
+        raise
+    opened = _Opened(connection, stack)
+    policy = server.descriptor.policy
+    try:
+        result = await run(
+            server, contract, settled.spec, policy, host, settled.options, progress, opened
+        )
+    finally:  # nothing left once the runner closed it; else the run failed before it could
+        await stack.aclose()
+    return settled, contract, result
+
+
+async def _recognised_on(connection: Connection, call_timeout_s: float) -> Contract:
+    """The contract whose tools the server lists, else the default (whose run then says why:
+    the server lists none of its tools, or they could not be read)."""
+    try:
+        _, tools = await Session(connection, call_timeout_s).list_tools()
+    except ServerFault:
+        return contracts.contract(contracts.DEFAULT)
+    found = contracts.recognised([tool.name for tool in tools])
+    return found or contracts.contract(contracts.DEFAULT)
+
+
+def _has_a_key(host: Any) -> bool:
+    with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
+        return host.write_public_key(Path(scratch) / "host-public-key.pem") is not None
+
+
+class _Opened:
+    """A connection opened before the run, handed to the runner as its first connection: the
+    runner closes it, as it closes those it opens."""
+
+    def __init__(self, connection: Connection, stack: AsyncExitStack) -> None:
+        self.connection, self.stack = connection, stack
+
+    async def __aenter__(self) -> Connection:
+        return self.connection
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool:
+        return await self.stack.__aexit__(kind, error, traceback)

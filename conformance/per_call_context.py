@@ -3,8 +3,8 @@ remembers across the run's calls, and ``expect``, which records a verdict as a s
 ``check_context.BaseContext.expect`` does. Both kinds of check so take one context.
 
 A module of its own, not a part of ``check_context``: ``check_registry`` names it (in
-``PerCallFunction``), and ``check_context`` imports the session, which reaches ``check_registry``
-through the targets and ``contracts`` (an import circle).
+``PerCallFunction``) and so stays clear of the session and the targets, which
+``check_context`` imports.
 """
 
 from __future__ import annotations

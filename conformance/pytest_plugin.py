@@ -34,9 +34,7 @@ from .execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
 if TYPE_CHECKING:
     from engram_conformance.reports import RuleRecord
 
-    from .contracts import Contract
-    from .runner import RunOptions
-    from .targets.descriptor import TargetDescriptor
+    from .request import PreparedRun
 
 MARKER = "engram"
 SUITE = "engram"
@@ -105,46 +103,44 @@ class EngramRun:
     """One run of the harness for the session, and the verdicts its items read."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from .baseline import Baseline, BaselineError
-        from .contracts import DEFAULT, UnknownContract, contract
+        from dataclasses import replace
+
+        from engram_conformance.spec.registry import DEFAULT
+
         from .exceptions import StartupFailed
-        from .launching import chosen_contract
-        from .runner import RunOptions, rule_selected
-        from .targets.choice import NotOneTarget, chosen_descriptor
-        from .targets.descriptor import DescriptorError
+        from .request import RunRequest, Unusable, prepare
+        from .runner import rule_selected
+        from .targets.choice import NotOneTarget, target_name
 
         option = config.getoption
         target = Path(option("engram_target")) if option("engram_target") else None
-        reference = option("engram_reference")
         forced = option("engram_contract")
-        try:
-            self.descriptor: TargetDescriptor = chosen_descriptor(
-                target, reference, contract=forced
-            )
-            try:
-                self.contract: Contract = chosen_contract(self.descriptor, forced)
-            except StartupFailed:  # the run says so at the first item's setup
-                self.contract = contract(forced or self.descriptor.contract or DEFAULT)
-            self.spec = self.contract.load_spec()
-            known = option("engram_baseline")
-            rules = set(self.spec.rules)
-            self.baseline = Baseline.load(Path(known), rules, self.contract.name) if known else None
-        except NotOneTarget:
-            raise pytest.UsageError("give one of --engram-target, --engram-reference") from None
-        except (DescriptorError, BaselineError, UnknownContract) as error:
-            raise pytest.UsageError(f"engram-conformance: {error}") from None
         self.report_dir = Path(option("engram_report_dir"))
         wanted = option("engram_only")
         only = tuple(part.strip() for item in wanted for part in item.split(",") if part.strip())
-        self.options: RunOptions = RunOptions(
+        known = option("engram_baseline")
+        request = RunRequest(
+            target=target_name(target, option("engram_reference"), contract=forced),
+            contract=forced,
             profile=option("engram_profile"),
             only=only,
             seed=option("engram_seed"),
             budget_s=option("engram_budget"),
-            binding_mode=self.descriptor.binding_mode,
+            baseline=Path(known) if known else None,
             example_db=self.report_dir / EXAMPLE_DB,
         )
-        self.rule_ids = [r.id for r in self.spec.rules.values() if rule_selected(r, self.options)]
+        try:
+            try:
+                self.prepared: PreparedRun = prepare(request)
+            except StartupFailed:  # the run says so at the first item's setup
+                self.prepared = prepare(replace(request, contract=DEFAULT))
+        except NotOneTarget:
+            raise pytest.UsageError("give one of --engram-target, --engram-reference") from None
+        except Unusable as error:
+            raise pytest.UsageError(f"engram-conformance: {error}") from None
+        self.contract = self.prepared.contract
+        spec, self.options = self.prepared.spec, self.prepared.options
+        self.rule_ids = [r.id for r in spec.rules.values() if rule_selected(r, self.options)]
         if not self.rule_ids:
             raise pytest.UsageError(f"--engram-only {','.join(only)} names no rule or family")
         self.command = shlex.join(["pytest", *config.invocation_params.args])
@@ -186,13 +182,7 @@ class EngramRun:
             options = replace(options, only=tuple(selected))
         try:
             document = run_target(
-                self.contract,
-                self.spec,
-                self.descriptor,
-                options,
-                self.report_dir,
-                command=self.command,
-                baseline=self.baseline,
+                replace(self.prepared, options=options), self.report_dir, command=self.command
             )
         except StartupFailed as error:
             self.problem = RunNotMade(f"engram-conformance: the run could not be made: {error}")

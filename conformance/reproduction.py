@@ -18,9 +18,9 @@ from pathlib import Path
 
 import hypothesis
 
-from .launching import chosen_contract, run_launched
 from .ledger import Failure, Reproduction
-from .runner import RunOptions, RunResult
+from .request import RunRequest, ready, run_request
+from .runner import RunResult
 from .targets.choice import KINDS, NotOneTarget, named_descriptor
 
 FOLDER = "reproductions"
@@ -60,15 +60,15 @@ def reproduce(
             f"the example is in the format of Hypothesis {hypothesis_version}; "
             f"this is {hypothesis.__version__}: pip install hypothesis=={hypothesis_version}"
         )
-    plugin = chosen_contract(descriptor, contract)
-    options = RunOptions(
+    request = RunRequest(
+        target=descriptor,
+        contract=contract,
         profile="full",
         only=(rule,),
         seed=seed,
-        binding_mode=descriptor.binding_mode,
         example=Reproduction(check, hypothesis_version, choices),
     )
-    result, _ = run_launched(plugin, plugin.load_spec(), descriptor, options)
+    _, result, _ = run_request(ready(request))
     evidence = result.ledger.evidence.get(rule)
     failures = [f for f in evidence.failures if f.check == check] if evidence else []
     if failures:

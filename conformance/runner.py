@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -120,40 +121,106 @@ async def run(
     host: Any,
     options: RunOptions,
     progress: Progress | None = None,
+    opened: AbstractAsyncContextManager[Any] | None = None,
 ) -> RunResult:
     """Run the selected checks of ``contract``; ``progress(check, done, total)`` is told of each
-    check begun."""
-    claims_nothing = policy.tools is None  # then the contract's default claim, once listed
+    check begun. The steps: discover the server's tools and run the pending checks on the
+    first connection (``opened``, if the caller opened it, which the run then closes;
+    reconnecting after a fault for the rest), check each failure again alone, decide every
+    rule."""
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**32)
-    started, started_ms = time.monotonic(), wall_clock_ms()
-    budget_ends_at = None if options.budget_s is None else started + options.budget_s
     #: judgements left for after the servers stopped (None: the harness stops none)
     after_stop: list[AfterStop] | None = [] if target.stops_its_servers else None
     executor = CheckExecutor(
         contract, spec, policy, host, target, options, seed=seed, after_stop=after_stop
     )
-    ledger = Ledger()
-    checks = selected(executor.checks, options)
-    found = _Discovered()
-    transcripts: dict[str, list[dict[str, Any]]] = {}
-    pending = list(checks)
+    steps = _RunSteps(executor, progress)
+    await steps.run_checks(opened)
+    rechecked = await steps.recheck()
+    return steps.decide(rechecked)
 
-    def out_of_time() -> bool:
-        return budget_ends_at is not None and time.monotonic() >= budget_ends_at
 
-    def left_undone(why: str) -> None:
-        for check in pending:
+class _RunSteps:
+    """One run's state, and its steps in the order ``run`` takes them; the executor holds
+    what the run was given (its ``policy`` becomes the claimed one once the tools are listed)."""
+
+    def __init__(self, executor: CheckExecutor, progress: Progress | None) -> None:
+        self.executor, self.progress = executor, progress
+        self.target, self.contract = executor.target, executor.contract
+        self.spec, self.options = executor.spec, executor.options
+        self.claims_nothing = executor.policy.tools is None  # then the default claim, once listed
+        self.started, self.started_ms = time.monotonic(), wall_clock_ms()
+        budget_s = self.options.budget_s
+        self.budget_ends_at = None if budget_s is None else self.started + budget_s
+        self.ledger = Ledger()
+        self.checks = selected(executor.checks, self.options)
+        self.pending = list(self.checks)
+        self.found = _Discovered()
+        self.transcripts: dict[str, list[dict[str, Any]]] = {}
+
+    def out_of_time(self) -> bool:
+        return self.budget_ends_at is not None and time.monotonic() >= self.budget_ends_at
+
+    def left_undone(self, why: str) -> None:
+        for check in self.pending:
             for rule in check.rules:
-                ledger.errored(rule, check.id, why)
-        pending.clear()
+                self.ledger.errored(rule, check.id, why)
+        self.pending.clear()
 
-    async def run_pending(session: Session) -> None:
+    async def run_checks(self, opened: AbstractAsyncContextManager[Any] | None) -> None:
+        """Discover the server's tools on the first connection (``opened``, else a new one;
+        even if no check is left), then run the pending checks, on a new connection after
+        each fault."""
+        first_connection = True
+        while self.pending or first_connection:
+            if self.out_of_time() and not first_connection:
+                self.left_undone(OUT_OF_TIME)
+                break
+            connecting = opened if opened is not None else self.target.connect()
+            opened = None
+            try:
+                async with connecting as connection:
+                    session = Session(connection, self.target.call_timeout_s)
+                    session.observers.append(self.executor.observer(self.ledger))
+                    if first_connection:
+                        first_connection = False
+                        if not await self.discover(session, connection):
+                            break
+                    await self.run_pending(session)
+            except StartupFailed as failed:
+                if first_connection:
+                    raise  # nothing could be used: the caller exits 2 with the reason
+                why = f"not evaluated: the server could not be started again: {failed}"
+                self.left_undone(why)
+        _judge_after_stop(self.executor.after_stop, self.checks)
+
+    async def discover(self, session: Session, connection: Any) -> bool:
+        """Read the server's tools and settle what the target claims; whether checks can run
+        (when the server lists none of the contract's tools, only its discovery check does)."""
+        found, spec = self.found, self.spec
+        await _discover(session, connection, found)
+        if self.claims_nothing:
+            claim = self.contract.default_claim(spec, found.listed)
+            self.executor.policy = replace(self.executor.policy, tools=claim)
+        found.blocked = _blocked_tools(spec, self.executor.policy, found.listed)
+        if found.failed is not None:
+            self.transcripts["discovery"] = [o.to_json() for o in session.transcript]
+            found.failed += _stderr_tail(self.target)
+            self.pending.clear()
+            return False
+        if not set(found.listed) & set(spec.tools):
+            discovery = self.contract.discovery_check
+            self.pending[:] = [c for c in self.pending if c.id == discovery]
+        return True
+
+    async def run_pending(self, session: Session) -> None:
         """Run the pending checks on ``session`` until one faults (then it must reconnect)."""
-        while pending:
-            check = pending.pop(0)
-            if progress is not None:
-                progress(check, len(checks) - len(pending), len(checks))
-            if out_of_time():
+        ledger, options = self.ledger, self.options
+        while self.pending:
+            check = self.pending.pop(0)
+            if self.progress is not None:
+                self.progress(check, len(self.checks) - len(self.pending), len(self.checks))
+            if self.out_of_time():
                 for rule in check.rules:
                     ledger.errored(rule, check.id, OUT_OF_TIME)
                 continue
@@ -162,76 +229,67 @@ async def run(
                     reason = f"needs the {check.binding} binding; the target binds by"
                     ledger.inapplicable(rule, check.id, f"{reason} {options.binding_mode}")
                 continue
-            blocked = [found.blocked[tool] for tool in check.tools if tool in found.blocked]
+            blocked = [self.found.blocked[t] for t in check.tools if t in self.found.blocked]
             if blocked:
-                _skipped(spec, ledger, check, blocked[0])
+                _skipped(self.spec, ledger, check, blocked[0])
                 continue
-            session.begin_check()
-            context = executor.context(check, ledger, session, options.example, budget_ends_at)
-            failures_before = ledger.failure_count
-            fault = await executor.run_one(check, context, ledger)
-            calls = context.calls()
-            if ledger.failure_count > failures_before:
-                transcripts[check.id] = list(calls)
-            if fault:
-                why = f"the server faulted: {fault}{_stderr_tail(target)}"
-                for rule in check.rules:
-                    ledger.errored(rule, check.id, why)
-                transcripts[check.id] = list(calls)
-                return
-            if context.unanswered is not None:  # charged to its case's rules already
+            if not await self.run_one(check, session):
                 return
 
-    first_connection = True
-    while pending or first_connection:  # the server is discovered even if no check is left
-        if out_of_time() and not first_connection:
-            left_undone(OUT_OF_TIME)
-            break
-        try:
-            async with target.connect() as connection:
-                session = Session(connection, target.call_timeout_s)
-                session.observers.append(executor.observer(ledger))
-                if first_connection:
-                    first_connection = False
-                    await _discover(session, connection, found)
-                    if claims_nothing:
-                        claim = contract.default_claim(spec, found.listed)
-                        policy = executor.policy = replace(policy, tools=claim)
-                    found.blocked = _blocked_tools(spec, policy, found.listed)
-                    if found.failed is not None:
-                        transcripts["discovery"] = [o.to_json() for o in session.transcript]
-                        found.failed += _stderr_tail(target)
-                        pending.clear()
-                        break
-                    if not set(found.listed) & set(spec.tools):
-                        pending[:] = [c for c in pending if c.id == contract.discovery_check]
-                await run_pending(session)
-        except StartupFailed as failed:
-            if first_connection:
-                raise  # nothing could be used: the caller exits 2 with the reason
-            left_undone(f"not evaluated: the server could not be started again: {failed}")
-    _judge_after_stop(after_stop, checks)
-    rechecked = Rechecked()
-    if options.recheck and options.example is None and found.failed is None:
-        plan = planned(ledger)
-        rechecked = await recheck(target, checks, plan, executor, ends_at=budget_ends_at)
-        transcripts.update(rechecked.transcripts)
-        _judge_after_stop(after_stop, checks)
-    return RunResult(
-        contract=contract.name,
-        verdicts=_verdicts(contract, spec, executor.checks, ledger, options, found),
-        ledger=ledger,
-        checks_of_rule=executor.checks.of_rule(),
-        tools_listed=found.listed,
-        tools_claimed=list(policy.tools or contract.default_claim(spec, found.listed)),
-        server_info=found.server_info,
-        transcripts=transcripts,
-        seed=seed,
-        started_at_ms=started_ms,
-        duration_s=time.monotonic() - started,
-        rechecked=rechecked,
-        discovery_failed=found.failed,
-    )
+    async def run_one(self, check: Check, session: Session) -> bool:
+        """Run ``check``; whether the session can go on (no fault, every call answered)."""
+        session.begin_check()
+        context = self.executor.context(
+            check, self.ledger, session, self.options.example, self.budget_ends_at
+        )
+        failures_before = self.ledger.failure_count
+        fault = await self.executor.run_one(check, context, self.ledger)
+        calls = context.calls()
+        if self.ledger.failure_count > failures_before:
+            self.transcripts[check.id] = list(calls)
+        if fault:
+            why = f"the server faulted: {fault}{_stderr_tail(self.target)}"
+            for rule in check.rules:
+                self.ledger.errored(rule, check.id, why)
+            self.transcripts[check.id] = list(calls)
+            return False
+        return context.unanswered is None  # charged to its case's rules already
+
+    async def recheck(self) -> Rechecked:
+        """Check each failure again, alone (unless the options say not to, or nothing ran)."""
+        if not self.options.recheck or self.options.example is not None:
+            return Rechecked()
+        if self.found.failed is not None:
+            return Rechecked()
+        plan = planned(self.ledger)
+        rechecked = await recheck(
+            self.target, self.checks, plan, self.executor, ends_at=self.budget_ends_at
+        )
+        self.transcripts.update(rechecked.transcripts)
+        _judge_after_stop(self.executor.after_stop, self.checks)
+        return rechecked
+
+    def decide(self, rechecked: Rechecked) -> RunResult:
+        """Every selected rule's verdict, and the rest of what a report is made of."""
+        contract, spec, found = self.contract, self.spec, self.found
+        claimed = self.executor.policy.tools or contract.default_claim(spec, found.listed)
+        return RunResult(
+            contract=contract.name,
+            verdicts=_verdicts(
+                contract, spec, self.executor.checks, self.ledger, self.options, found
+            ),
+            ledger=self.ledger,
+            checks_of_rule=self.executor.checks.of_rule(),
+            tools_listed=found.listed,
+            tools_claimed=list(claimed),
+            server_info=found.server_info,
+            transcripts=self.transcripts,
+            seed=self.executor.seed,
+            started_at_ms=self.started_ms,
+            duration_s=time.monotonic() - self.started,
+            rechecked=rechecked,
+            discovery_failed=found.failed,
+        )
 
 
 def _stderr_tail(target: Target) -> str:

@@ -8,9 +8,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .observation import Observation
+
+if TYPE_CHECKING:
+    from .session import Session
 
 
 @dataclass(frozen=True)
@@ -41,3 +44,16 @@ def compared(
     )
     diff = difflib.unified_diff(before, after, "recorded", "replayed", lineterm="")
     return Replayed(entry, observed, "\n".join(diff))
+
+
+async def replay_as_recorded(session: Session, entries: list[dict[str, Any]]) -> list[Replayed]:
+    """Each call sent again as it was recorded, for a contract whose calls carry nothing bound
+    to one run (the default replay of ``contracts.Contract``)."""
+    done = []
+    for entry in entries:
+        if entry["method"] == "tools/list":
+            observed, _ = await session.list_tools()
+        else:
+            observed = await session.call(entry["tool"], entry["arguments"], None, None)
+        done.append(compared(entry, observed, lambda answer: answer))
+    return done

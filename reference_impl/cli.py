@@ -10,6 +10,7 @@ stdout being the protocol on stdio; they never quote arguments.
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import socket
 import sys
@@ -19,12 +20,11 @@ from typing import Any
 
 import anyio
 import click
+from engram_conformance.spec import registry
 from mcp.server.lowlevel import Server
 
 from .at_rest import UnsafeState
-from .engram_memory import serving as engram_memory_serving
 from .http_token import TOKEN_FILE, BadToken, BearerToken
-from .mem import serving as mem_serving
 from .stdio import claim_standard_streams, stdio_streams
 from .streamable_http import ENDPOINT, HttpLimits, bind, serve_http
 
@@ -33,10 +33,22 @@ EXIT_UNUSABLE = 2
 EXIT_INTERRUPTED = 130
 
 logger = logging.getLogger("engram_conformance.reference_impl")
-#: contract -> how its server is built: ``OPTIONS`` (click options), ``OPTION_NAMES``,
-#: ``build(state_dir, **options) -> (server, close)`` and the ``UNUSABLE`` error it raises
-SERVING: dict[str, Any] = {"engram-memory": engram_memory_serving, "mem": mem_serving}
-DEFAULT_CONTRACT = "engram-memory"
+
+
+def _serving() -> dict[str, Any]:
+    """Contract -> how its server is built: ``OPTIONS`` (click options), ``OPTION_NAMES``,
+    ``build(state_dir, **options) -> (server, close)`` and the ``UNUSABLE`` error it raises;
+    for each contract of the kit's registry (``spec.registry``) that has a reference server."""
+    found = {}
+    for name in registry.names():
+        module = registry.registration(name).serving
+        if module is not None:
+            found[name] = importlib.import_module(module)
+    return found
+
+
+#: read when the command is built, since its options are every contract's serve options
+SERVING = _serving()
 
 
 def contract_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -147,7 +159,7 @@ def cli() -> None:
 @click.option(
     "--contract",
     type=click.Choice(list(SERVING)),
-    default=DEFAULT_CONTRACT,
+    default=registry.DEFAULT,
     show_default=True,
     help="The protocol to serve.",
 )

@@ -12,7 +12,11 @@ from __future__ import annotations
 import ast
 import tomllib
 from collections.abc import Iterator
+from importlib import import_module
 from pathlib import Path
+
+from engram_conformance.conformance import contracts
+from engram_conformance.spec import registry
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 600
@@ -154,7 +158,7 @@ def test_the_graph_sees_the_projects_imports() -> None:
         "engram_conformance.conformance.executor" in graph["engram_conformance.conformance.runner"]
     )
     assert (
-        "engram_conformance.conformance.engram_memory.checks.registry"
+        "engram_conformance.conformance.engram_memory.checks.families"
         in graph["engram_conformance.conformance.engram_memory.plugin"]
     )
     assert (
@@ -179,26 +183,52 @@ def test_no_new_import_circle() -> None:
     assert not message, "\n".join(message)
 
 
-CHECKS = "engram_conformance.conformance.engram_memory.checks"
+def family_modules() -> dict[str, set[str]]:
+    """Registered contract -> the modules its checks are written in: one per family."""
+    found = {}
+    for name in contracts.names():
+        checks = contracts.contract(name).checks()
+        written = [*checks.scripted.values(), *checks.per_call.values()]
+        found[name] = {check.function.__module__ for check in written}
+    return found
 
 
-def family_modules() -> set[str]:
-    """The modules ``checks/families.py`` imports: one per family of checks."""
-    tree = ast.parse(modules()[f"{CHECKS}.families"].read_text(encoding="utf-8"))
-    return {f"{CHECKS}.{a.name}" for node in import_nodes(tree) for a in node.names}
+def leaf_breaches(graph: dict[str, set[str]], families: set[str]) -> dict[str, list[str]]:
+    """The modules other than the ``families`` module of their package that import a family
+    module, and which."""
+    allowed = {family.rpartition(".")[0] + ".families" for family in families}
+    return {
+        short(importer): sorted(short(f) for f in targets & families)
+        for importer, targets in graph.items()
+        if importer not in allowed and targets & families
+    }
 
 
 def test_every_family_module_is_a_leaf() -> None:
-    """Only ``families.py`` imports a family module: what families share lives in the kit."""
+    """Only ``families.py`` imports a family module, in every registered contract: what
+    families share lives in the contract's support modules or the core."""
     graph = import_graph()
     families = family_modules()
-    assert len(families) > 10
-    wrong = {
-        short(importer): sorted(short(f) for f in targets & families)
-        for importer, targets in graph.items()
-        if importer != f"{CHECKS}.families" and targets & families
-    }
-    assert not wrong, f"modules that import a family module: {wrong}"
+    assert set(families) >= {"engram-memory", "mem"}
+    for contract, modules in families.items():
+        assert len(modules) > 10, contract
+        assert not leaf_breaches(graph, modules), f"{contract}: {leaf_breaches(graph, modules)}"
+
+
+def test_every_family_has_its_place_in_the_run_order() -> None:
+    """Each contract's ``families.RUN_ORDER`` lists every module its checks are written in,
+    once: the order the checks run in is declared, not the order of the imports."""
+    for contract, modules in family_modules().items():
+        [package] = {module.rpartition(".")[0] for module in modules}
+        order = [module.__name__ for module in import_module(f"{package}.families").RUN_ORDER]
+        assert len(order) == len(set(order)), contract
+        assert set(order) == modules, contract
+
+
+def test_a_family_importing_another_is_caught() -> None:
+    families = {"c.checks.one", "c.checks.two"}
+    graph = {"c.checks.families": families, "c.checks.one": {"c.checks.two"}, "c.checks.two": set()}
+    assert leaf_breaches(graph, families) == {"c.checks.one": ["c.checks.two"]}
 
 
 def test_no_module_is_over_600_lines() -> None:
@@ -212,18 +242,28 @@ def test_no_module_is_over_600_lines() -> None:
     )
 
 
-#: The modules of the core allowed to name a contract's modules: the registries.
-REGISTRIES = {"engram_conformance.reference_impl.cli"}
+def contract_parts() -> set[str]:
+    """The sub-package name of each registered contract (``engram_memory``, ``mem``): its
+    folder in each of the five parts, as its plug-in's module path shows."""
+    return {
+        registry.registration(name).plugin.split(":")[0].split(".")[2] for name in registry.names()
+    }
 
 
 def test_the_core_imports_no_contract() -> None:
-    """Only a registry names a contract's modules (``conformance.contracts`` does so by a string,
-    so it imports none); the core reaches a contract through its plug-in."""
-    graph = import_graph()
+    """No module outside a contract's sub-packages imports one of them: the core reaches a
+    contract through the registry, which names its modules by string (``spec.registry``)."""
+    parts = contract_parts()
+    assert parts >= {"engram_memory", "mem"}
+
+    def of_a_contract(module: str) -> bool:
+        segments = module.split(".")
+        return len(segments) > 2 and segments[2] in parts
+
     crossing = {
-        short(module): sorted(short(name) for name in imports if ".engram_memory" in name)
-        for module, imports in graph.items()
-        if ".engram_memory" not in module and module not in REGISTRIES
+        short(module): sorted(short(name) for name in imports if of_a_contract(name))
+        for module, imports in import_graph().items()
+        if not of_a_contract(module)
     }
     assert {module: names for module, names in crossing.items() if names} == {}
 

@@ -18,6 +18,8 @@ from typing import Any, NoReturn, ParamSpec
 
 import click
 
+from ..exceptions import Interrupted
+
 #: The exit codes of the commands: 0 ok, 1 failed, 2 unusable input.
 EXIT_OK, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 PROG = "engram-conformance"
@@ -41,6 +43,12 @@ def unusable(problem: object) -> int:
     unusable input, for the command to return."""
     click.echo(f"{PROG}: {problem}", err=True)
     return EXIT_UNUSABLE
+
+
+def stopped_by(stopped: Interrupted) -> int:
+    """Say that the run was stopped by a signal; the exit code of a process it ended."""
+    click.echo(f"{PROG}: {stopped}; the servers it started are stopped", err=True)
+    return 128 + stopped.signal_number
 
 
 class _OneLineErrors(click.Group):

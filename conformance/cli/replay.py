@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 from pathlib import Path
 from typing import Any
@@ -9,14 +10,14 @@ from typing import Any
 import anyio
 import click
 
-from ..contracts import Contract, UnknownContract
-from ..exceptions import ServerFault, StartupFailed
-from ..launching import chosen_contract, launched
+from ..exceptions import Interrupted, ServerFault, StartupFailed
+from ..interruption import until_interrupted
+from ..launching import launched
+from ..request import PreparedRun, RunRequest, Unusable, prepare
 from ..session import Session
-from ..targets.descriptor import DescriptorError
 from ..transcripts import Replayed, read_transcript
-from . import EXIT_FAILED, EXIT_OK, main, subcommand, unusable
-from .options import target_descriptor, target_options
+from . import EXIT_FAILED, EXIT_OK, main, stopped_by, subcommand, unusable
+from .options import target_name, target_options
 
 
 @main.command("replay")
@@ -32,10 +33,7 @@ def replay_command(
     contract: str | None,
 ) -> int:
     """Re-send TRANSCRIPT's calls to a server; exit 0 if every answer matches, 1 if not."""
-    try:
-        descriptor = target_descriptor(target, reference, stdio, url, contract)
-    except DescriptorError as error:
-        return unusable(error)
+    name = target_name(target, reference, stdio, url, contract)
     try:
         entries = read_transcript(transcript)
     except OSError as error:
@@ -47,18 +45,13 @@ def replay_command(
     problem = _transcript_problem(entries)
     if problem:
         return unusable(f"{transcript}: is not a transcript: {problem}")
-
-    async def go(plugin: Contract) -> list[Replayed]:
-        host = plugin.host(plugin.load_spec(), secrets.token_hex(3))
-        with launched(descriptor, host) as server:
-            async with server.connect() as connection:
-                session = Session(connection, descriptor.call_timeout_s)
-                return list(await plugin.replay(session, host, entries))
-
     try:
-        done = anyio.run(go, chosen_contract(descriptor, contract))
-    except (StartupFailed, ServerFault, UnknownContract) as error:
+        prepared = prepare(RunRequest(target=name, contract=contract))
+        done = anyio.run(until_interrupted, functools.partial(_replayed, prepared, entries))
+    except (Unusable, StartupFailed, ServerFault) as error:
         return unusable(error)
+    except Interrupted as stopped:
+        return stopped_by(stopped)
     differing = [item for item in done if item.diff]
     for item in done:
         mark = "differs" if item.diff else "same"
@@ -68,6 +61,16 @@ def replay_command(
             click.echo(item.diff)
     click.echo(f"{len(done)} calls replayed, {len(differing)} answered differently")
     return EXIT_FAILED if differing else EXIT_OK
+
+
+async def _replayed(prepared: PreparedRun, entries: list[dict[str, Any]]) -> list[Replayed]:
+    """The transcript's calls sent to the prepared target, as a host of its contract."""
+    contract = prepared.contract
+    host = contract.host(prepared.spec, secrets.token_hex(3))
+    with launched(prepared.descriptor, host) as server:
+        async with server.connect() as connection:
+            session = Session(connection, prepared.descriptor.call_timeout_s)
+            return list(await contract.replay(session, host, entries))
 
 
 def _transcript_problem(entries: list[Any]) -> str | None:

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import click
+from engram_conformance.spec import registry
 
 from .. import contracts
 from . import EXIT_OK, main, subcommand
+from .options import contract_option
 
 
 @main.command("rules")
 @click.option("--untested", is_flag=True, help="Only testable rules that no check decides.")
-@click.option(
-    "--contract",
-    type=click.Choice(contracts.names()),
-    default=contracts.DEFAULT,
-    show_default=True,
-    help="Whose rules.",
-)
+@contract_option("Whose rules.", default=registry.DEFAULT)
 @subcommand
 def rules_command(untested: bool, contract: str) -> int:
     """List a contract's rules and which checks decide them."""

@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 from engram_conformance.reports import ReportDocument, Verdict
 from engram_conformance.reports.text import terminal_line
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
 
-from ..baseline import Baseline, BaselineError
-from ..contracts import UnknownContract
 from ..exceptions import Interrupted, StartupFailed
 from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
-from ..launching import chosen_contract
-from ..runner import RunOptions
-from ..targets.descriptor import DescriptorError
-from . import PROG, main, subcommand, unusable
-from .options import comma_separated, target_descriptor, target_options
+from ..request import RunRequest, UnknownSelection, Unusable, ready
+from . import PROG, main, stopped_by, subcommand, unusable
+from .options import comma_separated, target_name, target_options
 from .progress import progress_display
 
 SHOWN = 20  # rules listed on the terminal; the reports hold all
@@ -43,24 +37,6 @@ def _budget(ctx: click.Context, param: click.Parameter, value: float | None) -> 
     if value is not None and not (math.isfinite(value) and value > 0):
         raise click.BadParameter(f"{value} is not a number of seconds above 0")
     return value
-
-
-def _selection(only: tuple[str, ...], spec: Any) -> tuple[str, ...]:
-    """The rules and families ``--only`` names, each once, in order; BadParameter for a name
-    the spec does not know, or an ``--only`` that names nothing."""
-    wanted = tuple(dict.fromkeys(comma_separated(only)))
-    if only and not wanted:
-        raise click.BadParameter("names no rule or family", param_hint="'--only'")
-    known = [*dict.fromkeys(rule.family for rule in spec.rules.values()), *spec.rules]
-    for name in wanted:
-        if name not in known:
-            close = [n for n in known if n == name.upper()] or difflib.get_close_matches(
-                name, known, n=1
-            )
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            problem = f"{name!r} is no rule or family of the spec{hint}"
-            raise click.BadParameter(problem, param_hint="'--only'")
-    return wanted
 
 
 def _writable_folder(path: Path | None, option: str) -> None:
@@ -143,43 +119,44 @@ def run_command(
     formats: tuple[str, ...],
 ) -> int:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
-    try:
-        descriptor = target_descriptor(target, reference, stdio, url, contract)
-        plugin = chosen_contract(descriptor, contract)
-        spec = plugin.load_spec()
-        known = Baseline.load(baseline, set(spec.rules), plugin.name) if baseline else None
-    except (DescriptorError, BaselineError, StartupFailed, UnknownContract) as error:
-        return unusable(error)
-    except Interrupted as stopped:  # while the server was asked which contract it speaks
-        return _stopped(stopped)
-    wanted = _selection(only, spec)
-    _writable_folder(report_dir, "--report-dir")
-    _writable_folder(None if no_example_db else example_db, "--example-db")
-    options = RunOptions(
+    wanted = comma_separated(only)
+    if only and not wanted:
+        raise click.BadParameter("names no rule or family", param_hint="'--only'")
+    request = RunRequest(
+        target=target_name(target, reference, stdio, url, contract),
+        contract=contract,
         profile=profile,
         only=wanted,
         seed=seed,
         budget_s=budget,
-        binding_mode=descriptor.binding_mode,
+        baseline=baseline,
         example_db=None if no_example_db else example_db or report_dir / EXAMPLE_DB,
         recheck=not no_recheck,
     )
+    try:
+        prepared = ready(request)
+    except UnknownSelection as error:
+        raise click.BadParameter(str(error), param_hint="'--only'") from None
+    except (Unusable, StartupFailed) as error:
+        return unusable(error)
+    except Interrupted as stopped:  # while the server was asked which contract it speaks
+        return stopped_by(stopped)
+    _writable_folder(report_dir, "--report-dir")
+    _writable_folder(None if no_example_db else example_db, "--example-db")
     with progress_display() as progress:
         try:
             document = run_target(
-                plugin,
-                spec,
-                descriptor,
-                options,
+                prepared,
                 report_dir,
                 command=shlex.join([PROG, *sys.argv[1:]]),
-                baseline=known,
                 progress=progress,
             )
-        except StartupFailed as error:
+        except UnknownSelection as error:  # of the contract the server was found to speak
+            raise click.BadParameter(str(error), param_hint="'--only'") from None
+        except (Unusable, StartupFailed) as error:
             return unusable(error)
         except Interrupted as stopped:
-            return _stopped(stopped)
+            return stopped_by(stopped)
     return _reported(document, report_dir, formats)
 
 
@@ -205,12 +182,6 @@ def _reported(document: ReportDocument, report_dir: Path, formats: tuple[str, ..
         )
         return unusable(" ".join(problem.split()))
     return document.exit_code
-
-
-def _stopped(stopped: Interrupted) -> int:
-    """Say that the run was stopped by a signal; the exit code of a process it ended."""
-    click.echo(f"{PROG}: {stopped}; the servers it started are stopped", err=True)
-    return 128 + stopped.signal_number
 
 
 def _tell(document: ReportDocument, report_dir: Path) -> None:

@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 
 import click
+from engram_conformance.spec import registry
 
 from .. import contracts
 from . import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, main, subcommand
+from .options import contract_option
 
 SPEC_DIR = click.option(
     "--spec-dir",
@@ -16,13 +18,7 @@ SPEC_DIR = click.option(
     default=None,
     help="A spec folder to use instead of the one shipped with the kit.",
 )
-CONTRACT = click.option(
-    "--contract",
-    type=click.Choice(contracts.names()),
-    default=contracts.DEFAULT,
-    show_default=True,
-    help="Whose spec.",
-)
+CONTRACT = contract_option("Whose spec.", default=registry.DEFAULT)
 
 
 def _output(help: str):

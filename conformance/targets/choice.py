@@ -4,7 +4,7 @@ A target is named by one of four kinds: a descriptor file, the bundled reference
 contract, a stdio command line or a streamable HTTP URL. ``named_descriptor`` makes the
 descriptor of such a name and keeps the name in it (``TargetDescriptor.origin``, a file by its
 full path), so that a reproduction written after the run names the very same target
-(``reproduction.reproduce``). ``chosen_descriptor`` is the same for the front ends' options
+(``reproduction.reproduce``). ``target_name`` gives the name the front ends' options give
 (``--target``, ``--reference``, ``--stdio``, ``--url``; ``--engram-target``, ...), which each
 word ``NotOneTarget`` in their own options' names.
 """
@@ -15,7 +15,8 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import contracts
+from engram_conformance.spec import registry
+
 from .descriptor import TargetDescriptor, load_descriptor, stdio_descriptor, url_descriptor
 from .reference import reference_descriptor
 
@@ -27,22 +28,22 @@ class NotOneTarget(Exception):
     """No target is named, or several are, or one by a kind ``KINDS`` does not hold."""
 
 
-def chosen_descriptor(
+def target_name(
     target: Path | None = None,
     reference: bool = False,
     stdio: str | None = None,
     url: str | None = None,
     contract: str | None = None,
-) -> TargetDescriptor:
-    """The descriptor the options name: the ``target`` file, the reference server of
-    ``contract`` (else the default contract), the ``stdio`` command line or the ``url``.
-    NotOneTarget unless exactly one is given; as ``named_descriptor`` otherwise."""
+) -> dict[str, str]:
+    """The names the options give, kind -> name: the ``target`` file, the reference server of
+    ``contract`` (else the default contract), the ``stdio`` command line or the ``url``
+    (``named_descriptor`` refuses any but exactly one)."""
     # given is given, even empty: `--stdio ""` is a blank command line, not a missing option
     given = {"descriptor": target, "stdio": stdio, "url": url}
     named = {kind: str(value) for kind, value in given.items() if value is not None}
     if reference:
-        named["reference"] = contract or contracts.DEFAULT
-    return named_descriptor(named)
+        named["reference"] = contract or registry.DEFAULT
+    return named
 
 
 def named_descriptor(named: Mapping[str, str]) -> TargetDescriptor:

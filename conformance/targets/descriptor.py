@@ -18,9 +18,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
+from engram_conformance.spec import registry
 from jsonschema import Draft202012Validator
-
-from .. import contracts
 
 SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text(encoding="utf-8"))
 #: A descriptor string's placeholder (``{port}``, ``{env[NAME]}``), filled in at launch.
@@ -227,8 +226,8 @@ def _sound_values(data: dict[str, Any], source: str) -> None:
     if not data["name"].strip():
         raise DescriptorError(source, "name", "is blank")
     contract = data.get("contract", {}).get("name")
-    if contract is not None and contract not in contracts.CONTRACTS:
-        known = ", ".join(contracts.CONTRACTS)
+    if contract is not None and contract not in (known := registry.names()):
+        known = ", ".join(known)
         raise DescriptorError(
             source, "contract.name", f"{contract!r} is no contract this kit knows ({known})"
         )

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import sys
 
-from .. import contracts
-from .descriptor import Policy, TargetDescriptor
+from engram_conformance.spec import registry
+
+from .descriptor import DescriptorError, Policy, TargetDescriptor
 
 
-def reference_descriptor(contract: str = contracts.DEFAULT) -> TargetDescriptor:
+def reference_descriptor(contract: str = registry.DEFAULT) -> TargetDescriptor:
     """``engram-reference serve --contract CONTRACT`` over stdio, run by this Python, with its
-    contract's arguments (the host's public key, say) and the policy they make it promise.
+    contract's arguments (the host's public key, say) and the policy they make it promise, as
+    its registration gives them. UnknownContract for a contract the registry has no entry for,
+    DescriptorError for one that ships no reference server.
 
     It starts in an empty folder of the run, and its whole state folder is listed as state
     files, as in ``targets/reference.toml``.
     """
-    plugin = contracts.contract(contract)
+    registered = registry.registration(contract)
+    if registered.serving is None:
+        problem = f"the {contract} contract has no reference server in this kit"
+        raise DescriptorError("--reference", "", problem)
     command = (
         sys.executable,
         "-m",
@@ -25,14 +31,14 @@ def reference_descriptor(contract: str = contracts.DEFAULT) -> TargetDescriptor:
         contract,
         "--state-dir",
         "{state_dir}",
-        *plugin.reference_arguments,
+        *registered.reference_arguments,
     )
     return TargetDescriptor(
         name="reference",
         transport="stdio",
         command=command,
         cwd="{work_dir}",
-        policy=Policy(**plugin.reference_policy),
+        policy=Policy(**registered.reference_policy),
         state_files=("{state_dir}/**",),
         contract=contract,
     )

@@ -42,6 +42,9 @@ DESCRIPTORS = {
     "answers-bad-pattern": _OK + '[answers.mem_save]\nid = "re:#(\\\\d+"\n',
     "answers-pattern-no-group": _OK + '[answers.mem_save]\nid = "re:#\\\\d+"\n',
     "answers-not-a-table": _OK + '[answers]\nmem_save = "/id"\n',
+    "claims-no-tool-of-its-contract": _OK
+    + '[policy]\ntools = ["nope"]\n[contract]\nname = "mem"\n',
+    "contract-unknown": _OK + '[contract]\nname = "nope"\n',
 }
 TRANSCRIPTS = {
     "not-json": "this is not JSON\n",
@@ -127,6 +130,23 @@ CASES = [
     pytest.param(["replay", "{tmp}/absent.jsonl", "--reference"], "does not exist", id="no-file"),
     pytest.param(
         ["replay", "{tmp}/good.jsonl", "--stdio", "  "], "--stdio", id="replay-stdio-blank"
+    ),
+    # replay prepares its target as run does: the same descriptor problems, the same line
+    *(
+        pytest.param(
+            ["replay", "{tmp}/good.jsonl", "--target", f"{{tmp}}/{name}.toml"],
+            "{tmp}/" + name,
+            id=f"replay-descriptor-{name}",
+        )
+        for name in ("claims-no-tool-of-its-contract", "command-empty-list")
+    ),
+    pytest.param(
+        ["replay", "{tmp}/good.jsonl", "--reference", "--contract", "nope"],
+        "'nope' is no contract this kit knows",
+        id="replay-contract-unknown",
+    ),
+    pytest.param(
+        run("--stdio", "x", "--contract", "nope"), "is no contract", id="contract-unknown"
     ),
     # the other commands
     pytest.param(

@@ -8,12 +8,17 @@ from pathlib import Path
 import pytest
 from engram_conformance.conformance.targets.choice import (
     NotOneTarget,
-    chosen_descriptor,
     named_descriptor,
+    target_name,
 )
-from engram_conformance.conformance.targets.descriptor import DescriptorError
+from engram_conformance.conformance.targets.descriptor import DescriptorError, TargetDescriptor
 
 from ..conftest import REPO_ROOT
+
+
+def chosen_descriptor(*target: Path, **options: object) -> TargetDescriptor:
+    """The descriptor the front ends' target options name, as a request makes it."""
+    return named_descriptor(target_name(*target, **options))
 
 
 def test_a_descriptor_file_is_named_by_its_full_path(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.mem.plugin import REFERENCE_DEDUPE_WINDOW_S
 from engram_conformance.reference_impl.mem.server import Handlers
+from engram_conformance.spec.mem.registration import REFERENCE_DEDUPE_WINDOW_S
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_dedupe_window import MUTANTS

@@ -1,33 +1,37 @@
-"""Imports every family module so that their checks register.
-
-The registry keeps the order of registration, and the checks run in it: the families are
-imported in the order their checks have always run (the host binding's first: check_order used
-to import it).
+"""The family modules in the order their checks run (``RUN_ORDER``); importing them, as this
+module does, registers their checks. The order is the one they have always run in: the host
+binding's first, then check_order's, ...
 """
 
-# isort: off
-from . import (  # noqa: F401
-    binding,
-    check_order,
-    cost,
-    discovery,
-    envelope,
-    privacy,
-    erasure,
-    errors,
-    framing,
-    gate,
-    idempotency,
-    scope,
-    generated,
-    lifecycle,
-    lost_transport,
-    model_check,
-    search,
-    paging,
-    redaction,
-    retention,
-    schema,
-    tool_authorization,
+from __future__ import annotations
+
+from ...check_registry import family_modules
+
+#: every family, in the order its checks run (within a family, the order they are written in)
+RUN_ORDER = family_modules(
+    __package__,
+    (
+        "binding",
+        "check_order",
+        "cost",
+        "discovery",
+        "envelope",
+        "privacy",
+        "erasure",
+        "errors",
+        "framing",
+        "gate",
+        "idempotency",
+        "scope",
+        "generated",
+        "lifecycle",
+        "lost_transport",
+        "model_check",
+        "search",
+        "paging",
+        "redaction",
+        "retention",
+        "schema",
+        "tool_authorization",
+    ),
 )
-# isort: on

@@ -22,9 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...observation import Observation
-from ..arguments import fits
 from .context import MemContext
+from .refusing import other_types, refused
 from .registry import check
 from .steps import Project, fresh_project
 
@@ -57,15 +56,6 @@ FAILING: dict[str, tuple[dict[str, Any], ...]] = {
     "mem_capture_passive": ({}, {"content": ""}),
     "mem_judge": ({},),
 }
-#: ERR-003: a value of another JSON type than each schema type
-OTHER_TYPE: dict[str, Any] = {
-    "string": 42,
-    "number": "7",
-    "integer": "7",
-    "boolean": "yes",
-    "array": "1,2",
-    "object": "x",
-}
 #: ERR-003: the values of any type that stand for a wrong one
 ANY_WRONG: tuple[Any, ...] = (None, [1, "a"], {"a": 1})
 #: ERR-004: calls without an id, with id 0, or of an id no memory has
@@ -85,11 +75,6 @@ WITHOUT_ID: tuple[tuple[str, dict[str, Any]], ...] = (
 async def _listed_err_tools(ctx: MemContext) -> dict[str, Any]:
     listed = await ctx.listed()
     return {name: listed[name] for name in ERR_TOOLS if name in listed}
-
-
-def refused(answer: Observation) -> bool:
-    """Whether ``answer`` refuses its call: a JSON-RPC error or an ``isError`` result."""
-    return answer.outcome == "protocol_error" or bool(answer.is_error)
 
 
 @check(rules=("ERR-001",))
@@ -142,17 +127,6 @@ def bad_arguments(schema: Any, project: Project) -> Iterator[dict[str, Any]]:
         for value in wrong:
             yield anchor | {name: value}
     yield anchor | {"not_an_argument_of_any_mem_tool": "x"}
-
-
-def other_types(declared: Any) -> tuple[Any, ...]:
-    """Values of a JSON type a property's ``type`` (a name, a list of names, or none) does not
-    allow: for each type it names, its stand-in of another type that none of them allows."""
-    names = [declared] if isinstance(declared, str) else declared
-    if not isinstance(names, list):
-        return ()
-    allowed = [name for name in names if isinstance(name, str)]
-    stand_ins = [OTHER_TYPE[name] for name in allowed if name in OTHER_TYPE]
-    return tuple(value for value in stand_ins if not fits({"type": allowed}, value))
 
 
 @check(rules=("ERR-003",))

@@ -27,7 +27,7 @@ from jsonschema.exceptions import SchemaError
 from ..arguments import NotPublished, published_call
 from ..facts import MemoryId
 from .context import MemContext
-from .errors import other_types, refused
+from .refusing import other_types, refused
 from .registry import check
 from .steps import START, Project, fresh_project, save_arguments, saved_memory, what_why
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
-from engram_conformance.conformance.mem.plugin import REFERENCE_DEDUPE_WINDOW_S
 from engram_conformance.conformance.targets.descriptor import (
     DescriptorError,
     load_descriptor,
@@ -18,6 +17,7 @@ from engram_conformance.conformance.targets.descriptor import (
 )
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.conformance.targets.reference import reference_descriptor
+from engram_conformance.spec.mem.registration import REFERENCE_DEDUPE_WINDOW_S
 
 from ...conftest import REPO_ROOT
 

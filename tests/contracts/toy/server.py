@@ -1,9 +1,11 @@
 """The toy contract's server on the official SDK: ``toy_echo`` answers its text; with
-``--broken`` (the mutant) it answers it in capitals."""
+``--broken`` (the mutant) it answers it in capitals. ``--starts FILE`` adds a line to FILE each
+time the server starts."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 
@@ -18,4 +20,7 @@ def toy_echo(text: str) -> str:
 
 
 if __name__ == "__main__":
+    if "--starts" in sys.argv:
+        with Path(sys.argv[sys.argv.index("--starts") + 1]).open("a", encoding="utf-8") as starts:
+            starts.write("started\n")
     server.run("stdio")
