@@ -7,15 +7,12 @@ import click
 from .. import contracts
 from ..explain import MUTATION_SCORE, explain
 from . import EXIT_OK, main, subcommand, unusable
+from .options import contract_option
 
 
 @main.command("explain")
 @click.argument("rule_id", metavar="RULE")
-@click.option(
-    "--contract",
-    type=click.Choice(contracts.names()),
-    help="Whose rule (default: every contract that has a rule of that id).",
-)
+@contract_option("Whose rule (default: every contract that has a rule of that id).")
 @subcommand
 def explain_command(rule_id: str, contract: str | None) -> int:
     """Explain RULE: its statement and level, the source sentence it rests on, the checks that

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import click
+from engram_conformance.reports.sanitize import shorten
 from engram_conformance.spec import registry
 
 from .. import contracts
 from . import EXIT_OK, main, subcommand
 from .options import contract_option
+
+#: How much of a statement a listing line shows (``explain RULE`` shows it whole).
+STATEMENT_SHOWN = 110
 
 
 @main.command("rules")
@@ -15,9 +19,10 @@ from .options import contract_option
 @contract_option("Whose rules.", default=registry.DEFAULT)
 @subcommand
 def rules_command(untested: bool, contract: str) -> int:
-    """List a contract's rules and which checks decide them."""
+    """List a contract's rules, the checks that decide them, and their statements."""
     plugin = contracts.contract(contract)
     deciders = plugin.checks().of_rule()
+    listed = 0
     for rule in plugin.load_spec().rules.values():
         checks = sorted(deciders.get(rule.id, []))
         if untested and (checks or not rule.testable):
@@ -28,4 +33,8 @@ def rules_command(untested: bool, contract: str) -> int:
             else ("(not testable)" if not rule.testable else "(no check)")
         )
         click.echo(f"{rule.id:11} {rule.level:8} {decided}")
+        click.echo(f"{'':21}{shorten(rule.statement, STATEMENT_SHOWN)}")
+        listed += 1
+    if untested and not listed:
+        click.echo(f"none: every testable rule of {contract} has a check that decides it")
     return EXIT_OK

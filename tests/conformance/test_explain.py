@@ -40,3 +40,15 @@ def test_an_unknown_rule_is_one_line_and_exit_2() -> None:
     ]
     code, text = _explain("DISC-001", "--contract", "engram-memory")
     assert code == 2 and "no rule of the engram-memory contract" in text
+
+
+def test_rules_lists_statements_and_says_when_none_is_untested() -> None:
+    listed = CliRunner().invoke(main, ["rules", "--contract", "mem"])
+    assert listed.exit_code == 0
+    lines = listed.output.splitlines()
+    assert lines[0].startswith("DISC-001    must     ")
+    assert lines[1].startswith(" " * 21) and len(lines[1].strip()) > 20  # its statement
+    untested = CliRunner().invoke(main, ["rules", "--untested"])
+    assert untested.output == (
+        "none: every testable rule of engram-memory has a check that decides it\n"
+    )
