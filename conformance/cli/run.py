@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-import os
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -49,8 +49,11 @@ def _writable_folder(path: Path | None, option: str) -> None:
     if not existing.is_dir():
         problem = f"{str(path)!r} cannot be made: {str(existing)!r} is a file"
         raise click.BadParameter(problem, param_hint=f"'{option}'")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise click.BadParameter(f"{str(existing)!r} is not writable", param_hint=f"'{option}'")
+    try:  # make a folder there and remove it: os.access says yes to root on /proc
+        Path(tempfile.mkdtemp(prefix=".engram-conformance-probe-", dir=existing)).rmdir()
+    except OSError as error:
+        problem = f"{str(existing)!r} is not writable ({error.strerror or error})"
+        raise click.BadParameter(problem, param_hint=f"'{option}'") from None
 
 
 @main.command("run")

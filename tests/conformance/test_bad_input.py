@@ -110,6 +110,14 @@ CASES = [
         id="report-dir-not-writable",
         marks=pytest.mark.skipif(ROOT, reason="root writes in any folder"),
     ),
+    *(  # issue 26: a traceback and exit 1 after the whole run; root may not write here either
+        pytest.param(
+            ["run", "--reference", "--only", "ENV-001", "--report-dir", folder],
+            "is not writable",
+            id=f"report-dir-{folder.strip('/').replace('/', '-')}",
+        )
+        for folder in ("/proc/engram-report", "/sys/engram-report")
+    ),
     pytest.param(ref("--example-db", "{tmp}/file/db"), "'--example-db'", id="example-db-in-a-file"),
     # descriptor fields
     *(
