@@ -4,7 +4,9 @@ renderer reads)."""
 from __future__ import annotations
 
 import hashlib
+import shlex
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -79,11 +81,20 @@ def build_document(
     baseline: Baseline | None,
     transcript_paths: dict[str, str],
     reproductions: Mapping[tuple[str, str], str] | None = None,
+    reproducing: Reproducing | None = None,
 ) -> ReportDocument:
     """The report document. A failure is reproduced by its pytest file when one was written
-    (``reproductions``: (rule, check) -> path), else by replaying its check's transcript."""
+    (``reproductions``: (rule, check) -> path), else by replaying its check's transcript, each
+    by a command that runs as printed where ``reproducing`` says."""
     rules = tuple(
-        _rule_record(rule, result, baseline, transcript_paths, reproductions or {})
+        _rule_record(
+            rule,
+            result,
+            baseline,
+            transcript_paths,
+            reproductions or {},
+            reproducing or Reproducing(),
+        )
         for rule in spec.rules.values()
         if rule.id in result.verdicts
     )
@@ -139,6 +150,7 @@ def _rule_record(
     baseline: Baseline | None,
     transcript_paths: dict[str, str],
     reproductions: Mapping[tuple[str, str], str],
+    reproducing: Reproducing,
 ) -> RuleRecord:
     verdict = result.verdicts[rule.id]
     recheck = result.rechecked.outcomes.get(rule.id)
@@ -155,7 +167,7 @@ def _rule_record(
         baseline=baseline.mark(rule.id, verdict.verdict) if baseline else None,
         flaky=recheck == FLAKY,
         failures=tuple(
-            _failure_record(rule.id, failure, transcript_paths, reproductions)
+            _failure_record(rule.id, failure, transcript_paths, reproductions, reproducing)
             for failure in (evidence.failures if evidence else [])
         ),
         recheck=recheck,
@@ -196,18 +208,39 @@ def _seconds(value: float) -> float:
     return round(value, 3)
 
 
+@dataclass(frozen=True)
+class Reproducing:
+    """How a run's failures are reproduced as printed from the folder the run was made in: its
+    report folder (None: paths stay relative to it) and the options that name its target again
+    (empty: none can, as for a descriptor built in code)."""
+
+    report_dir: Path | None = None
+    target: tuple[str, ...] = ()
+
+    def replay(self, transcript: str) -> str:
+        return shlex.join(["engram-conformance", "replay", self._path(transcript), *self.target])
+
+    def pytest(self, test_file: str) -> str:
+        return shlex.join(["pytest", self._path(test_file)])
+
+    def _path(self, relative: str) -> str:
+        return relative if self.report_dir is None else str(self.report_dir / relative)
+
+
 def _failure_record(
     rule_id: str,
     failure: Failure,
     transcript_paths: dict[str, str],
     reproductions: Mapping[tuple[str, str], str],
+    reproducing: Reproducing,
 ) -> FailureRecord:
     transcript = transcript_paths.get(failure.during or failure.check)
     test_file = reproductions.get((rule_id, failure.check))
+    again: str | None = None
     if test_file:
-        again: str | None = f"pytest {test_file}"
-    else:
-        again = f"engram-conformance replay {transcript}" if transcript else None
+        again = reproducing.pytest(test_file)
+    elif transcript:
+        again = reproducing.replay(transcript)
     return FailureRecord(
         check=failure.check,
         expected=failure.expected,

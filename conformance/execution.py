@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from engram_conformance.reports import ReportDocument
 
+    from .document import Reproducing
     from .request import PreparedRun, RunRequest
     from .runner import Progress
 
@@ -61,7 +62,24 @@ def run_target(
         baseline=prepared.baseline,
         transcript_paths=transcripts,
         reproductions=reproductions,
+        reproducing=reproducing(report_dir, descriptor.origin, contract.name),
     )
+
+
+def reproducing(report_dir: Path, origin: dict[str, str] | None, contract: str) -> Reproducing:
+    """How this run's failures are reproduced from the folder it was made in: the files under
+    ``report_dir``, the target by the name the run was given (``TargetDescriptor.origin``;
+    none for one built in code) and the contract."""
+    from .document import Reproducing
+
+    kind, name = next(iter(origin.items())) if origin else ("", "")
+    target = {
+        "descriptor": ["--target", name],
+        "reference": ["--reference"],
+        "stdio": ["--stdio", name],
+        "url": ["--url", name],
+    }.get(kind, [])
+    return Reproducing(report_dir, (*target, "--contract", contract) if target else ())
 
 
 @contextmanager

@@ -124,8 +124,9 @@ def _test_file(
         f"Reproduces the failure of {rule} that engram-conformance's check {failure.check} "
         f"found (seed {seed}).\nExpected: {failure.expected}\nObserved: {failure.observed}\n\n"
         "The test fails while the server still breaks the rule and passes once it is fixed.\n"
-        f"It needs engram-conformance, hypothesis=={reproduction.hypothesis} and the target "
-        "reachable as it was: pytest THIS_FILE"
+        f"It needs engram-conformance with pytest (pip install 'engram-conformance[repro]'), "
+        f"hypothesis=={reproduction.hypothesis} and the target reachable as it was: "
+        "pytest THIS_FILE"
     )
     return f"""{_comment(header)}
 

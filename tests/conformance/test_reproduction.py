@@ -43,7 +43,9 @@ def machine_failure(report_dir: Path) -> dict:
 def test_the_report_names_the_reproduction_file(found: Path) -> None:
     failure = machine_failure(found)
     name = f"reproductions/test_idem_001_{CHECK}.py"
-    assert failure["reproduce"] == f"pytest {name}"
+    assert (
+        failure["reproduce"] == f"pytest {found / name}"
+    )  # runs as printed, from the run's folder
     text = (found / name).read_text(encoding="utf-8")
     # the target as its descriptor names it, and the contract the run tested
     assert f"{{'stdio': {COMMAND!r}}},\n        contract='engram-memory'," in text
