@@ -107,6 +107,8 @@ def build_document(
         tally(rule.verdict for rule in rules),
         result.discovery_failed,
     )
+    if options.only:  # the class speaks of the whole contract: say what part of it was judged
+        line += f" (only {', '.join(options.only)}: {len(rules)} of {len(spec.rules)} rules)"
     identity = contract.identity(spec)
     info = result.server_info
     return ReportDocument.from_rules(

@@ -56,6 +56,8 @@ class RunRequest:
     example_db: Path | None = None
     example: Reproduction | None = None
     recheck: bool = True
+    #: stop starting checks once a must rule fails
+    exitfirst: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,7 @@ def prepared_for(
         example_db=request.example_db,
         example=request.example,
         recheck=request.recheck,
+        exitfirst=request.exitfirst,
     )
     return PreparedRun(descriptor, contract, spec, options, baseline)
 

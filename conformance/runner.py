@@ -32,6 +32,7 @@ from .targets.launch import Target, describe
 from .targets.server_log import tail
 
 OUT_OF_TIME = "not evaluated: the time budget ran out"
+STOPPED_AT_FIRST_FAIL = "not evaluated: the run stopped at the first fail (-x)"
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class RunOptions:
     example: Reproduction | None = None
     #: check each failure again, alone, before it may fail the gate (``recheck``)
     recheck: bool = True
+    #: stop starting checks once a must rule fails (``run -x``)
+    exitfirst: bool = False
 
 
 @dataclass
@@ -235,6 +238,17 @@ class _RunSteps:
                 continue
             if not await self.run_one(check, session):
                 return
+            if options.exitfirst and self.failed_a_must_rule(check):
+                self.left_undone(STOPPED_AT_FIRST_FAIL)
+                return
+
+    def failed_a_must_rule(self, check: Check) -> bool:
+        """Whether ``check`` recorded a failure of a must rule (a ``fail``, not a ``warn``)."""
+        return any(
+            self.ledger.evidence[rule].failures
+            for rule in check.rules
+            if rule in self.ledger.evidence and self.spec.rules[rule].level == "must"
+        )
 
     async def run_one(self, check: Check, session: Session) -> bool:
         """Run ``check``; whether the session can go on (no fault, every call answered)."""

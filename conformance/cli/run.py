@@ -9,8 +9,7 @@ import tempfile
 from pathlib import Path
 
 import click
-from engram_conformance.reports import ReportDocument, Verdict
-from engram_conformance.reports.text import terminal_line
+from engram_conformance.reports import InvalidReport, ReportDocument, Verdict, load
 from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as_built
 
 from ..exceptions import Interrupted, StartupFailed
@@ -19,8 +18,8 @@ from ..request import RunRequest, UnknownSelection, Unusable, ready
 from . import PROG, main, stopped_by, subcommand, unusable
 from .options import comma_separated, target_name, target_options
 from .progress import progress_display
+from .saying import Saying
 
-SHOWN = 20  # rules listed on the terminal; the reports hold all
 SEEDS = click.IntRange(0, 2**32 - 1)  # the range a random seed is drawn from
 
 
@@ -103,6 +102,18 @@ def _writable_folder(path: Path | None, option: str) -> None:
     help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
     "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
 )
+@click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first rule that fails.")
+@click.option(
+    "--lf",
+    "--last-failed",
+    "last_failed",
+    is_flag=True,
+    help="Run only the rules that failed or erred in the report already in --report-dir "
+    "(every rule when it holds none).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Say only the final line and the reports.")
+@click.option("-v", "--verbose", is_flag=True, help="Also list the rules not applicable.")
+@click.option("--no-color", is_flag=True, help="No colours, even on a terminal.")
 @subcommand
 def run_command(
     target: Path | None,
@@ -120,9 +131,16 @@ def run_command(
     no_example_db: bool,
     no_recheck: bool,
     formats: tuple[str, ...],
+    exitfirst: bool,
+    last_failed: bool,
+    quiet: bool,
+    verbose: bool,
+    no_color: bool,
 ) -> int:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
     wanted = comma_separated(only)
+    if last_failed:
+        wanted = _last_failed(report_dir, wanted)
     if only and not wanted:
         raise click.BadParameter("names no rule or family", param_hint="'--only'")
     request = RunRequest(
@@ -135,6 +153,7 @@ def run_command(
         baseline=baseline,
         example_db=None if no_example_db else example_db or report_dir / EXAMPLE_DB,
         recheck=not no_recheck,
+        exitfirst=exitfirst,
     )
     try:
         prepared = ready(request)
@@ -160,10 +179,29 @@ def run_command(
             return unusable(error)
         except Interrupted as stopped:
             return stopped_by(stopped)
-    return _reported(document, report_dir, formats)
+    saying = Saying(quiet=quiet, verbose=verbose, color=False if no_color else None)
+    return _reported(document, report_dir, formats, saying)
 
 
-def _reported(document: ReportDocument, report_dir: Path, formats: tuple[str, ...]) -> int:
+def _last_failed(report_dir: Path, wanted: tuple[str, ...]) -> tuple[str, ...]:
+    """The rules that failed or erred in the report in ``report_dir`` (``--lf``); what was
+    asked (every rule, or ``--only``'s) when there is none, or it holds none, which is said."""
+    previous = report_dir / "report.json"
+    try:
+        document = load(previous)
+    except (OSError, InvalidReport):
+        click.echo(f"{PROG}: --lf: no report in {report_dir} to read: running every rule", err=True)
+        return wanted
+    failed = tuple(r.id for r in document.rules if r.verdict in (Verdict.FAIL, Verdict.ERROR))
+    if not failed:
+        click.echo(f"{PROG}: --lf: no rule failed in {previous}: running every rule", err=True)
+        return wanted
+    return failed
+
+
+def _reported(
+    document: ReportDocument, report_dir: Path, formats: tuple[str, ...], saying: Saying
+) -> int:
     """Write the reports and say the verdicts on the terminal; the run's exit code (2 when
     the reports cannot be written, or break their schema)."""
     try:
@@ -171,7 +209,7 @@ def _reported(document: ReportDocument, report_dir: Path, formats: tuple[str, ..
     except OSError as error:
         return unusable(f"the reports cannot be written in {report_dir}: {error.strerror or error}")
     if invalid is None:
-        _tell(document, report_dir)
+        saying.tell(document, report_dir)
     else:  # the summary alone: nothing else of the document is to be trusted
         click.echo(document.conformance.summary)
     click.echo(f"reports: {', '.join(str(path) for path in written.values())}")
@@ -185,14 +223,3 @@ def _reported(document: ReportDocument, report_dir: Path, formats: tuple[str, ..
         )
         return unusable(" ".join(problem.split()))
     return document.exit_code
-
-
-def _tell(document: ReportDocument, report_dir: Path) -> None:
-    """The summary line and the rules that need a look, on the terminal."""
-    click.echo(document.conformance.summary)
-    needs_a_look = (Verdict.FAIL, Verdict.ERROR)
-    notable = [r for r in document.rules if r.verdict in needs_a_look or r.baseline]
-    for rule in notable[:SHOWN]:
-        click.echo(terminal_line(rule))
-    if len(notable) > SHOWN:
-        click.echo(f"  ... and {len(notable) - SHOWN} more in {report_dir / 'summary.md'}")
