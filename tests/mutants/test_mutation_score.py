@@ -64,10 +64,10 @@ def test_a_full_run_of_the_mutants_finds_the_kill_matrix_of_the_page(tmp_path: P
         text=True,
         check=False,
     )
-    assert done.returncode == 0, done.stdout[-5000:]
+    assert found.is_file(), done.stdout[-5000:]
     page, run = read(PAGE.read_text(encoding="utf-8")), read(found.read_text(encoding="utf-8"))
-    assert run.not_killed == []
-    assert run.matrix == page.matrix, f"regenerate with {REGENERATE}"
+    assert run.matrix == page.matrix, f"the run's rows differ; if it is right, {REGENERATE}"
+    assert done.returncode == 0, done.stdout[-5000:]
 
 
 def _record(nodeid: str, asserted: set[str], broken: dict[str, str], outcome: str) -> Record:
