@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,13 @@ import pytest
 from engram_conformance.spec.engram_memory import PACKAGED_ROOT, Spec, load
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto`` (pyproject's addopts): two workers per core. Much of the suite waits, not
+    computes (servers started as processes, calls left unanswered until their time-out, windows
+    waited out), so a second worker per core fills the waits of the first."""
+    return 2 * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture(scope="session")

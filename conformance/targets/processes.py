@@ -13,6 +13,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 
@@ -25,6 +26,8 @@ from .server_log import ServerLog
 STOP_GRACE_S = 2.0
 #: Process groups started and not yet seen to exit (pid of the leader).
 _LIVE: set[int] = set()
+#: The thread copying the stderr of each process ``spawn`` started into its log, by pid.
+_STDERR_COPIES: dict[int, threading.Thread] = {}
 
 
 def exit_status(returncode: int | None) -> str:
@@ -65,8 +68,17 @@ async def spawn(
     finally:
         os.close(writing)
     _LIVE.add(process.pid)
-    log.pump(os.fdopen(reading, "rb"))
+    _STDERR_COPIES[process.pid] = log.pump(os.fdopen(reading, "rb"))
     return process
+
+
+async def stderr_copied(process: Process, timeout_s: float) -> None:
+    """Wait, at most ``timeout_s``, until what the exited ``process`` wrote to stderr is all in
+    its log (its pipe ends once no process holds it open): a tail read before would miss the
+    last lines, those that say why it ended."""
+    copy = _STDERR_COPIES.pop(process.pid, None)
+    if copy is not None:
+        await anyio.to_thread.run_sync(copy.join, timeout_s)
 
 
 def spawn_detached(
@@ -102,6 +114,7 @@ async def stop(process: Process) -> None:
                 break
         _signal_group(process.pid, signal.SIGKILL)  # helpers it left behind in its group
         _LIVE.discard(process.pid)
+        _STDERR_COPIES.pop(process.pid, None)
         with contextlib.suppress(OSError):
             await process.aclose()
 

@@ -238,8 +238,11 @@ def _message(line: bytes, wire: Wire) -> JSONRPCMessage | None:
 
 
 async def _exit_of(process: Process) -> str:
-    """How the process ended, waiting a little for it to."""
+    """How the process ended, waiting a little for it to, and then for its stderr to reach the
+    log (the account of the end shows the log's tail)."""
     with anyio.move_on_after(EXIT_WAIT_S):
         while process.returncode is None:
             await anyio.sleep(0.02)
+    if process.returncode is not None:
+        await processes.stderr_copied(process, EXIT_WAIT_S)
     return processes.exit_status(process.returncode)

@@ -138,7 +138,9 @@ def test_a_server_that_cannot_be_initialized_exits_2_saying_why(
 
 
 def test_a_flood_of_stderr_is_kept_bounded_and_its_tail_shown_whole(tmp_path: Path) -> None:
-    done, report_dir = run(tmp_path, "stderr-flood", "ENV-001")
+    """The call waits out the flood (100 MB take seconds to copy under load), and the tail is
+    read once the log holds all of it."""
+    done, report_dir = run(tmp_path, "stderr-flood", "ENV-001", call_timeout_s=60)
     no_traces(done, tmp_path)
     verdict, reason = verdicts(report_dir)["ENV-001"]
     assert verdict == "error"

@@ -9,7 +9,7 @@ were reported by exactly the checks it names, or are all about the text it names
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,10 +48,21 @@ class Caught:
         checks = {rule: frozenset({c} if isinstance(c, str) else c) for rule, c in by.items()}
         return cls(tuple(by), undecided, reported_by=checks)
 
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The rules the mutant breaks or leaves undecided."""
+        return self.broken + self.undecided
+
     def verdicts(self) -> dict[str, str]:
         """The verdict of each rule the mutant breaks or leaves undecided."""
         broken = {rule: broken_verdict(rule, self.contract) for rule in self.broken}
         return broken | dict.fromkeys(self.undecided, "error")
+
+
+#: ``selecting(caught, named)`` (the fixture of ``conftest.py``): the rules a mutant's run
+#: selects, given what the mutant is declared to break (``caught``) and the rules or families its
+#: test names (``named``).
+Selecting = Callable[[Caught, tuple[str, ...]], tuple[str, ...]]
 
 
 def _findings(run: RunResult | Mapping[str, RuleRecord]) -> dict[str, tuple[str, Sequence[Any]]]:

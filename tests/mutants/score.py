@@ -299,6 +299,16 @@ class Page:
     total: int
     test_ids: list[str]
     not_killed: list[str]
+    #: each row of the kill matrix as what a run decides: the mutant and its test, the rules
+    #: asserted broken, those found broken (and undecided), the profile, whether it was killed
+    #: (not how long it took, nor the prose of what it breaks)
+    matrix: list[tuple[str, ...]]
+
+
+#: A kill-matrix row's cells that a run decides (``Page.matrix``), by position.
+DECIDED_CELLS = (1, 3, 4, 5, 7)
+#: The bar between two cells (``_cell`` escapes one inside a cell).
+CELL = re.compile(r"(?<!\\)\|")
 
 
 def read(text: str) -> Page:
@@ -311,4 +321,10 @@ def read(text: str) -> Page:
         total=int(score.group(2)) if score else -1,
         test_ids=[id_ for row in rows for id_ in TEST_ID.findall(row)],
         not_killed=[id_ for row in rows if row not in killed for id_ in TEST_ID.findall(row)],
+        matrix=[_decided(row) for row in rows],
     )
+
+
+def _decided(row: str) -> tuple[str, ...]:
+    cells = [cell.strip() for cell in CELL.split(row.strip().strip("|"))]
+    return tuple(cells[i] for i in DECIDED_CELLS)

@@ -10,7 +10,7 @@ import pytest
 from ..conformance.inprocess import run_against
 from .base import plant
 from .catalog.envelope import MUTANTS, MessagesNameFields
-from .caught import Caught, assert_caught
+from .caught import Caught, Selecting, assert_caught
 
 
 @pytest.mark.parametrize(
@@ -22,8 +22,10 @@ def test_envelope_mutant_is_caught(
     mutant: type,
     caught: Caught,
     only: tuple[str, ...],
+    selecting: Selecting,
 ) -> None:
-    result = run_against(tmp_path, only=only, **plant(mutant, monkeypatch, tmp_path))
+    planted = plant(mutant, monkeypatch, tmp_path)
+    result = run_against(tmp_path, only=selecting(caught, only), **planted)
     assert_caught(result, caught)
 
 

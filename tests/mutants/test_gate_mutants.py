@@ -22,15 +22,17 @@ from .catalog.gate import (
     MUTANTS_WITH_REQUIRED,
     admission_approval_undeclared,
 )
-from .caught import Caught, assert_caught, family_verdicts
+from .caught import Caught, Selecting, assert_caught, family_verdicts
 
 
-def _run(tmp_path: Path, required: frozenset[str], **planted: Any) -> RunResult:
-    """A run of the gate rules with the mutant ``planted``; the server requires approval of the
-    tools ``required``, and its descriptor says so."""
+def _run(
+    tmp_path: Path, required: frozenset[str], only: tuple[str, ...] = ("GATE",), **planted: Any
+) -> RunResult:
+    """A run of the ``only`` rules (the gate's) with the mutant ``planted``; the server
+    requires approval of the tools ``required``, and its descriptor says so."""
     return run_against(
         tmp_path,
-        only=("GATE",),
+        only=only,
         server_policy=HostPolicy(confirmation_required=required),
         target_policy=Policy(confirmation_required=required),
         **planted,
@@ -39,18 +41,28 @@ def _run(tmp_path: Path, required: frozenset[str], **planted: Any) -> RunResult:
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_gate_mutant_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: type, caught: Caught
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mutant: type,
+    caught: Caught,
+    selecting: Selecting,
 ) -> None:
-    assert_caught(_run(tmp_path, frozenset(), **plant(mutant, monkeypatch, tmp_path)), caught)
+    planted = plant(mutant, monkeypatch, tmp_path)
+    assert_caught(_run(tmp_path, frozenset(), selecting(caught, ("GATE",)), **planted), caught)
 
 
 @pytest.mark.parametrize(
     ("mutant", "caught"), MUTANTS_WITH_REQUIRED, ids=[m.__name__ for m, _ in MUTANTS_WITH_REQUIRED]
 )
 def test_gate_mutant_is_caught_when_capture_and_admission_need_approval(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mutant: type, caught: Caught
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mutant: type,
+    caught: Caught,
+    selecting: Selecting,
 ) -> None:
-    assert_caught(_run(tmp_path, BOTH, **plant(mutant, monkeypatch, tmp_path)), caught)
+    planted = plant(mutant, monkeypatch, tmp_path)
+    assert_caught(_run(tmp_path, BOTH, selecting(caught, ("GATE",)), **planted), caught)
 
 
 def test_gate_mutant_is_caught_when_admission_needs_approval_undeclared(

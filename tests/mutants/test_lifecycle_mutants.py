@@ -12,7 +12,7 @@ from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from ..conformance.inprocess import run_against
 from .base import ServiceProxy
 from .catalog.lifecycle import MUTANTS, NEVER_EXPIRING, IgnoresExpiry
-from .caught import Caught, all_pass, assert_caught, family_verdicts
+from .caught import Caught, Selecting, all_pass, assert_caught, family_verdicts
 
 
 @pytest.mark.parametrize(
@@ -21,9 +21,10 @@ from .caught import Caught, all_pass, assert_caught, family_verdicts
     ids=lambda value: value.__name__ if isinstance(value, type) else "",
 )
 def test_lifecycle_mutant_is_caught(
-    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught
+    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, service_mutant=mutant, only=("LIFE",)), caught)
+    only = selecting(caught, ("LIFE",))
+    assert_caught(run_against(tmp_path, service_mutant=mutant, only=only), caught)
 
 
 def test_records_that_never_expire_are_caught(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_deletes import MUTANTS, STDIO
-from .caught import Caught, assert_caught, mem_rules
+from .caught import Caught, Selecting, assert_caught, mem_rules
 from .described import planted, run_described
 
 DEL = ("DEL",)
@@ -25,9 +25,10 @@ ERASURE = "DEL-008"
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_mem_deletes_mutant_is_caught(
-    tmp_path: Path, mutant: type[Handlers], caught: Caught
+    tmp_path: Path, mutant: type[Handlers], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=DEL), caught)
+    only = selecting(caught, DEL)
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=only), caught)
 
 
 def test_every_checked_del_rule_has_a_mutant() -> None:

@@ -15,7 +15,7 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_discovery import WiringMutant
 from .catalog.mem_judging import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, Selecting, assert_caught
 
 JUDGE = ("JUDGE",)
 #: the rules that need upstream's verdict arguments
@@ -38,9 +38,10 @@ def _judge_rules() -> dict[str, Any]:
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_mem_judging_mutant_is_caught(
-    tmp_path: Path, mutant: type[Handlers], caught: Caught
+    tmp_path: Path, mutant: type[Handlers], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=JUDGE), caught)
+    only = selecting(caught, JUDGE)
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=only), caught)
 
 
 def test_every_checked_judge_rule_has_a_mutant() -> None:

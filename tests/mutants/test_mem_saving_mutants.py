@@ -15,7 +15,7 @@ from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_saving import MUTANTS
-from .caught import Caught, assert_caught, mem_rules
+from .caught import Caught, Selecting, assert_caught, mem_rules
 
 #: the SAVE rules left to the harness over stdio (a restart, several processes)
 OVER_STDIO = ("SAVE-008", "SAVE-013")
@@ -24,9 +24,10 @@ SAVE = tuple(rule for rule in mem_rules("SAVE") if rule not in OVER_STDIO)
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_mem_saving_mutant_is_caught(
-    tmp_path: Path, mutant: type[Handlers], caught: Caught
+    tmp_path: Path, mutant: type[Handlers], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=SAVE), caught)
+    only = selecting(caught, SAVE)
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=only), caught)
 
 
 def test_every_checked_save_rule_has_a_mutant() -> None:

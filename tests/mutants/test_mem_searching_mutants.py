@@ -14,7 +14,7 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_discovery import WiringMutant
 from .catalog.mem_searching import MUTANTS, STDIO
-from .caught import Caught, assert_caught, mem_rules
+from .caught import Caught, Selecting, assert_caught, mem_rules
 from .described import planted, run_described
 
 SRCH = ("SRCH",)
@@ -33,9 +33,10 @@ class ListsV17Search(WiringMutant):
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_mem_searching_mutant_is_caught(
-    tmp_path: Path, mutant: type[Handlers], caught: Caught
+    tmp_path: Path, mutant: type[Handlers], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=SRCH), caught)
+    only = selecting(caught, SRCH)
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=only), caught)
 
 
 def test_every_srch_rule_has_a_mutant() -> None:

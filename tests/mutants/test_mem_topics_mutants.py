@@ -11,16 +11,17 @@ from engram_conformance.reference_impl.mem.server import Handlers
 
 from ..conformance.mem.inprocess import run_against
 from .catalog.mem_topics import MUTANTS
-from .caught import Caught, assert_caught, mem_rules
+from .caught import Caught, Selecting, assert_caught, mem_rules
 
 TOPIC = ("TOPIC",)
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_mem_topics_mutant_is_caught(
-    tmp_path: Path, mutant: type[Handlers], caught: Caught
+    tmp_path: Path, mutant: type[Handlers], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=TOPIC), caught)
+    only = selecting(caught, TOPIC)
+    assert_caught(run_against(tmp_path, wiring_mutant=mutant, only=only), caught)
 
 
 def test_every_topic_rule_has_a_mutant() -> None:

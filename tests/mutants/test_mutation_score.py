@@ -1,14 +1,18 @@
 """docs/mutation-score.md is the kill matrix of the mutant tests as they are now, every mutant
 killed: a mutant added, renamed or removed without regenerating the page fails here.
 
-The page is checked against the mutant tests collected, not by running them again (that takes
-minutes): ``pytest tests/mutants --mutation-score docs/mutation-score.md`` regenerates it.
+The README's run checks the page against the mutant tests collected; the one slow test (``pytest
+-m slow``, which ``.ci/run`` runs after the README's command) runs every mutant test over the
+whole families it names, as ``pytest -n 0 tests/mutants --mutation-score
+docs/mutation-score.md`` does to regenerate the page, and compares the matrix it finds with the
+page's.
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +20,7 @@ from ..conftest import REPO_ROOT
 from .score import Meta, Record, Run, is_mutant_test, read, render
 
 PAGE = REPO_ROOT / "docs" / "mutation-score.md"
-REGENERATE = "pytest tests/mutants --mutation-score docs/mutation-score.md"
+REGENERATE = "pytest -n 0 tests/mutants --mutation-score docs/mutation-score.md"
 
 
 def collected_mutant_tests() -> list[str]:
@@ -46,6 +50,26 @@ def test_the_page_is_the_kill_matrix_of_the_mutants_collected(pytestconfig: pyte
     assert page.not_killed == []
 
 
+@pytest.mark.slow
+def test_a_full_run_of_the_mutants_finds_the_kill_matrix_of_the_page(tmp_path: Path) -> None:
+    """Each mutant, its run selecting every rule of the families its test names, is killed by
+    the rules the page says, and no other rule of those families reads broken (the README's
+    run selects only the rules each mutant declares: ``selecting`` in ``conftest.py``)."""
+    found = tmp_path / "mutation-score.md"
+    command = ["pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "tests/mutants"]
+    done = subprocess.run(
+        [sys.executable, "-m", *command, "--mutation-score", str(found)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert found.is_file(), done.stdout[-5000:]
+    page, run = read(PAGE.read_text(encoding="utf-8")), read(found.read_text(encoding="utf-8"))
+    assert run.matrix == page.matrix, f"the run's rows differ; if it is right, {REGENERATE}"
+    assert done.returncode == 0, done.stdout[-5000:]
+
+
 def _record(nodeid: str, asserted: set[str], broken: dict[str, str], outcome: str) -> Record:
     run = Run(["SomeMutant"], "Breaks a rule.", "quick", 1, broken, [])
     return Record(nodeid, "some", "", asserted, [run], outcome, 0.5)
@@ -72,6 +96,13 @@ def test_a_mutant_is_killed_by_the_rules_its_test_asserts_broken() -> None:
     assert (page.killed, page.total) == (1, 3)
     assert page.test_ids == [record.nodeid for record in records]
     assert page.not_killed == [record.nodeid for record in records[:2]]
+    assert page.matrix[2] == (
+        f"SomeMutant<br>`{records[2].nodeid}`",
+        "ENV-006",
+        "ENV-006, ERR-004",
+        "quick",
+        "yes",
+    )
 
 
 def test_mutant_tests_are_told_by_their_names() -> None:

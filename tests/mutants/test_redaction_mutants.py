@@ -15,21 +15,25 @@ from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from ..conformance.inprocess import run_against
 from .base import ServiceProxy
 from .catalog.redaction import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, Selecting, assert_caught
 
 
 @pytest.mark.parametrize(
     ("mutant", "hidden", "caught"), MUTANTS, ids=[m.__name__ for m, _, _ in MUTANTS]
 )
 def test_redaction_mutant_is_caught(
-    tmp_path: Path, mutant: type[ServiceProxy], hidden: frozenset[str], caught: Caught
+    tmp_path: Path,
+    mutant: type[ServiceProxy],
+    hidden: frozenset[str],
+    caught: Caught,
+    selecting: Selecting,
 ) -> None:
     result = run_against(
         tmp_path,
         service_mutant=mutant,
         server_policy=HostPolicy(redacted_fields=hidden),
         target_policy=Policy(redacted_fields=hidden),
-        only=("REDACT", "ENV-013"),
+        only=selecting(caught, ("REDACT", "ENV-013")),
     )
     assert_caught(result, caught)
 

@@ -12,7 +12,7 @@ from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from ..conformance.inprocess import run_against
 from .base import ServiceProxy, plant
 from .catalog.retention import ABOVE_THE_CEILING, EXPIRY, MUTANTS, loose_ceiling
-from .caught import Caught, all_pass, assert_caught, family_verdicts
+from .caught import Caught, Selecting, all_pass, assert_caught, family_verdicts
 
 
 @pytest.mark.parametrize(
@@ -21,9 +21,10 @@ from .caught import Caught, all_pass, assert_caught, family_verdicts
     ids=lambda value: value.__name__ if isinstance(value, type) else "",
 )
 def test_retention_mutant_is_caught(
-    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught
+    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, service_mutant=mutant, only=("RET",)), caught)
+    only = selecting(caught, ("RET",))
+    assert_caught(run_against(tmp_path, service_mutant=mutant, only=only), caught)
 
 
 def test_a_ceiling_above_the_declared_one_is_caught(

@@ -20,16 +20,17 @@ from .catalog.schema import (
     RECONCILIATION_MUTANTS,
     EmptyCandidateIdLookedUp,
 )
-from .caught import Caught, assert_caught
+from .caught import Caught, Selecting, assert_caught
 from .repairs import FAMILIES, consenting_to_the_examples_families
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_schema_mutant_is_caught(
-    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught
+    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught, selecting: Selecting
 ) -> None:
     policies = consenting_to_the_examples_families() if mutant in RECONCILIATION_MUTANTS else {}
-    result = run_against(tmp_path, service_mutant=mutant, only=FAMILIES, **policies)
+    only = selecting(caught, FAMILIES)
+    result = run_against(tmp_path, service_mutant=mutant, only=only, **policies)
     assert_caught(result, caught)
 
 

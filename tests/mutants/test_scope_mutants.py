@@ -10,12 +10,15 @@ import pytest
 from ..conformance.inprocess import run_against
 from .base import ServiceProxy
 from .catalog.scope import MUTANTS
-from .caught import Caught, assert_caught
+from .caught import Caught, Selecting, assert_caught
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS.values(), ids=MUTANTS.keys())
-def test_scope_mutant_is_caught(tmp_path: Path, mutant: type[ServiceProxy], caught: Caught) -> None:
-    assert_caught(run_against(tmp_path, service_mutant=mutant, only=("IDEM", "SCOPE")), caught)
+def test_scope_mutant_is_caught(
+    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught, selecting: Selecting
+) -> None:
+    only = selecting(caught, ("IDEM", "SCOPE"))
+    assert_caught(run_against(tmp_path, service_mutant=mutant, only=only), caught)
 
 
 def test_reference_passes_the_scope_rules(tmp_path: Path) -> None:

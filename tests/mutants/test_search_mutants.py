@@ -17,14 +17,15 @@ from .catalog.search import (
     GetDefaultsToTheLargestBudget,
     SilentLexicalFallback,
 )
-from .caught import Caught, assert_caught
+from .caught import Caught, Selecting, assert_caught
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
 def test_search_mutant_is_caught(
-    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught
+    tmp_path: Path, mutant: type[ServiceProxy], caught: Caught, selecting: Selecting
 ) -> None:
-    assert_caught(run_against(tmp_path, service_mutant=mutant, only=("SEARCH",)), caught)
+    only = selecting(caught, ("SEARCH",))
+    assert_caught(run_against(tmp_path, service_mutant=mutant, only=only), caught)
 
 
 def test_get_defaulting_to_the_largest_budget_is_caught(tmp_path: Path) -> None:

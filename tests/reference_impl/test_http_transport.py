@@ -265,16 +265,18 @@ def test_one_client_cannot_take_every_session(tmp_path: Path, host_key_file: Pat
 
 def test_unused_and_idle_sessions_expire(tmp_path: Path, host_key_file: Path) -> None:
     """A session never used after it opened expires after --session-unused-s, an idle one
-    after --session-idle-s; each answers 404 from then on."""
-    options = ("--session-unused-s", "1", "--session-idle-s", "2")
+    after --session-idle-s; each answers 404 from then on. The idle time is ample beside the
+    pauses between uses (0.2 s, and what a loaded machine adds)."""
+    idle_s = 4
+    options = ("--session-unused-s", "1", "--session-idle-s", str(idle_s))
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "log") as s:
         unused, used = _initialize(s), _initialize(s)
         started = time.monotonic()
-        while time.monotonic() - started < 1.5:  # used all along: never idle for 2 s
+        while time.monotonic() - started < 1.5:  # used all along: never idle for idle_s
             assert _alive(s, used)
             time.sleep(0.2)
         assert not _alive(s, unused)
-        time.sleep(2.5)
+        time.sleep(idle_s + 0.5)
         assert not _alive(s, used)
 
 
