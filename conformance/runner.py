@@ -238,16 +238,18 @@ class _RunSteps:
                 continue
             if not await self.run_one(check, session):
                 return
-            if options.exitfirst and self.failed_a_must_rule(check):
+            if options.exitfirst and self.a_must_rule_failed():
                 self.left_undone(STOPPED_AT_FIRST_FAIL)
                 return
 
-    def failed_a_must_rule(self, check: Check) -> bool:
-        """Whether ``check`` recorded a failure of a must rule (a ``fail``, not a ``warn``)."""
+    def a_must_rule_failed(self) -> bool:
+        """Whether a must rule has recorded a failure (a ``fail``, not a ``warn``), in a check
+        or in a per-call check watching its calls."""
+        rules = self.spec.rules
         return any(
-            self.ledger.evidence[rule].failures
-            for rule in check.rules
-            if rule in self.ledger.evidence and self.spec.rules[rule].level == "must"
+            entry.failures and rules[rule].level == "must"
+            for rule, entry in self.ledger.evidence.items()
+            if rule in rules
         )
 
     async def run_one(self, check: Check, session: Session) -> bool:
