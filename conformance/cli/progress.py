@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..runner import Progress as ProgressCallback
+if TYPE_CHECKING:  # the harness is imported when a run starts, not for --help
+    from ..runner import Progress as ProgressCallback
 
 
 @contextlib.contextmanager

@@ -5,19 +5,19 @@ from __future__ import annotations
 import functools
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import click
 
 from ..exceptions import Interrupted, ServerFault, StartupFailed
 from ..interruption import until_interrupted
-from ..launching import launched
-from ..request import PreparedRun, RunRequest, Unusable, prepare
-from ..session import Session
-from ..transcripts import Replayed, read_transcript
 from . import EXIT_FAILED, EXIT_OK, main, stopped_by, subcommand, unusable
 from .options import target_name, target_options
+
+if TYPE_CHECKING:  # the harness is imported when a replay starts, not for --help
+    from ..request import PreparedRun
+    from ..transcripts import Replayed
 
 
 @main.command("replay")
@@ -33,6 +33,9 @@ def replay_command(
     contract: str | None,
 ) -> int:
     """Re-send TRANSCRIPT's calls to a server; exit 0 if every answer matches, 1 if not."""
+    from ..request import RunRequest, Unusable, prepare
+    from ..transcripts import read_transcript
+
     name = target_name(target, reference, stdio, url, contract)
     try:
         entries = read_transcript(transcript)
@@ -65,6 +68,9 @@ def replay_command(
 
 async def _replayed(prepared: PreparedRun, entries: list[dict[str, Any]]) -> list[Replayed]:
     """The transcript's calls sent to the prepared target, as a host of its contract."""
+    from ..launching import launched
+    from ..session import Session
+
     contract = prepared.contract
     host = contract.host(prepared.spec, secrets.token_hex(3))
     with launched(prepared.descriptor, host) as server:
