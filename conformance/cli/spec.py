@@ -1,4 +1,5 @@
-"""``engram-conformance spec lint / openapi / docs``: work on a contract's machine-readable spec."""
+"""``engram-conformance spec lint / openapi / docs / diff``: work on a contract's machine-readable
+spec."""
 
 from __future__ import annotations
 
@@ -133,3 +134,23 @@ def _write(output: Path, text: str) -> None:
         problem = f"{str(output)!r} cannot be written: {error.strerror or error}"
         raise click.BadParameter(problem, param_hint="'--output'") from None
     click.echo(f"wrote {output}")
+
+
+@spec.command("diff")
+@click.argument("old", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("new", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@CONTRACT
+@subcommand
+def diff_command(old: Path, new: Path, contract: str) -> int:
+    """Compare two versions of the contract's spec folder: rules and tools added, removed or
+    changed."""
+    from ..spec_diff import spec_diff
+
+    plugin = contracts.contract(contract)
+    try:
+        loaded = [plugin.load_spec(folder) for folder in (old, new)]
+    except plugin.spec_file_error as error:
+        click.echo(f"spec diff: {error}", err=True)
+        return EXIT_UNUSABLE
+    click.echo(spec_diff(*loaded), nl=False)
+    return EXIT_OK
