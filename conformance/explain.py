@@ -45,15 +45,22 @@ def explain(rule: Any, checks: Iterable[str], examples: Iterable[Any], matrix: P
 
 
 def _mutants(rule_id: str, matrix: Path) -> str:
+    names = mutants_of(rule_id, matrix)
+    if names is None:
+        return "Mutants: see docs/mutation-score.md in the kit's repository (not installed here)"
+    if not names:
+        return "Mutants: none breaks this rule alone or with others in the kill matrix"
+    return f"Mutants that prove it ({len(names)}): {', '.join(names)}"
+
+
+def mutants_of(rule_id: str, matrix: Path) -> list[str] | None:
+    """The mutants of the kill matrix ``matrix`` that break ``rule_id`` (None: no matrix)."""
     try:
         text = matrix.read_text(encoding="utf-8")
     except OSError:
-        return "Mutants: see docs/mutation-score.md in the kit's repository (not installed here)"
-    names = [
+        return None
+    return [
         row.group("name").strip()
         for row in map(_MUTANT_ROW.match, text.splitlines())
         if row is not None and rule_id in re.split(r"[,\s]+", row.group("rules"))
     ]
-    if not names:
-        return "Mutants: none breaks this rule alone or with others in the kill matrix"
-    return f"Mutants that prove it ({len(names)}): {', '.join(names)}"
