@@ -2,7 +2,10 @@
 few steps; the mem reference passes it.
 
 The runs select the rules the machine decides, in the full profile: the scripted checks of those
-rules run too, and where they see a bug as well ``Caught`` names them beside the model check."""
+rules run too, and where they see a bug as well ``Caught`` names them beside the model check.
+Here the machine is bounded by its examples alone, not by its time (``MACHINE_SECONDS``): a
+loaded machine (parallel workers on two cores) ran fewer examples in the time, and the same
+seed then found less (a rule never exercised, a longer shrunk example)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.mem.checks import registry
+from engram_conformance.conformance.mem.checks import model, registry
 from engram_conformance.conformance.mem.checks.model import observations_follow_the_model
 from engram_conformance.conformance.runner import RunResult
 from engram_conformance.reference_impl.mem.server import Handlers
@@ -21,6 +24,13 @@ from ..mutants.caught import Caught, assert_caught
 from .mem_planted import MUTANTS, OtherProjectsLeakIntoSearches
 
 CHECK = observations_follow_the_model.__name__
+
+
+@pytest.fixture(autouse=True)
+def examples_not_time_bound_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(model, "MACHINE_SECONDS", 600.0)
+
+
 #: the longest shrunk example accepted as a minimal reproduction
 MOST_STEPS = 6
 
