@@ -67,3 +67,14 @@ def _key(rule: RuleRecord) -> tuple[str, str]:
 
 def _evidence(rules: list[RuleRecord]) -> FailureRecord | None:
     return next((rule.failures[0] for rule in rules if rule.failures), None)
+
+
+def tally(found: tuple[Cause, ...]) -> str:
+    """How many rules and causes ``found`` holds: "3 rules, 1 cause"."""
+    rules = sum(len(cause.rules) for cause in found)
+    return f"{counted(rules, 'rule')}, {counted(len(found), 'cause')}"
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` ``noun``s, the noun singular for one."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -13,9 +13,10 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from .causes import Cause, causes
+from .causes import GROUPED, Cause, causes, counted, tally
 from .document import CallRecord, FailureRecord, ReportDocument, RuleRecord, Verdict, worst
 from .html_assets import SCRIPT, STYLE
 from .sanitize import scrub, shorten, truncate
@@ -50,6 +51,7 @@ def _names(names: tuple[str, ...]) -> str:
 def render(document: ReportDocument) -> str:
     """The HTML page of ``document``."""
     target = document.target
+    found = {verdict: causes(document, verdict) for verdict in GROUPED}
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -60,9 +62,9 @@ def render(document: ReportDocument) -> str:
         "<body>",
         _header(document),
         '<main id="main">',
-        _first_screen(document),
-        _warnings(document),
-        _rules(document),
+        _first_screen(document, found),
+        _warnings(found[Verdict.WARN]),
+        _rules(document, found),
         _families(document),
         _run(document),
     ]
@@ -94,9 +96,9 @@ def _header(document: ReportDocument) -> str:
     )
 
 
-def _first_screen(document: ReportDocument) -> str:
+def _first_screen(document: ReportDocument, found: Mapping[Verdict, tuple[Cause, ...]]) -> str:
     """Failures, errors and stale baseline entries, or a sentence saying there are none."""
-    parts = [_causes(causes(document, verdict)) for verdict in (Verdict.FAIL, Verdict.ERROR)]
+    parts = [_causes(found[verdict]) for verdict in (Verdict.FAIL, Verdict.ERROR)]
     stale = [rule for rule in document.rules if rule.baseline == "stale"]
     if stale:
         items = "".join(f"<li>{_rule_link(rule)}: {_e(rule.statement)}</li>" for rule in stale)
@@ -109,13 +111,12 @@ def _first_screen(document: ReportDocument) -> str:
     return shown or '<section id="problems"><p>No failures and no errors.</p></section>'
 
 
-def _warnings(document: ReportDocument) -> str:
-    found = causes(document, Verdict.WARN)
+def _warnings(found: tuple[Cause, ...]) -> str:
     if not found:
         return ""
     body = "".join(map(_cause, found))
     return (
-        f'<section id="warnings"><details><summary><h2>Warnings ({_tally(found)})</h2>'
+        f'<section id="warnings"><details><summary><h2>Warnings ({tally(found)})</h2>'
         f"</summary>{body}</details></section>"
     )
 
@@ -124,18 +125,8 @@ def _causes(found: tuple[Cause, ...]) -> str:
     if not found:
         return ""
     verdict = found[0].verdict
-    title = f"{_TITLES[verdict]} ({_tally(found)})"
+    title = f"{_TITLES[verdict]} ({tally(found)})"
     return f'<section id="{verdict}s"><h2>{title}</h2>{"".join(map(_cause, found))}</section>'
-
-
-def _tally(found: tuple[Cause, ...]) -> str:
-    """ "3 rules, 1 cause"."""
-    rules = sum(len(cause.rules) for cause in found)
-    return f"{_counted(rules, 'rule')}, {_counted(len(found), 'cause')}"
-
-
-def _counted(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _cause(cause: Cause) -> str:
@@ -150,7 +141,7 @@ def _cause(cause: Cause) -> str:
         f'<section class="cause v-{cause.verdict}" id="{_e(cause.anchor)}">',
         f"<h3>{cause.verdict.label}: {_e(shorten(cause.headline, HEADING_LIMIT) or 'no reason')}"
         "</h3>",
-        f'<p class="rules-of">{_counted(len(cause.rules), "rule")}: {rules}. '
+        f'<p class="rules-of">{counted(len(cause.rules), "rule")}: {rules}. '
         f"Check: {_e(cause.check or 'none')}.</p>",
         f"<ul>{statements}</ul>",
     ]
@@ -196,11 +187,11 @@ def _rule_link(rule: RuleRecord) -> str:
     return f'<a href="#rule-{_e(rule.id)}">{_e(rule.id)}</a>'
 
 
-def _rules(document: ReportDocument) -> str:
+def _rules(document: ReportDocument, found: Mapping[Verdict, tuple[Cause, ...]]) -> str:
     anchors = {
         rule.id: cause.anchor
-        for verdict in (Verdict.FAIL, Verdict.ERROR, Verdict.WARN)
-        for cause in causes(document, verdict)
+        for grouped in found.values()
+        for cause in grouped
         for rule in cause.rules
     }
     rows = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from .causes import Cause, causes
+from .causes import Cause, causes, tally
 from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
 from .sanitize import scrub, shorten, truncate
 from .text import notes
@@ -50,7 +50,7 @@ def render(document: ReportDocument) -> str:
         found = causes(document, verdict)
         if not found:
             continue
-        parts.append(f"## {_TITLES[verdict]} ({_tally(found)})")
+        parts.append(f"## {_TITLES[verdict]} ({tally(found)})")
         for cause in found:
             parts.append(_cause_section(cause) if detailed_left > 0 else _cause_line(cause))
             detailed_left -= 1
@@ -64,15 +64,6 @@ def render(document: ReportDocument) -> str:
 
 
 _TITLES = {Verdict.FAIL: "Failures", Verdict.ERROR: "Errors", Verdict.WARN: "Warnings"}
-
-
-def _tally(found: tuple[Cause, ...]) -> str:
-    rules = sum(len(cause.rules) for cause in found)
-    return f"{_counted(rules, 'rule')}, {_counted(len(found), 'cause')}"
-
-
-def _counted(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _stale(document: ReportDocument) -> list[str]:
