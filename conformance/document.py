@@ -183,10 +183,11 @@ def run_timing(timings: Mapping[str, CheckTiming]) -> RunTiming | None:
     if not timings:
         return None
     checks = sorted(timings.items(), key=lambda item: (-item[1].seconds, item[0]))
+    total = _summed(timings.values())
     return RunTiming(
-        time_s=_seconds(sum(timing.seconds for timing in timings.values())),
-        calls=sum(timing.calls for timing in timings.values()),
-        waited_s=_seconds(sum(timing.waited_s for timing in timings.values())),
+        total.time_s,
+        total.calls,
+        total.waited_s,
         checks=tuple(
             ReportCheckTiming(check, _seconds(t.seconds), t.calls, _seconds(t.waited_s))
             for check, t in checks
@@ -197,12 +198,15 @@ def run_timing(timings: Mapping[str, CheckTiming]) -> RunTiming | None:
 def rule_timing(timings: Mapping[str, CheckTiming], checks: Iterable[str]) -> Timing | None:
     """The summed timing of ``checks`` (a rule's deciders) that were measured, else None."""
     measured = [timings[check] for check in checks if check in timings]
-    if not measured:
-        return None
+    return _summed(measured) if measured else None
+
+
+def _summed(timings: Iterable[CheckTiming]) -> Timing:
+    timings = list(timings)
     return Timing(
-        time_s=_seconds(sum(timing.seconds for timing in measured)),
-        calls=sum(timing.calls for timing in measured),
-        waited_s=_seconds(sum(timing.waited_s for timing in measured)),
+        time_s=_seconds(sum(timing.seconds for timing in timings)),
+        calls=sum(timing.calls for timing in timings),
+        waited_s=_seconds(sum(timing.waited_s for timing in timings)),
     )
 
 
