@@ -40,6 +40,27 @@ def kit_commands(step: dict[str, Any]) -> list[list[str]]:
     return [shlex.split(line) for line in lines if line.strip().startswith("engram-conformance ")]
 
 
+def run_step(
+    step: dict[str, Any], folder: Path, environment: dict[str, str], timeout_s: float
+) -> subprocess.CompletedProcess[str]:
+    """A ``run:`` step as the runner's default shell runs it, in ``folder``, this environment's
+    executables first on the PATH, with ``environment`` added; it must succeed."""
+    finished = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=folder,
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            **environment,
+        },
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+    )
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    return finished
+
+
 def option(command: list[str], name: str) -> str:
     return command[command.index(name) + 1]
 
@@ -76,21 +97,9 @@ def test_the_gate_step_passes_against_the_reference_and_leaves_every_report(
     baseline = tmp_path / option(command, "--baseline")
     baseline.write_text(json.dumps({"known_failures": {}}), encoding="utf-8")
     step_summary = tmp_path / "step_summary.md"
-    environment = {
-        **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_STEP_SUMMARY": str(step_summary),
-    }
-    finished = subprocess.run(  # as the runner's default shell runs a step
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", gate["run"]],
-        cwd=tmp_path,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    run_step(
+        gate, tmp_path, {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(step_summary)}, 300
     )
-    assert finished.returncode == 0, finished.stdout + finished.stderr
     report_dir = tmp_path / option(command, "--report-dir")
     for name in ("report.json", "junit.xml", "summary.md", "report.html", "report.sarif"):
         assert (report_dir / name).is_file(), name
@@ -143,22 +152,8 @@ def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -
         timeout=120,
     )
     site = tmp_path / "site"
-    environment = {
-        **os.environ,
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PIP_TARGET": str(site),
-        "PIP_NO_DEPS": "1",
-        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-    }
-    finished = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", install["run"]],
-        cwd=tmp_path,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert finished.returncode == 0, finished.stdout + finished.stderr
+    pip_into_site = {"PIP_TARGET": str(site), "PIP_NO_DEPS": "1"}
+    run_step(install, tmp_path, {**pip_into_site, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}, 600)
     installed = site / "engram_conformance"
     assert (installed / "spec" / "engram_memory" / "contract.json").is_file()
     assert (installed / "spec" / "mem" / "rules.json").is_file()
