@@ -9,6 +9,7 @@ evidence), and rules added or removed (the contract's spec changed between the r
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .document import ReportDocument, RuleRecord, Verdict
@@ -18,6 +19,13 @@ _BROKEN = (Verdict.FAIL, Verdict.ERROR)
 
 class NotComparable(ValueError):
     """Reports of two different contracts."""
+
+
+def one_contract(reports: Iterable[ReportDocument]) -> None:
+    """``NotComparable`` unless every report is of one contract."""
+    contracts = sorted({report.spec.contract for report in reports})
+    if len(contracts) > 1:
+        raise NotComparable(f"the reports are of different contracts ({', '.join(contracts)})")
 
 
 @dataclass(frozen=True)
@@ -45,10 +53,7 @@ class Comparison:
 
 def compare(old: ReportDocument, new: ReportDocument) -> Comparison:
     """What changed from ``old`` to ``new``; ``NotComparable`` for different contracts."""
-    if old.spec.contract != new.spec.contract:
-        raise NotComparable(
-            f"the reports are of different contracts ({old.spec.contract}, {new.spec.contract})"
-        )
+    one_contract((old, new))
     before = {rule.id: rule for rule in old.rules}
     after = {rule.id: rule for rule in new.rules}
     groups: dict[str, list[Change]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from .compare import NotComparable
+from .compare import one_contract
 from .document import ReportDocument, Verdict
 from .html_assets import STYLE
 from .sanitize import scrub
@@ -24,12 +24,6 @@ MARKS = {
     Verdict.ERROR: "💥 error",
 }
 ABSENT = "·"
-
-
-def _checked(reports: Sequence[ReportDocument]) -> None:
-    contracts = sorted({report.spec.contract for report in reports})
-    if len(contracts) > 1:
-        raise NotComparable(f"the reports are of different contracts ({', '.join(contracts)})")
 
 
 def _columns(reports: Sequence[ReportDocument]) -> list[str]:
@@ -57,7 +51,7 @@ def _rows(reports: Sequence[ReportDocument]) -> list[tuple[str, str, list[str]]]
 
 def as_markdown(reports: Sequence[ReportDocument]) -> str:
     """The matrix as a Markdown table, with each run's counts above it."""
-    _checked(reports)
+    one_contract(reports)
     columns = _columns(reports)
     lines = [f"# {reports[0].spec.contract}: {len(reports)} implementations", ""]
     lines += [
@@ -78,7 +72,7 @@ def _cell(text: str) -> str:
 
 def as_html(reports: Sequence[ReportDocument]) -> str:
     """The matrix as one HTML page that fetches nothing."""
-    _checked(reports)
+    one_contract(reports)
     columns = _columns(reports)
     contract = html.escape(reports[0].spec.contract)
     head = "".join(f"<th>{html.escape(scrub(name))}</th>" for name in columns)
