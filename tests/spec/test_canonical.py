@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Any
+from unittest import mock
 
+import pytest
+import rfc8785
 from engram_conformance.spec.engram_memory import canonical_json, digest, operation_digest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 #: The fixture payload of upstream rhanka/engram tests/memory-contract-schema.test.ts (d977a364),
 #: whose payload digest that test asserts. Its domain prefix is the engine's, NUL-terminated.
@@ -73,3 +79,61 @@ def test_operation_digest_binds_tool_and_arguments() -> None:
     tool = "engram_memory_withdraw"
     assert operation_digest(tool, arguments) == digest({"tool": tool, "arguments": arguments})
     assert operation_digest("engram_memory_forget", arguments) != operation_digest(tool, arguments)
+
+
+#: Any character (lone surrogates too), so that keys sort across the BMP's end and strings escape.
+_TEXT = st.text(st.characters(codec=None, categories=None), max_size=6)
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**60), 2**60)
+    | st.integers(-(10**16), 10**16)
+    | st.floats()
+    | _TEXT
+)
+#: Keys drawn from few characters, on both sides of where UTF-16 and code point orders part.
+_KEYS = st.text(st.sampled_from('a\uff41\U0001f600\ud800"\n'), max_size=3) | _TEXT
+_JSON_DATA = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=24,
+)
+
+
+def _outcome(canonicalize: Any, value: Any) -> Any:
+    try:
+        return canonicalize(value)
+    except Exception as error:  # the same refusal is what is compared
+        return type(error)
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(_JSON_DATA)
+def test_canonical_json_writes_what_rfc8785_writes_or_refuses_alike(value: Any) -> None:
+    """The encoder's fast path (spec/canonical.py) never changes a byte or a refusal."""
+    assert _outcome(canonical_json, value) == _outcome(rfc8785.dumps, value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"n": 1.5},  # a fraction
+        {"n": 1e21},  # JCS writes 1e+21
+        [2**53],  # beyond the safe integers: refused
+        {"\U0001f600": 1, "\uff41": 2},  # UTF-16 order differs from code point order
+        ["\ud800"],  # a lone surrogate: refused
+        float("nan"),
+    ],
+)
+def test_what_only_jcs_decides_goes_to_rfc8785(value: Any) -> None:
+    with mock.patch.object(rfc8785, "dumps", wraps=rfc8785.dumps) as spied:
+        _outcome(canonical_json, value)
+    assert spied.called
+
+
+def test_plain_json_data_takes_the_encoder() -> None:
+    with mock.patch.object(rfc8785, "dumps", wraps=rfc8785.dumps) as spied:
+        assert canonical_json({"b": [1, "\n\x01é", True], "a": None, "c": False}) == (
+            '{"a":null,"b":[1,"\\n\\u0001é",true],"c":false}'.encode()
+        )
+    assert not spied.called
