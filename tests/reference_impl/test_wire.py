@@ -5,10 +5,13 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gc
+import json
 import math
 
 import pytest
 from engram_conformance.reference_impl import wire
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_invalid_utf8_becomes_lone_surrogates_for_the_validator_to_refuse() -> None:
@@ -148,3 +151,52 @@ def test_a_paused_collector_stays_as_the_caller_left_it() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        (b'{"a":1,"a":2}', math.inf),
+        (b'{"a":1,"\\u0061":2}', math.inf),  # the same key once decoded
+        (b'{"a:":"::","a:":1}', math.inf),  # colons inside the repeated key and its value
+        (b'[{"k":{"x":[{"y":1,"y":1}]}}]', [{"k": {"x": [math.inf]}}]),
+        (b'{"a":"b:c","\\u003a":":"}', {"a": "b:c", ":": ":"}),  # an escaped colon is no member
+        (b'{"a\\"":1,"b\\\\":{"c":2}}', {'a"': 1, "b\\": {"c": 2}}),
+    ],
+)
+def test_a_repeated_key_is_told_at_any_depth_and_only_then(text: bytes, read: object) -> None:
+    assert wire.parse(text) == read
+
+
+_KEYS = st.sampled_from(["a", ":", "a:", '"', "\\", "\u0061"])
+_VALUES = st.recursive(
+    st.integers(0, 3) | _KEYS,
+    lambda inner: st.lists(inner, max_size=3) | st.lists(st.tuples(_KEYS, inner), max_size=3),
+    max_leaves=12,
+)
+
+
+def _written(value: object) -> str:
+    """JSON text of ``value``, a list of pairs written as an object (so keys may repeat)."""
+    if isinstance(value, list) and value and all(isinstance(item, tuple) for item in value):
+        return "{" + ",".join(f"{json.dumps(k)}:{_written(v)}" for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(map(_written, value)) + "]"
+    return json.dumps(value)
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(_VALUES)
+def test_reading_without_a_hook_per_object_reads_what_the_hook_reads(value: object) -> None:
+    text = _written(value)
+    assert wire.parse(text.encode()) == json.loads(text, object_pairs_hook=wire._object)
+
+
+def test_no_python_call_per_object_unless_a_key_is_repeated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refused(pairs: object) -> object:
+        raise AssertionError("the hook ran")
+
+    monkeypatch.setattr(wire, "_object", refused)
+    assert wire.parse(b'{"a:b":"c:d","e":[{"\\":":":"}]}') == {"a:b": "c:d", "e": [{'":': ":"}]}
