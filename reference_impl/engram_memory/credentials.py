@@ -40,6 +40,11 @@ SEPARATOR = "\n\0\n"
 PRIVATE_KEY_BLOCK = re.compile(
     r"BEGIN (?<=-----BEGIN |---- BEGIN )(?:[A-Z0-9]{1,16} ){0,4}(?:PRIVATE|SECRET) KEY"
 )
+#: A JWT: it opens a run (so "eyJ-eyJ-..." is read once) and its header is short (bounded); its
+#: payload is not, so it is the one pattern read on whole neighbours run together.
+JWT = re.compile(
+    r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,512}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8}"
+)
 #: Patterns read on the folded text. Each opens with a literal where it can, so that the
 #: search skips to its occurrences, and tests what precedes it after it (a look-behind); a
 #: body is read to the length that makes it a credential, not to its end.
@@ -48,10 +53,6 @@ PATTERNS = [
     re.compile(r"PuTTY-User-Key-File-\d: "),
     re.compile(r"b3BlbnNzaC1rZXktdjE"),  # base64 of "openssh-key-v1": a key body without armour
     re.compile(r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|ROA)[0-9A-Z]{16}\b"),
-    # a JWT opens a run (so "eyJ-eyJ-..." is read once) and its header is short (bounded)
-    re.compile(
-        r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,512}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8}"
-    ),
     re.compile(r"gh[pousr]_[A-Za-z0-9]{36}"),
     re.compile(r"github_pat_[A-Za-z0-9_]{50}"),
     re.compile(r"gl(?:pat|dt|rt|ptt|cbt|oas)-[A-Za-z0-9_-]{20}"),
@@ -118,6 +119,16 @@ _FORTY = re.compile(
 _MIN_CLASS_CHANGES = 13
 
 
+#: The longest match of a pattern read across a junction (a URL's userinfo: 3 + 256 + 1 + 256 +
+#: 1, and its look-behind), and the farthest a pattern looks around a match (``_FORTY`` looks 39
+#: characters ahead, the look-behinds at most 17 back): tests/reference_impl/test_credentials.py
+#: measures both on the patterns.
+LONGEST_MATCH = 520
+LOOK_AROUND = 64
+#: The characters of each neighbour read around a junction.
+REACH = 2 * LONGEST_MATCH + LOOK_AROUND
+
+
 def fold(text: str) -> str:
     """``text`` without format characters, NFKC-normalized (ASCII is left as it is)."""
     if text.isascii():
@@ -126,8 +137,8 @@ def fold(text: str) -> str:
 
 
 def run_together(texts: list[str]) -> str:
-    """Each text run together with the next, so that a credential split between two
-    neighbours reads whole (each pair read alone: what precedes it cannot hide it)."""
+    """Each text run together with the next, so that a JWT split between two neighbours reads
+    whole (each pair read alone: what precedes it cannot hide it)."""
     return SEPARATOR.join(first + second for first, second in pairwise(texts))
 
 
@@ -137,14 +148,39 @@ def carries_credential(texts: Iterable[str], fields: Iterable[str] = ()) -> bool
     alone)."""
     folded = [fold(text) for text in texts]
     alone = SEPARATOR.join([*folded, *(fold(field) for field in fields)])
-    return _found(alone) or _found(run_together(folded))
+    return (
+        _found(alone)
+        or any(_across(first, second) for first, second in pairwise(folded))
+        or JWT.search(run_together(folded)) is not None
+    )
 
 
 def _found(text: str) -> bool:
-    if any(pattern.search(text) for pattern in PATTERNS):
+    if JWT.search(text) or any(pattern.search(text) for pattern in PATTERNS):
         return True
     lowered = text.lower()
     return any(pattern.search(lowered) for pattern in LOWER_PATTERNS) or _bare_cloud_secret(text)
+
+
+def _across(first: str, second: str) -> bool:
+    """Whether a credential of a bounded pattern (all but ``JWT``) reads across the junction of
+    two neighbours run together. Only a window of ``REACH`` characters on each side is read:
+    what the rest holds is read alone. A match that begins or ends within ``LOOK_AROUND`` of a
+    side cut short is left out (read without the text's context, it may be none), and cannot
+    hide a match across the junction (``REACH`` is twice the longest match and more)."""
+    window = first[-REACH:] + second[:REACH]
+    lowered = window.lower()
+    cut_before, cut_after = len(first) > REACH, len(second) > REACH
+
+    def whole(match: re.Match[str]) -> bool:
+        before = match.start() >= LOOK_AROUND or not cut_before
+        return before and (match.end() <= len(match.string) - LOOK_AROUND or not cut_after)
+
+    return (
+        any(whole(match) for pattern in PATTERNS for match in pattern.finditer(window))
+        or any(whole(match) for pattern in LOWER_PATTERNS for match in pattern.finditer(lowered))
+        or any(whole(match) and _looks_random(match.group()) for match in _FORTY.finditer(window))
+    )
 
 
 def _bare_cloud_secret(text: str) -> bool:

@@ -4,8 +4,12 @@ and where admission runs it: before the write transaction (issue 12, findings 4 
 from __future__ import annotations
 
 import base64
+import re
+import re._constants as re_constants
+import re._parser as re_parser
 import sqlite3
 from collections.abc import Iterable
+from itertools import pairwise
 
 import pytest
 from engram_conformance.reference_impl.engram_memory import credentials
@@ -13,6 +17,8 @@ from engram_conformance.reference_impl.engram_memory.credentials import carries_
 from engram_conformance.reference_impl.engram_memory.store import DATABASE_FILE
 from engram_conformance.reference_impl.engram_memory.tools import admission
 from engram_conformance.strategies.engram_memory.credentials import fullwidth
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from .service_fixtures import Harness, capture_arguments, value_of
 
@@ -165,20 +171,96 @@ def test_fields_are_read_alone_not_run_together() -> None:
     assert not carries_credential(["password"], fields=[":hunter2"])
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "x" * 31 + "://user:pass@host",  # the longest scheme the detector reads
-        "postgres://" + "u" * 256 + ":" + "p" * 256 + "@db",  # the longest userinfo parts
-        "eyJ" + "h" * 509 + ".eyJpayload01.signature01",  # a JWT header at its bound
-        "-----BEGIN " + "ABCDEFGHIJKLMNOP " * 4 + "PRIVATE KEY-----",  # four words of 16
-        "password" + " " * 16 + "=" + " " * 16 + "hunter2",  # the most spaces around it
-    ],
-)
+#: Credentials as long as the bounded patterns read.
+AT_THE_BOUNDS = [
+    "x" * 31 + "://user:pass@host",  # the longest scheme the detector reads
+    "postgres://" + "u" * 256 + ":" + "p" * 256 + "@db",  # the longest userinfo parts
+    "eyJ" + "h" * 509 + ".eyJpayload01.signature01",  # a JWT header at its bound
+    "-----BEGIN " + "ABCDEFGHIJKLMNOP " * 4 + "PRIVATE KEY-----",  # four words of 16
+    "password" + " " * 16 + "=" + " " * 16 + "hunter2",  # the most spaces around it
+]
+
+
+@pytest.mark.parametrize("text", AT_THE_BOUNDS)
 def test_the_bounded_patterns_still_see_credentials_at_their_bounds(text: str) -> None:
     """The patterns are bounded so that they run in linear time (issue 12, finding 4;
     figures in benchmarks/bench_credentials.py); credentials within the bounds are still seen."""
     assert carries_credential([text])
+
+
+def _widths(pattern: re.Pattern[str]) -> tuple[int, int]:
+    """The longest match of ``pattern``, and the longest text any of its look-arounds reads."""
+    tree = re_parser.parse(pattern.pattern, pattern.flags)
+    look = 0
+    pending = [tree]
+    while pending:
+        for operation, argument in pending.pop().data:
+            if operation in (re_constants.ASSERT, re_constants.ASSERT_NOT):
+                look = max(look, argument[1].getwidth()[1])
+            pending.extend(
+                item for item in _nested(argument) if isinstance(item, re_parser.SubPattern)
+            )
+    return tree.getwidth()[1], look
+
+
+def _nested(argument: object) -> list[object]:
+    if isinstance(argument, re_parser.SubPattern):
+        return [argument]
+    if isinstance(argument, tuple | list):
+        return [inner for item in argument for inner in _nested(item)]
+    return []
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [*credentials.PATTERNS, *credentials.LOWER_PATTERNS, credentials._FORTY],
+    ids=lambda pattern: pattern.pattern[:24],
+)
+def test_what_is_read_across_a_junction_is_bounded_as_the_window_needs(
+    pattern: re.Pattern[str],
+) -> None:
+    longest, look = _widths(pattern)
+    assert longest <= credentials.LONGEST_MATCH
+    assert look <= credentials.LOOK_AROUND
+
+
+def test_the_jwt_is_unbounded_so_it_is_read_on_whole_neighbours() -> None:
+    assert _widths(credentials.JWT)[0] > credentials.REACH
+    payload = "eyJ" + "p" * 2 * credentials.REACH
+    assert carries_credential(
+        ["eyJhbGciOiJIUzI1NiJ9." + payload[:5000], payload[5000:] + ".sig12345"]
+    )
+
+
+def _pairs_read_whole(texts: list[str]) -> bool:
+    """The detector as it read neighbours before windows: every pair run together, whole."""
+    folded = [credentials.fold(text) for text in texts]
+    whole = credentials.SEPARATOR.join(folded)
+    return credentials._found(whole) or credentials._found(credentials.run_together(folded))
+
+
+_PIECES = st.sampled_from([*CREDENTIALS.values(), *AT_THE_BOUNDS, *PROSE.values()])
+_FILLER = st.sampled_from(["a", " ", "x1", "Ab/", "é", "=", "-"])
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    before=st.integers(0, 3 * credentials.REACH),
+    after=st.integers(0, 3 * credentials.REACH),
+    filler=_FILLER,
+    piece=_PIECES,
+    cuts=st.lists(st.floats(-0.2, 1.2), min_size=1, max_size=3),
+)
+@example(before=9, after=9, filler="a", piece=AT_THE_BOUNDS[1], cuts=[0.03])  # the longest match
+@example(before=9, after=9, filler="a", piece=AT_THE_BOUNDS[1], cuts=[0.97])  # cut at each end
+def test_windows_across_junctions_read_what_whole_neighbours_read(
+    before: int, after: int, filler: str, piece: str, cuts: list[float]
+) -> None:
+    """Texts cut anywhere in and around a credential (or prose) in a long filler."""
+    text = filler * before + piece + filler * after
+    places = sorted({min(max(0, before + round(cut * len(piece))), len(text)) for cut in cuts})
+    texts = [text[start:end] for start, end in pairwise([0, *places, len(text)])]
+    assert carries_credential(texts) == _pairs_read_whole(texts)
 
 
 # admission: the scan runs before the write transaction -------------------------------------
