@@ -8,6 +8,7 @@ import re
 import re._constants as re_constants
 import re._parser as re_parser
 import sqlite3
+import unicodedata
 from collections.abc import Iterable
 from itertools import pairwise
 
@@ -330,3 +331,35 @@ def test_components_and_attestation_are_read_run_together(harness: Harness) -> N
     arguments = capture_arguments(harness.key(), texts=["note pass"], attestation="word=hunter2")
     candidate_id = value_of(harness.capture(arguments))["candidate_id"]
     assert value_of(harness.admit(candidate_id))["outcome"]["status"] == "rejected"
+
+
+_FOLDED_ALPHABET = st.sampled_from(
+    [
+        *sorted(credentials.FORMAT_CHARACTERS),
+        "a",
+        "\uff21",
+        "é",
+        "e\u0301",
+        "\ud800",
+        "\ufb01",
+        "\x00",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_FOLDED_ALPHABET, max_size=40).map("".join))
+def test_folding_removes_every_format_character_then_normalizes(text: str) -> None:
+    deleted = text.translate(dict.fromkeys(map(ord, credentials.FORMAT_CHARACTERS)))
+    assert credentials.fold(text) == unicodedata.normalize("NFKC", deleted)
+
+
+_RUN_ALPHABET = st.sampled_from(["A", "b", "7", "+", "/", "=", " ", "é", "\ud800", "AbCd1234"])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_RUN_ALPHABET, max_size=60).map("".join))
+@example("AbCd1234" * 5 + "=")  # padding after: no run of 40
+@example(" " + "AbCd1234" * 5 + " é")
+def test_runs_of_forty_are_found_as_the_pattern_finds_them(text: str) -> None:
+    assert list(credentials._forty_runs(text)) == credentials._FORTY.findall(text)
