@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import json
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 import httpx2
+from baseline import load_baseline  # type: ignore[import-not-found]
 from engram_conformance.reference_impl import wire
 from timing import median_ms  # type: ignore[import-not-found]
 
@@ -64,17 +64,6 @@ SHAPES: dict[str, Callable[[int], bytes]] = {
 def _read(reader: ModuleType, message: bytes) -> None:
     with contextlib.suppress(reader.NotJson, reader.InvalidRequest):
         reader.read(message)
-
-
-def _loaded(path: Path) -> ModuleType:
-    """Another ``wire.py`` (a baseline), loaded from its file beside today's."""
-    spec = importlib.util.spec_from_file_location("wire_baseline", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"bench_wire: cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def in_process(repeats: int, baseline: ModuleType | None) -> None:
@@ -181,7 +170,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="samples per figure (median)")
     parser.add_argument("--baseline", type=Path, help="another wire.py to read with in-process")
     options = parser.parse_args()
-    in_process(options.repeats, options.baseline and _loaded(options.baseline))
+    in_process(
+        options.repeats, options.baseline and load_baseline(options.baseline, "wire_baseline")
+    )
     with tempfile.TemporaryDirectory() as scratch:
         stdio = over_stdio(Path(scratch), options.repeats)
         http = over_http(Path(scratch), options.repeats)

@@ -34,8 +34,8 @@ FORMAT_CHARACTERS = frozenset(
 
 def _utf8_forms(characters: Iterable[str]) -> re.Pattern[bytes]:
     """A byte pattern of the UTF-8 forms of ``characters``: one branch per form's leading
-    bytes, its last byte a class. Matching bytes skips what no form begins with (ASCII, most
-    scripts) where ``str.translate`` of a text that is not ASCII costs 50 ns a character."""
+    bytes, its last byte a class. A search skips what no form begins with (ASCII, most
+    scripts), where ``str.translate`` of a text that is not ASCII costs 50 ns a character."""
     last_bytes: dict[bytes, list[int]] = {}
     for form in sorted(character.encode() for character in characters):
         last_bytes.setdefault(form[:-1], []).append(form[-1])
@@ -48,6 +48,7 @@ def _utf8_forms(characters: Iterable[str]) -> re.Pattern[bytes]:
 
 
 _FORMAT_FORMS = _utf8_forms(FORMAT_CHARACTERS)
+_DELETED = dict.fromkeys(map(ord, FORMAT_CHARACTERS))
 
 #: What separates texts read each alone. No pattern reads across it: those that cross white space
 #: read no NUL, and those that read a NUL (negated classes) stop at white space.
@@ -159,10 +160,9 @@ def fold(text: str) -> str:
     """``text`` without format characters, NFKC-normalized (ASCII is left as it is)."""
     if text.isascii():
         return text
-    data = text.encode("utf-8", "surrogatepass")
-    if _FORMAT_FORMS.search(data):
-        data = _FORMAT_FORMS.sub(b"", data)
-    return unicodedata.normalize("NFKC", data.decode("utf-8", "surrogatepass"))
+    if _FORMAT_FORMS.search(text.encode("utf-8", "surrogatepass")):
+        text = text.translate(_DELETED)  # never slower than before: a sub costs more when dense
+    return unicodedata.normalize("NFKC", text)
 
 
 def run_together(texts: list[str]) -> str:
