@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import re
 import statistics
 import sys
 import tempfile
@@ -31,6 +32,7 @@ from engram_conformance.conformance.engram_memory.checks.cost import worst_captu
 from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from engram_conformance.reference_impl.engram_memory.service import MemoryService
+from engram_conformance.spec import canonical
 from engram_conformance.spec.engram_memory import Spec, canonical_json, load, validate_arguments
 from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE
 from mcp import Client, StdioServerParameters
@@ -124,6 +126,14 @@ async def _over_stdio(spec: Spec, state_dir: Path, repeats: int) -> dict[str, tu
     }
 
 
+#: Matches any text: with it, ``canonical_json`` hands every value to ``rfc8785`` (as before).
+_EVERYWHERE = re.compile("")
+
+
+def _shown(milliseconds: float | None) -> str:
+    return "refused" if milliseconds is None else f"{milliseconds:,.1f} ms"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5, help="samples per figure (median)")
@@ -139,11 +149,14 @@ def main() -> None:
             size = len(canonical_json(arguments))
             now, before = validation_ms(spec, arguments, options.repeats)
             capture_ms, admit_ms = in_process_ms(service, spec, shape, options.repeats)
-            admitted = "refused" if admit_ms is None else f"{admit_ms:,.1f} ms"
+            with mock.patch.object(canonical, "_NOT_PLAIN_NUMBER", _EVERYWHERE):
+                jcs_capture_ms, jcs_admit_ms = in_process_ms(service, spec, shape, options.repeats)
             print(
                 f"{shape} ({size:,} bytes): validation {now:,.1f} ms"
                 f" (every item validated: {before:,.1f} ms); in-process capture"
-                f" {capture_ms:,.1f} ms, admission {admitted}"
+                f" {capture_ms:,.1f} ms, admission {_shown(admit_ms)}; with rfc8785 writing"
+                f" every canonical form: capture {jcs_capture_ms:,.1f} ms,"
+                f" admission {_shown(jcs_admit_ms)}"
             )
         service.close()
         for shape, medians in anyio.run(_over_stdio, spec, state_dir, options.repeats).items():
