@@ -21,7 +21,6 @@ REDACTED = "[REDACTED]"
 #: possessive: two runs that could trade blanks made a long run quadratic (attack round 5: a
 #: ``<`` and 40,000 blanks held the server for 17 s).
 _TAG = re.compile(r"<\s*+(/?)\s*+private(?:\s[^<>]*+)?>", re.IGNORECASE)
-_WHITESPACE = re.compile(r"\s+")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -93,8 +92,9 @@ def within_bytes(text: str, most: int, marker: str, free: range = range(0)) -> s
 
 
 def one_line(text: str) -> str:
-    """Whitespace runs (newlines included) collapsed to one space: one listing line per item."""
-    return _WHITESPACE.sub(" ", text).strip()
+    """Whitespace runs (newlines included) collapsed to one space, none at either end: one
+    listing line per item. ``str.split`` reads whitespace as ``\\s`` does, twice as fast."""
+    return " ".join(text.split())
 
 
 def snippet(text: str, limit: int) -> str:
