@@ -127,8 +127,12 @@ def test_the_machine_finds_a_planted_bug(
     assert result.verdicts[rule].verdict == broken_verdict(rule)
 
 
-def test_the_machine_finds_nothing_in_the_reference(tmp_path: Path) -> None:
-    """Every rule the machine decides was exercised, and held."""
+def test_the_machine_finds_nothing_in_the_reference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rule the machine decides was exercised, and held. Bounded by its examples, not
+    the clock: under a load of 11 its 40 s ran out before SEARCH-009 was exercised."""
+    monkeypatch.setattr(model_check, "MACHINE_SECONDS", SHRINK_SECONDS)
     result = run_against(tmp_path, only=RULES, profile="full")
     assert {rule: result.verdicts[rule].verdict for rule in RULES} == dict.fromkeys(RULES, "pass")
 
