@@ -288,7 +288,7 @@ async def tools_list_with_an_untrusted_context_is_refused(ctx: CheckContext) -> 
     }
     untrusted = {
         **_forgeries(ctx, bound),
-        **{f"a context {case}": sign(claim.applied(bound)) for case, claim in broken.items()},
+        **{f"a context: {case}": sign(claim.applied(bound)) for case, claim in broken.items()},
     }
     for case, token in untrusted.items():
         observed, _ = await ctx.session.list_tools({ctx.host.signer.meta_key: token})
