@@ -41,7 +41,8 @@ def learnings(token: str) -> str:
 
 def valid_calls(project: Project, token: str, memory: MemoryId) -> dict[str, dict[str, Any]]:
     """A call of each tool, under the kit's argument names, that a server takes: ``memory`` is
-    the check's own memory of ``project``."""
+    the check's own memory of ``project``. Not mem_judge: the seed's form needs two memories,
+    and upstream's a judgment_id only its save answers (the JUDGE checks make both)."""
     content = what_why(token, "a memory of ERR-005")
     return {
         "mem_save": save_arguments(project, f"Memory {token} again", content),
@@ -63,6 +64,12 @@ def valid_calls(project: Project, token: str, memory: MemoryId) -> dict[str, dic
             "project": project.name,
             "session_id": project.session,
         },
+        "mem_save_prompt": {
+            "content": f"ERR-005 prompt {token}",
+            "project": project.name,
+            "session_id": project.session,
+        },
+        "mem_session_end": {"id": project.session, "project": project.name},
         "mem_current_project": {},
     }
 
