@@ -7,9 +7,10 @@ acceptance also shows they break nothing.
 Covered here: the signed contexts (``context_cases``: HOST-003, HOST-004, HOST-005, HOST-010,
 HOST-023) on every tool, and the approvals (``confirmation_cases``: GATE-003 to GATE-006) on
 every tool that may be gated. The labelled argument examples are
-``tests/spec/test_examples_break_one_thing.py``'s; the mem contract's broken calls are
-``tests/conformance/mem/test_broken_calls.py``'s. ``NOT_BUILT`` lists the negative cases this
-cannot be built for, each with why.
+``tests/spec/test_examples_break_one_thing.py``'s, the argument faults and extra arguments
+``test_argument_faults.py``'s, the mem contract's broken calls
+``tests/conformance/mem/test_broken_calls.py``'s. ``NOT_BUILT`` lists the negative cases none of
+them builds, each with why.
 """
 
 from __future__ import annotations

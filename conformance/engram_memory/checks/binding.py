@@ -28,6 +28,7 @@ from typing import Any
 
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
 
+from ..host import Identity
 from ..signed_meta import ContextSigner
 from . import context_cases
 from .calls import (
@@ -356,11 +357,11 @@ async def _expect_extra_arguments_refused(
                 sent = await subject(ctx, tool)
 
 
-@check(rules=("HOST-014",))
-async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
-    other = ctx.new_identity("elsewhere")
-    past = instant(wall_clock_ms() - 60_000)
-    host_owned = {
+def host_owned(other: Identity, past: str) -> dict[str, Any]:
+    """Arguments naming what only the host binds (seed section 0): ``other``'s scope and
+    principal, an agent, session, credential, audit id, a ``past`` deadline, a cancellation, a
+    confirmation and an elicitation reference."""
+    return {
         "tenant": other.tenant,
         "workspace": other.workspace,
         "scope": {"tenantId": other.tenant, "workspaceId": other.workspace},
@@ -374,7 +375,14 @@ async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
         "confirmation": {"ref": "approval-from-arguments", "approved_at": past},
         "elicitationRef": "elicitation-from-arguments",
     }
-    await _expect_extra_arguments_refused(ctx, "HOST-014", host_owned)
+
+
+@check(rules=("HOST-014",))
+async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
+    past = instant(wall_clock_ms() - 60_000)
+    await _expect_extra_arguments_refused(
+        ctx, "HOST-014", host_owned(ctx.new_identity("elsewhere"), past)
+    )
 
 
 @check(rules=("HOST-017",), tools=(CAPTURE,))
