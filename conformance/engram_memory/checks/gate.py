@@ -54,22 +54,27 @@ CONFIRMATION_LIKE = {
 Breaks = Callable[[str, dict[str, Any], int], Mapping[str, ApprovalCase]]
 
 
-async def gated(ctx: CheckContext) -> list[str]:
-    """The offered tools whose calls need a confirmation (by the spec, or the target's policy)."""
-    return [tool for tool in await offered(ctx) if ctx.needs_confirmation(tool)]
-
-
 async def _required_by_policy(ctx: CheckContext, rule: str) -> list[str]:
-    """capture and request_admission when the policy requires their confirmation."""
-    tools = [tool for tool in await gated(ctx) if tool in GATED_BY_POLICY]
-    if not tools:
-        ctx.not_applicable(rule, "the target's policy requires no confirmation of these tools")
+    """capture and request_admission when the policy requires their confirmation; each other
+    is not applicable to ``rule``, with why."""
+    offered_tools = await offered(ctx)
+    tools = []
+    for tool in GATED_BY_POLICY:
+        if tool not in offered_tools:
+            ctx.not_applicable(rule, f"{tool}: the target does not offer it")
+        elif not ctx.needs_confirmation(tool):
+            ctx.not_applicable(rule, f"{tool}: the target's policy requires no confirmation")
+        else:
+            tools.append(tool)
     return tools
 
 
 def _stale(ctx: CheckContext, tool: str, sent: dict[str, Any]) -> dict[str, Any]:
-    """An approval of exactly this call, unexpired, but given 45 s ago (beyond the 30 s)."""
-    return ctx.host.confirmation(tool, sent, approved_ms=wall_clock_ms() - 45_000, ttl_ms=120_000)
+    """An approval of exactly this call, unexpired, but given 45 s ago (beyond the 30 s):
+    ``confirmation_cases.stale``."""
+    given = confirmation_cases.whole_second(wall_clock_ms())
+    [case] = confirmation_cases.stale(given).values()
+    return case.applied(ctx.host.confirmation(tool, sent, approved_ms=given))
 
 
 def _other_tool(tool: str) -> str:
@@ -344,7 +349,7 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
     a stale approval answer INVALID_SCHEMA, and a capture whose citation digest is not of the
     digest form an argument error (digest forms come before the gate; that its code is
     INVALID_DIGEST, not INVALID_SCHEMA, is SCHEMA-035's)."""
-    for tool in await gated(ctx):
+    for tool in await _gated_or_said(ctx, "GATE-011"):
         sent = await subject(ctx, tool)
         invalid = {**sent, "idempotency_key": "short"}
         observed = await ctx.call(tool, invalid, confirmation=_stale(ctx, tool, invalid))
@@ -384,7 +389,7 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
 async def gate_failed_writes_nothing(ctx: CheckContext) -> None:
     """After gate_failed, the same call approved runs for the first time: the target was left
     as it was and the key was not reserved."""
-    for tool in await gated(ctx):
+    for tool in await _gated_or_said(ctx, "GATE-012"):
         sent = await subject(ctx, tool)
         refused = await ctx.call(tool, sent, confirmation=_stale(ctx, tool, sent))
         ctx.require(refused.code == GATE_FAILED, f"{tool} with a stale approval fails", refused)

@@ -114,14 +114,17 @@ async def schema_refused_arguments_are_refused(ctx: MemContext) -> None:
     sent = 0
     for tool, kit in valid_calls(project, token, memory).items():
         if tool not in listed:
+            ctx.not_applicable(RULE, f"{tool}: not listed")
             continue
         schema = await ctx.input_schema(tool)
         try:
             valid = published_call(tool, schema, kit)
             validator = Draft202012Validator(schema)
             if not validator.is_valid(valid):
-                continue  # the kit's call is not one this schema takes
-        except (NotPublished, SchemaError):
+                ctx.not_applicable(RULE, f"{tool}: its inputSchema refuses the kit's valid call")
+                continue
+        except (NotPublished, SchemaError) as unusable:
+            ctx.not_applicable(RULE, f"{tool}: no valid call under its inputSchema ({unusable})")
             continue
         for breakage, arguments in broken_calls(schema, valid):
             if validator.is_valid(arguments):
