@@ -58,6 +58,7 @@ def test_the_forms_are_the_issues_list() -> None:
         "in epoch seconds",
         "without milliseconds",
         "with the offset +00:00",
+        "in the zone +02:00",
         "not a string (the Instant in an array)",
     }
     assert {name for name, _ in FORMS.values()} == {"approved_at", "expires_at"}

@@ -21,6 +21,8 @@ from ..host import ABSENT
 
 #: How long the approvals the cases break live (well within the 300 s TTL).
 TTL_MS = 60_000
+#: The offset of the time zone one form of ``time_forms`` is written in.
+TWO_HOURS_MS = 7_200_000
 FIELDS = ("ref", "capability", "target", "operation_digest", "approved_at", "expires_at")
 
 
@@ -112,9 +114,9 @@ def malformed(given_ms: int) -> dict[str, ApprovalCase]:
 def time_forms(given_ms: int, ttl_ms: int = TTL_MS) -> dict[str, tuple[str, Any]]:
     """case -> (the time field, a value of another form than an Instant for the very instant
     that field holds in an approval given at ``given_ms`` for ``ttl_ms``): epoch milliseconds,
-    epoch seconds, an Instant without milliseconds, one with the offset +00:00, and the Instant
-    inside an array (not a string). ``given_ms`` is a whole second, so that every form is
-    exact."""
+    epoch seconds, an Instant without milliseconds, one with the offset +00:00, the local time
+    of the zone +02:00, and the Instant inside an array (not a string). ``given_ms`` is a whole
+    second, so that every form is exact."""
     at = {"approved_at": given_ms, "expires_at": given_ms + ttl_ms}
     forms: dict[str, tuple[str, Any]] = {}
     for name, ms in at.items():
@@ -124,6 +126,7 @@ def time_forms(given_ms: int, ttl_ms: int = TTL_MS) -> dict[str, tuple[str, Any]
             f"{name} in epoch seconds": (name, ms // 1000),
             f"{name} without milliseconds": (name, text[:-5] + "Z"),
             f"{name} with the offset +00:00": (name, text[:-1] + "+00:00"),
+            f"{name} in the zone +02:00": (name, instant(ms + TWO_HOURS_MS)[:-1] + "+02:00"),
             f"{name} not a string (the Instant in an array)": (name, [text]),
         }
     return forms

@@ -89,6 +89,8 @@ class TakesConfirmedArgumentAsApproval(WiringMutant):
         )
 
 
+#: An Instant's form with an offset for Z (``TimesInAnyZoneAccepted``).
+_ZONED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d")
 #: The one form of a confirmation time (DESIGN: "Confirmation times are Instants").
 _INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
@@ -150,6 +152,16 @@ class TimesWithAnOffsetAccepted(ReadsConfirmationTimesAlso):
     def read_time(self, value: Any) -> int:
         if isinstance(value, str) and value.endswith("+00:00"):
             return _instant(value.removesuffix("+00:00") + "Z")
+        return _instant(value)
+
+
+class TimesInAnyZoneAccepted(ReadsConfirmationTimesAlso):
+    """Takes an Instant written in any time zone (``…T14:00:00.000+02:00``), and no other form
+    (not an offset without milliseconds, nor a date alone)."""
+
+    def read_time(self, value: Any) -> int:
+        if isinstance(value, str) and _ZONED.fullmatch(value):
+            return int(datetime.fromisoformat(value).timestamp() * 1000)
         return _instant(value)
 
 
@@ -489,6 +501,7 @@ MUTANTS: list[tuple[type, Caught]] = [
     (LenientConfirmationTimes, Caught(("GATE-006",))),
     (TimesWithoutMillisecondsAccepted, Caught(("GATE-006",))),
     (TimesWithAnOffsetAccepted, Caught(("GATE-006",))),
+    (TimesInAnyZoneAccepted, Caught(("GATE-006",))),
     (TimesInEpochMillisecondsAccepted, Caught(("GATE-006",))),
     (TimesInEpochSecondsAccepted, Caught(("GATE-006",))),
     (TimeInAnArrayAccepted, Caught(("GATE-006",))),
