@@ -4,11 +4,11 @@ from the valid call it was made from. The parts a case changes besides (an expir
 ``iat`` back too, to keep its lifetime) stay in the restored call, so that the reference's
 acceptance also shows they break nothing.
 
-Covered here: the signed contexts (``context_cases``: HOST-003, HOST-004, HOST-005, HOST-010,
-HOST-023) on every tool, and the approvals (``confirmation_cases``: GATE-003 to GATE-006) on
-every tool that may be gated. The labelled argument examples are
-``tests/spec/test_examples_break_one_thing.py``'s, the argument faults and extra arguments
-``test_argument_faults.py``'s, the mem contract's broken calls
+Covered here: the signed contexts (``context_cases``: HOST-003, HOST-004, HOST-005, HOST-008 and
+HOST-011, HOST-010, HOST-023) on every tool, the other purposes (HOST-006), and the approvals
+(``confirmation_cases``: GATE-003 to GATE-006) on every tool that may be gated. The labelled
+argument examples are ``tests/spec/test_examples_break_one_thing.py``'s, the argument faults and
+extra arguments ``test_argument_faults.py``'s, the mem contract's broken calls
 ``tests/conformance/mem/test_broken_calls.py``'s. ``NOT_BUILT`` lists the negative cases none of
 them builds, each with why.
 """
@@ -24,7 +24,11 @@ from engram_conformance.conformance.engram_memory.checks import confirmation_cas
 from engram_conformance.conformance.engram_memory.checks.argument_examples import base
 from engram_conformance.conformance.engram_memory.host import ABSENT, Host, Identity
 from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
-from engram_conformance.reference_impl.engram_memory.binding import ContextUnavailable, HostBinding
+from engram_conformance.reference_impl.engram_memory.binding import (
+    ContextUnavailable,
+    HostBinding,
+    ProtocolRefusal,
+)
 from engram_conformance.reference_impl.engram_memory.gate import holds
 from engram_conformance.spec.engram_memory import load
 
@@ -38,15 +42,25 @@ REQUIRED = SPEC.schema(SPEC.contract["binding_schema"])["required"]
 TOOLS = list(SPEC.tools)
 GIVEN_MS = confirmation_cases.whole_second(NOW_MS)
 
-#: Negative cases of the engram-memory checks that no valid call can be put back into here,
-#: by the rules they serve, each with why.
+#: The negative cases of the engram-memory checks that are not built here, by the rules they
+#: serve, each with why.
 NOT_BUILT = {
+    ("HOST-001",): "the case is a call without any context: there is no part of a context to "
+    "put back; its check first has the same call answered with one",
     ("HOST-002", "HOST-010"): "a forged token carries the valid claims: what it breaks is the "
     "token (signature, alg, typ), not a claim to put back",
-    ("IDEM-005", "SCOPE-001", "LIFE-003", "PAGE-004", "RET-002", "SEARCH-010"): "a key "
-    "used before, another scope's target, a cursor after a change: what these break is the "
-    "server's state, which their checks build by calls, each beside its control call on that "
-    "same state",
+    ("HOST-007",): "a tool that does not exist has no valid call",
+    ("HOST-015",): "a deadline passed is refused by the service, after the binding; its check "
+    "then sends the same call with a deadline ahead",
+    ("HOST-016", "GATE-011", "SCHEMA-011", "RET-005"): "these break two things on purpose: "
+    "they judge which refusal the order of checks makes first",
+    ("GATE-001", "GATE-007", "GATE-010", "GATE-012", "GATE-013"): "no approval at all, or "
+    "an approval of the kinds tested here (stale: GATE-005's; another target: GATE-003's), "
+    "sent on a live target whose control, the same call approved, the check makes",
+    ("IDEM-005", "SCOPE-001", "LIFE-003", "PAGE-004", "RET-002", "SEARCH-010", "PRIV-006"): "a "
+    "key used before, another scope's target, a cursor after a change, a host policy, a "
+    "credential judged at admission: what these break is the server's state or its host's "
+    "policy, which their checks build by calls, each beside its control call on that state",
 }
 
 
@@ -88,7 +102,7 @@ def _context_accepted(tool: str) -> Callable[[dict[str, Any]], bool]:
     def accepts(claims: dict[str, Any]) -> bool:
         try:
             BINDING.admit_call(tool, _call(tool), {BINDING.meta_key: SIGNER.sign(claims)})
-        except ContextUnavailable:
+        except ProtocolRefusal:  # -32603, or -32602 for a tool the context does not enable
             return False
         return True
 
@@ -103,6 +117,7 @@ def _context_cases() -> list[tuple[str, str, context_cases.ClaimCase]]:
             **{f"HOST-003 {n}": c for n, c in context_cases.untimely(NOW_S).items()},
             **{f"HOST-004 {n}": c for n, c in context_cases.missing(REQUIRED).items()},
             **{f"HOST-005 {n}": c for n, c in context_cases.another_tool(tool, TOOLS).items()},
+            **{f"HOST-011 {n}": c for n, c in context_cases.disabled(tool, TOOLS).items()},
             **{f"HOST-023 {n}": c for n, c in context_cases.malformed(bound, tool, NOW_MS).items()},
         }
         cases += [(tool, name, case) for name, case in built.items()]
@@ -213,6 +228,6 @@ def test_the_cases_cover_every_gated_tool_and_context_rule() -> None:
         "engram_memory_forget",
     }
     rules = {name.split(" ", 1)[0] for _, name, _ in CONTEXT_CASES + APPROVAL_CASES}
-    assert rules == {f"HOST-00{n}" for n in (3, 4, 5)} | {"HOST-023"} | {
+    assert rules == {f"HOST-00{n}" for n in (3, 4, 5)} | {"HOST-011", "HOST-023"} | {
         f"GATE-00{n}" for n in (3, 4, 5, 6)
     }

@@ -1,5 +1,6 @@
 """The signed contexts the host-binding checks send for a server to refuse (HOST-003, HOST-004,
-HOST-005, HOST-010, HOST-023): each is the valid claims of a call with one claim broken.
+HOST-005, HOST-008, HOST-010, HOST-011, HOST-023): each is the valid claims of a call with one
+claim broken.
 
 A case names the claim it breaks and the claims it changes: a context that expired, say, also
 moves ``iat`` back so that its lifetime stays within 300 s, and only ``exp`` is broken. Built
@@ -70,6 +71,17 @@ def another_tool(tool: str, tools: list[str]) -> dict[str, ClaimCase]:
     """A context naming the next tool of ``tools`` instead of ``tool``."""
     other = tools[(tools.index(tool) + 1) % len(tools)]
     return {f"a context naming {other}": ClaimCase("tool", {"tool": other})}
+
+
+def disabled(tool: str, tools: list[str]) -> dict[str, ClaimCase]:
+    """tools claims that leave ``tool`` out (HOST-008, HOST-011): none enabled, the others of
+    ``tools``, its neighbour in ``tools`` alone."""
+    others = [name for name in tools if name != tool]
+    neighbour = tools[(tools.index(tool) + 1) % len(tools)]
+    cases = {"the tools claim []": [], f"the tools claim {others}": others}
+    if neighbour != tool:
+        cases[f"the tools claim {[neighbour]}"] = [neighbour]
+    return {case: ClaimCase("tools", {"tools": enabled}) for case, enabled in cases.items()}
 
 
 def malformed(bound: Mapping[str, Any], tool: str, now_ms: int) -> dict[str, ClaimCase]:
