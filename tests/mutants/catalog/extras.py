@@ -1,9 +1,9 @@
 """Services that each ignore one argument a tool must refuse (issue 29): a mutant per extra
 argument the checks send, one that selects maintenance (HOST-013), names what only the host binds
-(HOST-014) or passes for an approval (GATE-009). Each drops its one argument before the
-reference sees the call, as a server with an input schema open to that name does, and is caught
-by the rules that send it, with failures about that argument alone where the rule's failures
-name it.
+(HOST-014) or passes for an approval (GATE-009), and a trust class in a capture's payload
+(HOST-017). Each drops its one argument before the reference sees the call, as a server with an
+input schema open to that name does, and is caught by the rules that send it, with failures
+about that argument alone where the rule's failures name it.
 """
 
 from __future__ import annotations
@@ -56,6 +56,18 @@ def _caught(name: str) -> Caught:
     return Caught(rules, about=about)
 
 
+class TrustInPayloadIgnored(ServiceProxy):
+    """Ignores a trust class a capture's payload carries (the host assigns it anyway)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        payload = arguments.get("payload") if isinstance(arguments, dict) else None
+        if isinstance(payload, dict) and "trust" in payload:
+            kept = {key: value for key, value in payload.items() if key != "trust"}
+            arguments = {**arguments, "payload": kept}
+        return super().call(tool, arguments, context)
+
+
 MUTANTS: list[tuple[type, Caught]] = [
-    (_ignoring(name), _caught(name)) for name in sorted(set().union(*EXTRAS.values()))
+    *((_ignoring(name), _caught(name)) for name in sorted(set().union(*EXTRAS.values()))),
+    (TrustInPayloadIgnored, Caught(("HOST-017",))),
 ]
