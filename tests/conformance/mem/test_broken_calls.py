@@ -4,9 +4,13 @@ id or of an id no memory has (``errors.WITHOUT_ID``). Each differs from a valid 
 (``refusals.valid_calls``, under the names the reference publishes) in one argument; the
 reference refuses it, and accepts it once that argument is put back.
 
-The other mem checks' refusals are not cases of a condition: ERR-001's and ERR-003's calls
-provoke any failure and judge only its form (an ``isError`` result), whatever made the server
-refuse; the rest of the mem checks send calls a server must take and judge what it did.
+Not built here: ERR-001's and ERR-003's calls are no cases of a condition (they provoke any
+failure and judge only its form, an ``isError`` result, whatever made the server refuse); the
+refusals of JUDGE-002 (one id, an id no memory has), JUDGE-005 (an unknown judgment_id, a
+relation that is none), PASS-003 (an empty content, none) and DEL (a delete of an unknown or
+soft-deleted id) each change one argument of a call their check makes valid on the server's
+state, beside that control: the state is built by calls. The rest of the mem checks send calls
+a server must take and judge what it did.
 """
 
 from __future__ import annotations
