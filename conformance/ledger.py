@@ -153,7 +153,11 @@ class Ledger:
         if entry is not None and entry.unchecked and not (entry.failures or entry.errors):
             checked = f" ({entry.passed} other part(s) passed)" if entry.passed else ""
             return Verdict(reports.Verdict.NOT_APPLICABLE, f"{entry.unchecked[0]}{checked}")
-        if entry is not None and entry.not_applicable and not (entry.passed or entry.failures):
+        if (
+            entry is not None
+            and entry.not_applicable
+            and not (entry.passed or entry.failures or entry.errors)
+        ):
             return Verdict(reports.Verdict.NOT_APPLICABLE, entry.not_applicable[0])
         if entry is None or not (entry.passed or entry.failures or entry.errors):
             return Verdict(reports.Verdict.ERROR, "not testable here: no check evaluated this rule")

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.engram_memory.checks.gate import confirmation_time_forms
+from engram_conformance.conformance.engram_memory.checks.confirmation_cases import time_forms
 from engram_conformance.reference_impl.engram_memory.context import Confirmation
 from engram_conformance.reference_impl.engram_memory.gate import holds
 from engram_conformance.spec.engram_memory import instant, instant_ms, load, operation_digest
@@ -18,7 +18,7 @@ VALIDATOR = SPEC.binding_validator()
 TOOL = "engram_memory_withdraw"
 ARGUMENTS = {"candidate_id": "cand_a", "idempotency_key": "key-0123456789abcdef"}
 GIVEN_MS = 1_780_000_000_000  # a whole second
-FORMS = confirmation_time_forms(GIVEN_MS)
+FORMS = time_forms(GIVEN_MS)
 APPROVAL = {
     "ref": "approval-1",
     "capability": TOOL,
@@ -58,6 +58,7 @@ def test_the_forms_are_the_issues_list() -> None:
         "in epoch seconds",
         "without milliseconds",
         "with the offset +00:00",
+        "in the zone +02:00",
         "not a string (the Instant in an array)",
     }
     assert {name for name, _ in FORMS.values()} == {"approved_at", "expires_at"}

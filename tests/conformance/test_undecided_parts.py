@@ -35,6 +35,16 @@ def test_a_failure_or_error_elsewhere_outweighs_an_undecided_part(other: str) ->
     assert ledger.verdict(RULE).verdict == ("fail" if other == "failure" else "error")
 
 
+def test_a_tool_not_applicable_never_hides_an_error_on_another() -> None:
+    """A rule that speaks of a class of tools says per tool which are not applicable; an error
+    on a tool it did test is still the rule's verdict."""
+    ledger = Ledger()
+    ledger.inapplicable(RULE.id, "one_check", "mem_judge: not listed")
+    assert ledger.verdict(RULE).verdict == "not_applicable"
+    ledger.errored(RULE.id, "one_check", "the check could not go on")
+    assert ledger.verdict(RULE).verdict == "error"
+
+
 def test_undecided_names_the_rules_it_leaves() -> None:
     raised = Undecided("no project argument", ("SAVE-001",))
     assert (str(raised), raised.rules) == ("no project argument", ("SAVE-001",))

@@ -117,7 +117,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         seconds=time.monotonic() - config.stash[STARTED],
     )
     path = Path(config.invocation_params.dir, config.getoption("mutation_score"))
-    path.write_text(render_page(chosen, meta), encoding="utf-8")
+    references = [record for record in records.values() if record not in chosen]
+    path.write_text(render_page(chosen, meta, references), encoding="utf-8")
     config.stash[WRITTEN] = path
 
 

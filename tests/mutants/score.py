@@ -58,6 +58,9 @@ class Run:
     undecided: list[str]
     #: the contract whose rules the run decided
     contract: str = contracts.DEFAULT
+    #: a run with no mutant planted (the reference's): rule -> the expectations its checks
+    #: judged, each case of a check one
+    cases: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -120,6 +123,10 @@ class Recording:
             # not named when a mutant of the reference's own kinds is.
             mutants = [cls for cls in built if issubclass(cls, MUTANT_BASES)] or built
             verdicts = {rule: v.verdict for rule, v in result.verdicts.items()}
+            judged = {
+                rule: entry.passed + len(entry.failures)
+                for rule, entry in result.ledger.evidence.items()
+            }
             self.record.runs.append(
                 Run(
                     mutants=[cls.__name__ for cls in mutants],
@@ -129,6 +136,7 @@ class Recording:
                     broken={r: v for r, v in verdicts.items() if v in BROKEN},
                     undecided=sorted(r for r, v in verdicts.items() if v == "error"),
                     contract=result.contract,
+                    cases={} if mutants else judged,
                 )
             )
             return result
@@ -212,8 +220,10 @@ def _tally(records: list[Record]) -> str:
     return f"{sum(r.killed for r in records)}/{len(records)}"
 
 
-def render(records: list[Record], meta: Meta) -> str:
-    """The page: how it was made, the score (overall and per family) and the kill matrix."""
+def render(records: list[Record], meta: Meta, references: Iterable[Record] = ()) -> str:
+    """The page: how it was made, the score (overall and per family), the cases and mutants of
+    each rule (the cases counted in the ``references``' runs, which plant no mutant) and the
+    kill matrix."""
     killed = sum(record.killed for record in records)
     seeds = sorted({run.seed for record in records for run in record.runs})
     lines = [
@@ -249,7 +259,8 @@ def render(records: list[Record], meta: Meta) -> str:
             f"| {family} | {len(members)} | {sum(r.killed for r in members)} | {quick} | "
             f"{full} | {sum(r.seconds for r in members):.1f} |"
         )
-    lines += ["", *_unbroken(records), "", "## Kill matrix", ""]
+    lines += ["", *_unbroken(records), "", *_per_rule(records, references), "", "## Kill matrix"]
+    lines += [""]
     lines += [
         "| # | Mutant (test) | Breaks | Asserted broken | Broken in the run | Profile | "
         "Time (s) | Killed |",
@@ -287,6 +298,40 @@ def _unbroken(records: list[Record]) -> list[str]:
             f"- {name}: killed mutants break {len(testable) - len(left)} of the {len(testable)} "
             f"testable rules; no mutant breaks {_rules(left)}."
         )
+    return lines
+
+
+def _per_rule(records: list[Record], references: Iterable[Record]) -> list[str]:
+    """A row per testable rule of each contract: the cases its checks judged in the reference
+    runs of the tests (the most one run judged; ``-`` when no such run selected it) and the
+    killed mutants asserted to break it."""
+    cases: dict[tuple[str, str], int] = {}
+    for run in (run for record in references for run in record.runs if not run.mutants):
+        for rule, count in run.cases.items():
+            cases[run.contract, rule] = max(count, cases.get((run.contract, rule), 0))
+    mutants: dict[tuple[str, str], int] = {}
+    for record in records:
+        if record.killed:
+            for key in {(run.contract, rule) for run in record.runs for rule in record.asserted}:
+                mutants[key] = mutants.get(key, 0) + 1
+    lines = [
+        "## Cases and mutants per rule",
+        "",
+        "Cases: the expectations a rule's checks judged (each case of a check one) in the "
+        "reference runs of these tests, the most one run judged (`-`: no such run selected the "
+        "rule). Mutants: the killed mutants asserted to break the rule.",
+        "",
+        "| Contract | Rule | Cases | Mutants |",
+        "|---|---|---:|---:|",
+    ]
+    for name in contracts.names():
+        for rule in contracts.contract(name).load_spec().rules.values():
+            if rule.testable:
+                judged = cases.get((name, rule.id))
+                lines.append(
+                    f"| {name} | {rule.id} | {'-' if judged is None else judged} | "
+                    f"{mutants.get((name, rule.id), 0)} |"
+                )
     return lines
 
 

@@ -109,3 +109,19 @@ def test_mutant_tests_are_told_by_their_names() -> None:
     assert is_mutant_test("tests/mutants/test_a_mutants.py::test_x_is_caught[A_caught-B]")
     assert is_mutant_test("tests/mutants/test_a_mutants.py::test_keys_are_caught_over_clients")
     assert not is_mutant_test("tests/mutants/test_a_mutants.py::test_reference_passes[x_caught]")
+
+
+def test_each_rule_shows_its_cases_on_the_reference_and_its_killed_mutants() -> None:
+    killed = _record(
+        "tests/mutants/test_a_mutants.py::test_x_is_caught[A]",
+        {"ENV-006"},
+        {"ENV-006": "warn"},
+        "passed",
+    )
+    reference = Record("tests/mutants/test_a_mutants.py::test_reference", "reference", "")
+    for cases in ({"ENV-006": 4, "ENV-001": 2}, {"ENV-006": 7}):
+        reference.runs.append(Run([], "", "quick", 1, {}, [], cases=cases))
+    lines = render([killed], Meta("pytest", "today", 1.0), [reference]).splitlines()
+    assert "| engram-memory | ENV-006 | 7 | 1 |" in lines  # the most one reference run judged
+    assert "| engram-memory | ENV-001 | 2 | 0 |" in lines
+    assert "| engram-memory | ENV-002 | - | 0 |" in lines

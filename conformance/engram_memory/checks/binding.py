@@ -28,7 +28,9 @@ from typing import Any
 
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
 
+from ..host import Identity
 from ..signed_meta import ContextSigner
+from . import context_cases
 from .calls import (
     CONTEXT_UNAVAILABLE,
     NOT_A_TOOL,
@@ -118,8 +120,9 @@ async def _judge_contexts(
                 expect_code(ctx, rule, observed, wanted, f"{tool}, {case}")
 
 
-def _without(bound: dict[str, Any], claim: str) -> dict[str, Any]:
-    return {name: value for name, value in bound.items() if name != claim}
+def _refused(bound: dict[str, Any], cases: Mapping[str, context_cases.ClaimCase]) -> Cases:
+    """Each case's claims, to be refused with -32603."""
+    return {name: (case.applied(bound), None, CONTEXT_UNAVAILABLE) for name, case in cases.items()}
 
 
 def _b64(data: bytes) -> str:
@@ -182,17 +185,14 @@ async def context_times_are_checked(ctx: CheckContext) -> None:
     ``iat`` and a 300 s lifetime are accepted (with margins for the two clocks)."""
 
     def cases(tool: str, sent: dict[str, Any]) -> Cases:
-        now_s = wall_clock_ms() // 1000
-        times = {
-            "expired 10 s ago": (now_s - 70, now_s - 10, CONTEXT_UNAVAILABLE),
-            "exp - iat 301 s": (now_s, now_s + 301, CONTEXT_UNAVAILABLE),
-            "iat 20 s in the future": (now_s + 20, now_s + 80, CONTEXT_UNAVAILABLE),
-            "exp - iat 300 s": (now_s, now_s + 300, LIKE_CONTROL),
-            "iat 3 s in the future": (now_s + 3, now_s + 63, LIKE_CONTROL),
-        }
+        bound, now_s = claims(ctx, tool, sent), wall_clock_ms() // 1000
+        refused = _refused(bound, context_cases.untimely(now_s))
         return {
-            case: (claims(ctx, tool, sent, iat=iat, exp=exp), None, wanted)
-            for case, (iat, exp, wanted) in times.items()
+            **refused,
+            **{
+                case: ({**bound, **times}, None, LIKE_CONTROL)
+                for case, times in context_cases.timely(now_s).items()
+            },
         }
 
     await _judge_contexts(ctx, "HOST-003", cases)
@@ -207,15 +207,12 @@ async def context_claims_are_required_or_optional(ctx: CheckContext) -> None:
 
     def cases(tool: str, sent: dict[str, Any]) -> Cases:
         bound = claims(ctx, tool, sent)
-        found: dict[str, tuple[dict[str, Any], str | None, Any]] = {
-            f"no {claim} claim": (_without(bound, claim), None, CONTEXT_UNAVAILABLE)
-            for claim in required
-        }
+        found = _refused(bound, context_cases.missing(required))
         optional = ["deadline", "cancellation_ref", "tools"]
         if not ctx.needs_confirmation(tool):
             optional.append("confirmation")
         for claim in optional:
-            found[f"{claim} null"] = (claims(ctx, tool, sent, **{claim: None}), None, LIKE_CONTROL)
+            found[f"{claim} null"] = ({**bound, claim: None}, None, LIKE_CONTROL)
         return found
 
     await _judge_contexts(ctx, "HOST-004", cases)
@@ -224,56 +221,21 @@ async def context_claims_are_required_or_optional(ctx: CheckContext) -> None:
 @check(rules=("HOST-005",), binding=SIGNED_META)
 async def context_for_another_tool_is_refused(ctx: CheckContext) -> None:
     def cases(tool: str, sent: dict[str, Any]) -> Cases:
-        six = list(ctx.spec.tools)
-        other = six[(six.index(tool) + 1) % len(six)]
-        bound = {**claims(ctx, tool, sent), "tool": other}
-        return {f"a context naming {other}": (bound, None, CONTEXT_UNAVAILABLE)}
+        bound = claims(ctx, tool, sent)
+        return _refused(bound, context_cases.another_tool(tool, list(ctx.spec.tools)))
 
     await _judge_contexts(ctx, "HOST-005", cases)
 
 
-#: The required claims that are strings (``tool``, compared with the tool called, is HOST-005's).
-STRING_CLAIMS = (
-    "tenant",
-    "workspace",
-    "principal",
-    "agent_id",
-    "session",
-    "purpose_ref",
-    "audit_id",
-)
-
-
 @check(rules=("HOST-023",), binding=SIGNED_META)
 async def context_claims_of_the_wrong_form_are_refused(ctx: CheckContext) -> None:
-    """A signed context whose claim has the wrong type or form is refused with -32603: iat or
-    exp not an integer, a deadline (60 s ahead) that is not an Instant, a tools claim that is
-    not a list of tool names (each form still names the tool called, so that it is not merely
-    disabled), a required string claim empty or not a string, a cancellation_ref that is not a
-    string. A malformed confirmation is not tried: it answers gate_failed (GATE-006)."""
+    """A signed context whose claim has the wrong type or form is refused with -32603
+    (``context_cases.malformed``). A malformed confirmation is not tried: it answers
+    gate_failed (GATE-006)."""
 
     def cases(tool: str, sent: dict[str, Any]) -> Cases:
         bound = claims(ctx, tool, sent)
-        ahead = wall_clock_ms() + 60_000
-        forms: dict[str, dict[str, Any]] = {
-            "iat a string": {"iat": str(bound["iat"])},
-            "iat with a fraction": {"iat": bound["iat"] + 0.5},
-            "exp a string": {"exp": str(bound["exp"])},
-            "exp with a fraction": {"exp": bound["exp"] + 0.5},
-            "deadline without milliseconds": {"deadline": instant(ahead)[:-5] + "Z"},
-            "deadline in epoch milliseconds": {"deadline": ahead},
-            "deadline not a time": {"deadline": "in a minute"},
-            "tools a string naming the tool": {"tools": tool},
-            "tools with a number besides the tool": {"tools": [tool, 42]},
-            "tools with a name of no tool's form besides the tool": {"tools": [tool, "search"]},
-            "cancellation_ref a number": {"cancellation_ref": 42},
-            **{f"{claim} empty": {claim: ""} for claim in STRING_CLAIMS},
-            **{f"{claim} a number": {claim: 42} for claim in STRING_CLAIMS},
-        }
-        return {
-            case: ({**bound, **changed}, None, CONTEXT_UNAVAILABLE)
-            for case, changed in forms.items()
-        }
+        return _refused(bound, context_cases.malformed(bound, tool, wall_clock_ms()))
 
     await _judge_contexts(ctx, "HOST-023", cases)
 
@@ -290,7 +252,7 @@ async def purpose_other_than_the_bound_one_is_refused(ctx: CheckContext) -> None
         control = await ctx.call_approved(tool, sent)
         what = f"{tool} with the bound purpose (the control)"
         ctx.require_accepted(control, what, control.outcome == "result")
-        for purpose in ("purpose:another", bound_purpose.upper(), bound_purpose + " "):
+        for purpose in context_cases.other_purposes(bound_purpose):
             observed = await ctx.call_approved(tool, with_purpose(ctx, tool, sent, purpose))
             expect_code(
                 ctx,
@@ -320,18 +282,14 @@ async def tools_list_with_an_untrusted_context_is_refused(ctx: CheckContext) -> 
     sign = ctx.host.signer.sign
     control, _ = await ctx.session.list_tools({ctx.host.signer.meta_key: sign(bound)})
     ctx.require(control.outcome == "result", "tools/list with a valid context answers", control)
-    now_s = wall_clock_ms() // 1000
     required = ctx.spec.schema(ctx.spec.contract["binding_schema"])["required"]
+    broken = {
+        **context_cases.untimely(wall_clock_ms() // 1000),
+        **context_cases.missing(claim for claim in required if claim != "tool"),
+    }
     untrusted = {
         **_forgeries(ctx, bound),
-        "an expired context": sign({**bound, "iat": now_s - 70, "exp": now_s - 10}),
-        "a context with exp - iat 301 s": sign({**bound, "iat": now_s, "exp": now_s + 301}),
-        "a context issued 20 s ahead": sign({**bound, "iat": now_s + 20, "exp": now_s + 80}),
-        **{
-            f"a context without its {claim} claim": sign(_without(bound, claim))
-            for claim in required
-            if claim != "tool"
-        },
+        **{f"a context: {case}": sign(claim.applied(bound)) for case, claim in broken.items()},
     }
     for case, token in untrusted.items():
         observed, _ = await ctx.session.list_tools({ctx.host.signer.meta_key: token})
@@ -399,11 +357,11 @@ async def _expect_extra_arguments_refused(
                 sent = await subject(ctx, tool)
 
 
-@check(rules=("HOST-014",))
-async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
-    other = ctx.new_identity("elsewhere")
-    past = instant(wall_clock_ms() - 60_000)
-    host_owned = {
+def host_owned(other: Identity, past: str) -> dict[str, Any]:
+    """Arguments naming what only the host binds (seed section 0): ``other``'s scope and
+    principal, an agent, session, credential, audit id, a ``past`` deadline, a cancellation, a
+    confirmation and an elicitation reference."""
+    return {
         "tenant": other.tenant,
         "workspace": other.workspace,
         "scope": {"tenantId": other.tenant, "workspaceId": other.workspace},
@@ -417,7 +375,14 @@ async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
         "confirmation": {"ref": "approval-from-arguments", "approved_at": past},
         "elicitationRef": "elicitation-from-arguments",
     }
-    await _expect_extra_arguments_refused(ctx, "HOST-014", host_owned)
+
+
+@check(rules=("HOST-014",))
+async def host_owned_values_are_never_arguments(ctx: CheckContext) -> None:
+    past = instant(wall_clock_ms() - 60_000)
+    await _expect_extra_arguments_refused(
+        ctx, "HOST-014", host_owned(ctx.new_identity("elsewhere"), past)
+    )
 
 
 @check(rules=("HOST-017",), tools=(CAPTURE,))

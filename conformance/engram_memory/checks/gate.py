@@ -16,13 +16,14 @@ signed-meta binding.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from engram_conformance.spec.engram_memory import instant, operation_digest, wall_clock_ms
+from engram_conformance.spec.engram_memory import wall_clock_ms
 from engram_conformance.strategies.engram_memory.answers import is_replay_of
 
 from ..host import ABSENT
+from . import confirmation_cases
 from .calls import (
     CONTEXT_UNAVAILABLE,
     SIGNED_META,
@@ -32,6 +33,7 @@ from .calls import (
     offered,
     subject,
 )
+from .confirmation_cases import ApprovalCase
 from .context import ADMIT, CAPTURE, FORGET, WITHDRAW, CheckContext
 from .registry import check
 
@@ -49,25 +51,30 @@ CONFIRMATION_LIKE = {
     "elicitationRef": "elicitation-from-arguments",
 }
 
-Breaks = Callable[[str, dict[str, Any], int], dict[str, Any]]
-
-
-async def gated(ctx: CheckContext) -> list[str]:
-    """The offered tools whose calls need a confirmation (by the spec, or the target's policy)."""
-    return [tool for tool in await offered(ctx) if ctx.needs_confirmation(tool)]
+Breaks = Callable[[str, dict[str, Any], int], Mapping[str, ApprovalCase]]
 
 
 async def _required_by_policy(ctx: CheckContext, rule: str) -> list[str]:
-    """capture and request_admission when the policy requires their confirmation."""
-    tools = [tool for tool in await gated(ctx) if tool in GATED_BY_POLICY]
-    if not tools:
-        ctx.not_applicable(rule, "the target's policy requires no confirmation of these tools")
+    """capture and request_admission when the policy requires their confirmation; each other
+    is not applicable to ``rule``, with why."""
+    offered_tools = await offered(ctx)
+    tools = []
+    for tool in GATED_BY_POLICY:
+        if tool not in offered_tools:
+            ctx.not_applicable(rule, f"{tool}: the target does not offer it")
+        elif not ctx.needs_confirmation(tool):
+            ctx.not_applicable(rule, f"{tool}: the target's policy requires no confirmation")
+        else:
+            tools.append(tool)
     return tools
 
 
 def _stale(ctx: CheckContext, tool: str, sent: dict[str, Any]) -> dict[str, Any]:
-    """An approval of exactly this call, unexpired, but given 45 s ago (beyond the 30 s)."""
-    return ctx.host.confirmation(tool, sent, approved_ms=wall_clock_ms() - 45_000, ttl_ms=120_000)
+    """An approval of exactly this call, unexpired, but given 45 s ago (beyond the 30 s):
+    ``confirmation_cases.stale``."""
+    given = confirmation_cases.whole_second(wall_clock_ms())
+    [case] = confirmation_cases.stale(given).values()
+    return case.applied(ctx.host.confirmation(tool, sent, approved_ms=given))
 
 
 def _other_tool(tool: str) -> str:
@@ -80,14 +87,18 @@ async def _judge_gate(
     breaks: Breaks,
     holding: Callable[[int], dict[str, Any]] | None = None,
 ) -> None:
-    """For each gated tool, with a live target: each broken approval answers gate_failed; then
-    an approval that holds lets the call proceed. ``holding`` (approval overrides, given now)
+    """For each gated tool, with a live target: each case (``breaks``: the call, the time its
+    approvals are given) applied to an approval of the call answers gate_failed; then an
+    approval that holds lets the call proceed. ``holding`` (approval overrides, given now)
     makes that last call an expectation of ``rule``; without it, a plain approval is the
-    check's precondition."""
-    for tool in await gated(ctx):
+    check's precondition. A tool of the gated ones that the target does not offer, or whose
+    confirmation its policy does not require, is not applicable, said per tool."""
+    for tool in await _gated_or_said(ctx, rule):
         sent = await subject(ctx, tool)
-        for case, confirmation in breaks(tool, sent, wall_clock_ms()).items():
-            observed = await ctx.call(tool, sent, confirmation=confirmation)
+        given = confirmation_cases.whole_second(wall_clock_ms())
+        for case, broken in breaks(tool, sent, given).items():
+            approval = broken.applied(ctx.host.confirmation(tool, sent, approved_ms=given))
+            observed = await ctx.call(tool, sent, confirmation=approval)
             expect_code(ctx, rule, observed, GATE_FAILED, f"{tool} with {case}")
         approval = holding(wall_clock_ms()) if holding else {}
         proceeds = await ctx.confirmed(tool, sent, **approval)
@@ -96,6 +107,18 @@ async def _judge_gate(
             ctx.expect(rule, proceeds.ok, expected=what, observed=proceeds)
         else:
             ctx.require(proceeds.ok, what, proceeds)
+
+
+async def _gated_or_said(ctx: CheckContext, rule: str) -> list[str]:
+    """The gated tools the target offers; each other tool that may be gated is not applicable
+    to ``rule``, with why."""
+    tools = await offered(ctx)
+    for tool in (*ALWAYS_GATED, *GATED_BY_POLICY):
+        if tool not in tools:
+            ctx.not_applicable(rule, f"{tool}: the target does not offer it")
+        elif not ctx.needs_confirmation(tool):
+            ctx.not_applicable(rule, f"{tool}: the target's policy requires no confirmation")
+    return [tool for tool in tools if ctx.needs_confirmation(tool)]
 
 
 # GATE-001, GATE-002, GATE-010: withdraw and forget ----------------------------------------------
@@ -179,95 +202,39 @@ async def confirmation_of_another_call_fails_the_gate(ctx: CheckContext) -> None
     that its approval names the idempotency_key is GATE-013's (profile), so here a capture is
     approved for another call only through the capability and the digest."""
 
-    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
-        other, approve = _other_tool(tool), ctx.host.confirmation
-        changed = [("idempotency_key", ctx.key("other"))]
-        if "reason_ref" in sent:
-            changed.append(("reason_ref", "reason:another"))
-        targets = {}
-        if tool != CAPTURE:
-            target = sent[ctx.spec.tools[tool].target]
-            targets["another target"] = approve(tool, sent, target=f"{target}-other")
-        return {
-            f"capability {other}": approve(tool, sent, capability=other),
-            **targets,
-            f"the operation digest of this call made to {other}": approve(
-                tool, sent, operation_digest=operation_digest(other, sent)
-            ),
-            **{
-                f"the operation digest of another {name}": approve(
-                    tool, sent, operation_digest=operation_digest(tool, {**sent, name: value})
-                )
-                for name, value in changed
-            },
-        }
+    def breaks(tool: str, sent: dict[str, Any], given_ms: int) -> dict[str, ApprovalCase]:
+        target = None if tool == CAPTURE else ctx.spec.tools[tool].target
+        return confirmation_cases.another_call(
+            tool, sent, _other_tool(tool), ctx.key("other"), target
+        )
 
     await _judge_gate(ctx, "GATE-003", breaks)
 
 
 @check(rules=("GATE-004",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def confirmation_over_its_ttl_or_expired_fails_the_gate(ctx: CheckContext) -> None:
-    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
-        approve = ctx.host.confirmation
-        return {
-            "a TTL of 300.001 s": approve(tool, sent, ttl_ms=300_001),
-            "an approval expired 10 s ago": approve(
-                tool, sent, approved_ms=now_ms - 20_000, ttl_ms=10_000
-            ),
-        }
-
-    await _judge_gate(ctx, "GATE-004", breaks)
+    await _judge_gate(
+        ctx, "GATE-004", lambda tool, sent, given: confirmation_cases.out_of_time(given)
+    )
 
 
 @check(rules=("GATE-005",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def call_more_than_30_s_after_approval_fails_the_gate(ctx: CheckContext) -> None:
-    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
-        return {"an unexpired approval given 45 s ago": _stale(ctx, tool, sent)}
-
-    await _judge_gate(ctx, "GATE-005", breaks)
+    await _judge_gate(ctx, "GATE-005", lambda tool, sent, given: confirmation_cases.stale(given))
 
 
 @check(rules=("GATE-006",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
 async def malformed_or_future_confirmation_fails_the_gate(ctx: CheckContext) -> None:
-    """Missing fields, times that are not Instants, an approval 20 s ahead fail; an approval
-    3 s ahead (within the 5 s skew, with a margin for the two clocks) holds. Each case breaks
-    one thing (``confirmation_time_forms``): a time in another form means the same instant as
-    the Instant it replaces, so a server that read that form would find the approval holding
-    (TTL 60 s, given now)."""
-    fields = ("ref", "capability", "target", "operation_digest", "approved_at", "expires_at")
-
-    def breaks(tool: str, sent: dict[str, Any], now_ms: int) -> dict[str, Any]:
-        approve, given = ctx.host.confirmation, now_ms - now_ms % 1000
-        return {
-            **{f"no {name}": approve(tool, sent, **{name: ABSENT}) for name in fields},
-            **{
-                case: approve(tool, sent, approved_ms=given, **{name: value})
-                for case, (name, value) in confirmation_time_forms(given).items()
-            },
-            "an approval 20 s in the future": approve(tool, sent, approved_ms=now_ms + 20_000),
-        }
-
-    await _judge_gate(ctx, "GATE-006", breaks, lambda now_ms: {"approved_ms": now_ms + 3_000})
-
-
-def confirmation_time_forms(given_ms: int, ttl_ms: int = 60_000) -> dict[str, tuple[str, Any]]:
-    """case -> (the time field, a value of another form than an Instant for the very instant
-    that field holds in an approval given at ``given_ms`` for ``ttl_ms``): epoch milliseconds,
-    epoch seconds, an Instant without milliseconds, one with the offset +00:00, and the Instant
-    inside an array (not a string). ``given_ms`` is a whole second, so that every form is
-    exact."""
-    at = {"approved_at": given_ms, "expires_at": given_ms + ttl_ms}
-    forms: dict[str, tuple[str, Any]] = {}
-    for name, ms in at.items():
-        text = instant(ms)
-        forms |= {
-            f"{name} in epoch milliseconds": (name, ms),
-            f"{name} in epoch seconds": (name, ms // 1000),
-            f"{name} without milliseconds": (name, text[:-5] + "Z"),
-            f"{name} with the offset +00:00": (name, text[:-1] + "+00:00"),
-            f"{name} not a string (the Instant in an array)": (name, [text]),
-        }
-    return forms
+    """Missing fields, times that are not Instants, an approval 20 s ahead fail
+    (``confirmation_cases.malformed``); an approval 3 s ahead (within the 5 s skew, with a
+    margin for the two clocks) holds. A time in another form means the same instant as the
+    Instant it replaces, so a server that read that form would find the approval holding."""
+    await _judge_gate(
+        ctx,
+        "GATE-006",
+        lambda tool, sent, given: confirmation_cases.malformed(given),
+        lambda now_ms: {"approved_ms": now_ms + 3_000},
+    )
 
 
 # GATE-007, GATE-008, GATE-013: capture and request_admission ------------------------------------
@@ -382,7 +349,7 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
     a stale approval answer INVALID_SCHEMA, and a capture whose citation digest is not of the
     digest form an argument error (digest forms come before the gate; that its code is
     INVALID_DIGEST, not INVALID_SCHEMA, is SCHEMA-035's)."""
-    for tool in await gated(ctx):
+    for tool in await _gated_or_said(ctx, "GATE-011"):
         sent = await subject(ctx, tool)
         invalid = {**sent, "idempotency_key": "short"}
         observed = await ctx.call(tool, invalid, confirmation=_stale(ctx, tool, invalid))
@@ -422,7 +389,7 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
 async def gate_failed_writes_nothing(ctx: CheckContext) -> None:
     """After gate_failed, the same call approved runs for the first time: the target was left
     as it was and the key was not reserved."""
-    for tool in await gated(ctx):
+    for tool in await _gated_or_said(ctx, "GATE-012"):
         sent = await subject(ctx, tool)
         refused = await ctx.call(tool, sent, confirmation=_stale(ctx, tool, sent))
         ctx.require(refused.code == GATE_FAILED, f"{tool} with a stale approval fails", refused)

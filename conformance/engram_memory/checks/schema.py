@@ -210,27 +210,27 @@ def _told(faults: tuple[Fault, ...]) -> str:
     return " and ".join(fault.__doc__ or fault.__name__ for fault in faults)
 
 
-def _bad_content_digest(arguments: dict[str, Any]) -> None:
+def bad_content_digest(arguments: dict[str, Any]) -> None:
     """a content_digest not of the digest form (in the payload, sent before the evidence)"""
     arguments["payload"]["citations"][0]["content_digest"] = UPPER_CASE_DIGEST
 
 
-def _bad_evidence_digest(arguments: dict[str, Any]) -> None:
+def bad_evidence_digest(arguments: dict[str, Any]) -> None:
     """an evidence_digest not of the digest form"""
     arguments["evidence"]["evidence_digest"] = UPPER_CASE_DIGEST
 
 
-def _long_attestation(arguments: dict[str, Any]) -> None:
+def long_attestation(arguments: dict[str, Any]) -> None:
     """an attestation of 4,097 bytes (in the evidence, sent last)"""
     arguments["evidence"]["attestation"] = "a" * 4097
 
 
-def _dangling_evidence_citation(arguments: dict[str, Any]) -> None:
+def dangling_evidence_citation(arguments: dict[str, Any]) -> None:
     """an evidence citation that resolves to no citation"""
     arguments["evidence"]["citation_ids"] = ["citation:nowhere"]
 
 
-def _expired(arguments: dict[str, Any]) -> None:
+def expired(arguments: dict[str, Any]) -> None:
     """a retention that expired in 2001"""
     arguments["payload"]["retention"] = {"derivative_rule": "make-ineligible", "expires_at": PAST}
 
@@ -241,13 +241,13 @@ async def argument_checks_answer_in_their_order(ctx: CheckContext) -> None:
     forms, whatever the order of the fields as sent, and digests before the clock."""
     await require_accepted_example(ctx, CAPTURE)
     cases: list[tuple[tuple[Fault, ...], str, str]] = [
-        ((_bad_content_digest, _long_attestation), "INVALID_SCHEMA", "schema before digests"),
+        ((bad_content_digest, long_attestation), "INVALID_SCHEMA", "schema before digests"),
         (
-            (_bad_content_digest, _dangling_evidence_citation),
+            (bad_content_digest, dangling_evidence_citation),
             "INVALID_SCHEMA",
             "cross-references before digests",
         ),
-        ((_bad_evidence_digest, _expired), "INVALID_DIGEST", "digest forms before the clock"),
+        ((bad_evidence_digest, expired), "INVALID_DIGEST", "digest forms before the clock"),
     ]
     for faults, code, why in cases:
         observed = await send(ctx, CAPTURE, _breach(ctx.capture_arguments(), *faults))
@@ -265,7 +265,7 @@ async def refused_capture_writes_nothing(ctx: CheckContext) -> None:
     (the same key then commits a first capture) and its content unfound. Which code refuses it
     is judged by the rules of each failure, not here."""
     marker = ctx.unique("refused")
-    for fault in (_dangling_evidence_citation, _bad_evidence_digest, _expired):
+    for fault in (dangling_evidence_citation, bad_evidence_digest, expired):
         arguments = _breach(ctx.capture_arguments(f"refused capture {marker}"), fault)
         refused = await send(ctx, CAPTURE, arguments)
         ctx.require(

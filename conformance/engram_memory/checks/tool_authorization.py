@@ -13,6 +13,7 @@ from typing import Any
 
 from ...observation import Observation
 from ..host import ABSENT
+from . import context_cases
 from .calls import (
     NOT_A_TOOL,
     SIGNED_META,
@@ -34,21 +35,20 @@ async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None
     HOST-011: enabled alone, it is answered as with every tool enabled (a control on another
     live target, made first: with every tool enabled the call is served, ok true, or the check
     stops, since a tool refused whatever the claim is never served either); under a claim
-    enabling no tool, the other five or its neighbour alone, it is never answered ok true.
+    enabling no tool, the other five or its neighbour alone (``context_cases.disabled``), it is
+    never answered ok true.
     HOST-008: those refusals are -32602, the very answer to a call of a tool that does not
     exist."""
     unknown = await send(ctx, NOT_A_TOOL[0], {}, ctx.host.claims(ctx.identity, NOT_A_TOOL[0]))
     tools = await offered(ctx)
-    for tool, neighbour in zip(tools, tools[1:] + tools[:1], strict=True):
-        others = [name for name in ctx.spec.tools if name != tool]
+    for tool in tools:
         control_sent = await subject(ctx, tool)
         control = await send(ctx, tool, control_sent, claims(ctx, tool, control_sent))
         ctx.require_accepted(control, f"{tool} with every tool enabled (the control)")
         sent = await subject(ctx, tool)
-        subsets = [[], others] + ([[neighbour]] if neighbour != tool else [])
-        for enabled in subsets:
-            observed = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=enabled))
-            what = f"{tool} with the tools claim {enabled}"
+        for case, disabling in context_cases.disabled(tool, list(ctx.spec.tools)).items():
+            observed = await send(ctx, tool, sent, disabling.applied(claims(ctx, tool, sent)))
+            what = f"{tool} with {case}"
             ctx.expect(
                 "HOST-011",
                 not observed.ok,

@@ -72,14 +72,18 @@ WITHOUT_ID: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-async def _listed_err_tools(ctx: MemContext) -> dict[str, Any]:
+async def _listed_err_tools(ctx: MemContext, rule: str) -> dict[str, Any]:
+    """The tools of ``ERR_TOOLS`` the server lists; each other is not applicable to ``rule``."""
     listed = await ctx.listed()
+    for name in ERR_TOOLS:
+        if name not in listed:
+            ctx.not_applicable(rule, f"{name}: not listed")
     return {name: listed[name] for name in ERR_TOOLS if name in listed}
 
 
 @check(rules=("ERR-001",))
 async def failures_are_tool_errors(ctx: MemContext) -> None:
-    listed = await _listed_err_tools(ctx)
+    listed = await _listed_err_tools(ctx, "ERR-001")
     calls = [
         (tool, given) for tool, failing in FAILING.items() if tool in listed for given in failing
     ]
@@ -134,7 +138,7 @@ async def bad_arguments_get_tool_results(ctx: MemContext) -> None:
     """Each bad argument object a case of its own: one left unanswered is ERR-003's failure and
     the next is sent while the server answers; a server that stopped serving ends the check."""
     project = await fresh_project(ctx, "errbad")
-    for tool, listed in (await _listed_err_tools(ctx)).items():
+    for tool, listed in (await _listed_err_tools(ctx, "ERR-003")).items():
         for arguments in bad_arguments(listed.input_schema, project):
             async with ctx.case(("ERR-003",), f"{tool}({arguments})"):
                 answer = await ctx.call(tool, arguments, as_given=True)
@@ -160,6 +164,7 @@ async def missing_or_unknown_ids_fail(ctx: MemContext) -> None:
     """Each tool the server lists (the rule speaks of each)."""
     for tool, arguments in WITHOUT_ID:
         if not await ctx.lists(tool):
+            ctx.not_applicable("ERR-004", f"{tool}: not listed")
             continue
         answer = await ctx.call(tool, arguments)
         ctx.expect(

@@ -41,7 +41,8 @@ def learnings(token: str) -> str:
 
 def valid_calls(project: Project, token: str, memory: MemoryId) -> dict[str, dict[str, Any]]:
     """A call of each tool, under the kit's argument names, that a server takes: ``memory`` is
-    the check's own memory of ``project``."""
+    the check's own memory of ``project``. Not mem_judge: the seed's form needs two memories,
+    and upstream's a judgment_id only its save answers (the JUDGE checks make both)."""
     content = what_why(token, "a memory of ERR-005")
     return {
         "mem_save": save_arguments(project, f"Memory {token} again", content),
@@ -63,6 +64,12 @@ def valid_calls(project: Project, token: str, memory: MemoryId) -> dict[str, dic
             "project": project.name,
             "session_id": project.session,
         },
+        "mem_save_prompt": {
+            "content": f"ERR-005 prompt {token}",
+            "project": project.name,
+            "session_id": project.session,
+        },
+        "mem_session_end": {"id": project.session, "project": project.name},
         "mem_current_project": {},
     }
 
@@ -107,14 +114,17 @@ async def schema_refused_arguments_are_refused(ctx: MemContext) -> None:
     sent = 0
     for tool, kit in valid_calls(project, token, memory).items():
         if tool not in listed:
+            ctx.not_applicable(RULE, f"{tool}: not listed")
             continue
         schema = await ctx.input_schema(tool)
         try:
             valid = published_call(tool, schema, kit)
             validator = Draft202012Validator(schema)
             if not validator.is_valid(valid):
-                continue  # the kit's call is not one this schema takes
-        except (NotPublished, SchemaError):
+                ctx.not_applicable(RULE, f"{tool}: its inputSchema refuses the kit's valid call")
+                continue
+        except (NotPublished, SchemaError) as unusable:
+            ctx.not_applicable(RULE, f"{tool}: no valid call under its inputSchema ({unusable})")
             continue
         for breakage, arguments in broken_calls(schema, valid):
             if validator.is_valid(arguments):

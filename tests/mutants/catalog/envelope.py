@@ -8,8 +8,10 @@ from typing import Any
 
 import mcp_types as types
 from engram_conformance.spec.engram_memory import instant
+from engram_conformance.spec.engram_memory.tool_names import GET
 from mcp.shared.exceptions import MCPError
 
+from ..answers import refusal
 from ..base import ServiceProxy, WiringMutant
 from ..caught import Caught
 
@@ -85,6 +87,27 @@ class ErrorProxy(ServiceProxy):
 
     def change(self, tool: str, arguments: Any, error: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
+
+
+class FailuresLowRedactionClass(ServiceProxy):
+    """Failures say redactionClass "low" (ENV-002): nothing of the memory is in them."""
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        return envelope if envelope["ok"] else {**envelope, "redactionClass": "low"}
+
+
+class GetAnswersForgetsCode(ServiceProxy):
+    """get of a record it does not find answers ALREADY_TERMINAL, the code its shared lookup
+    answers forget with, which the error table gives forget only (ERR-005)."""
+
+    def alter(
+        self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]
+    ) -> dict[str, Any]:
+        if tool == GET and not envelope["ok"] and envelope["error"]["code"] == "NOT_FOUND":
+            return refusal("ALREADY_TERMINAL", context)
+        return envelope
 
 
 class LowRedactionClass(ServiceProxy):
@@ -259,6 +282,8 @@ MUTANTS: list[tuple[type, Caught, tuple[str, ...]]] = [
     (MessageNamesTheTarget, Caught(("ENV-007", "ERR-004", "ERR-007")), ENVELOPE),
     (TextCarriesTheValue, Caught(("ENV-004",)), ENVELOPE),
     (LowRedactionClass, Caught(("ENV-001",)), ENVELOPE),
+    (FailuresLowRedactionClass, Caught(("ENV-002",)), ENVELOPE),
+    (GetAnswersForgetsCode, Caught(("ERR-005",)), ENVELOPE),
     (OutputWithoutSchemaVersion, Caught(("ENV-001",)), ENVELOPE),
     (RetriableAsString, Caught(("ERR-001", "ERR-003")), ENVELOPE),
     (ErrorsNotFlagged, Caught(("ENV-005",)), ENVELOPE),

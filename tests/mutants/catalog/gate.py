@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import mcp_types as types
@@ -18,6 +19,7 @@ from engram_conformance.reference_impl.engram_memory import gate
 from engram_conformance.reference_impl.engram_memory.binding import (
     ContextUnavailable,
     ProtocolRefusal,
+    _confirmation,
 )
 from engram_conformance.reference_impl.engram_memory.context import (
     UNUSABLE_CONFIRMATION,
@@ -30,6 +32,7 @@ from engram_conformance.reference_impl.engram_memory.server import sent_argument
 from engram_conformance.spec.engram_memory import (
     Spec,
     digest,
+    instant,
     instant_ms,
     operation_digest,
     validate_arguments,
@@ -86,6 +89,8 @@ class TakesConfirmedArgumentAsApproval(WiringMutant):
         )
 
 
+#: An Instant's form with an offset for Z (``TimesInAnyZoneAccepted``).
+_ZONED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d")
 #: The one form of a confirmation time (DESIGN: "Confirmation times are Instants").
 _INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
@@ -147,6 +152,16 @@ class TimesWithAnOffsetAccepted(ReadsConfirmationTimesAlso):
     def read_time(self, value: Any) -> int:
         if isinstance(value, str) and value.endswith("+00:00"):
             return _instant(value.removesuffix("+00:00") + "Z")
+        return _instant(value)
+
+
+class TimesInAnyZoneAccepted(ReadsConfirmationTimesAlso):
+    """Takes an Instant written in any time zone (``…T14:00:00.000+02:00``), and no other form
+    (not an offset without milliseconds, nor a date alone)."""
+
+    def read_time(self, value: Any) -> int:
+        if isinstance(value, str) and _ZONED.fullmatch(value):
+            return int(datetime.fromisoformat(value).timestamp() * 1000)
         return _instant(value)
 
 
@@ -265,6 +280,115 @@ class NoSkewOnApprovedAt(RewritesApproval):
         return replace(confirmation, expires_at_ms=now_ms) if ahead else confirmation
 
 
+class DigestNotCompared(RewritesApproval):
+    """Never compares the approval's operation digest with the call's."""
+
+    def rewrite(
+        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
+    ) -> Confirmation:
+        return replace(confirmation, operation_digest=operation_digest(tool, arguments))
+
+
+class ToolLeftOutOfTheDigest(RewritesApproval):
+    """Takes the operation digest of these arguments made for any of the six tools, as if the
+    digest covered the arguments alone (and still refuses other arguments')."""
+
+    def rewrite(
+        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
+    ) -> Confirmation:
+        tools = self.inner.spec.tools
+        if confirmation.operation_digest in {operation_digest(t, arguments) for t in tools}:
+            return replace(confirmation, operation_digest=operation_digest(tool, arguments))
+        return confirmation
+
+
+class TtlCapped(RewritesApproval):
+    """Takes an approval meant to live more than 300 s as living 300 s, instead of refusing
+    it."""
+
+    def rewrite(
+        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
+    ) -> Confirmation:
+        capped = min(confirmation.expires_at_ms, confirmation.approved_at_ms + 300_000)
+        return replace(confirmation, expires_at_ms=capped)
+
+
+class ExpiryIgnored(RewritesApproval):
+    """Never compares expires_at with the clock (the TTL and the 30 s window still hold)."""
+
+    def rewrite(
+        self, confirmation: Confirmation, tool: str, arguments: Any, now_ms: int
+    ) -> Confirmation:
+        return replace(confirmation, expires_at_ms=max(confirmation.expires_at_ms, now_ms + 1))
+
+
+class FillsAMissingApprovalField(BindingMutant):
+    """Base: an approval that lacks ``field``, and is otherwise of the profile's form, gets the
+    value ``fill`` makes of the call (and of its other fields), and then holds like any other."""
+
+    field: ClassVar[str]
+    fill: ClassVar[Callable[[Spec, str, Any, dict[str, Any], int], Any]]
+
+    def admit_call(self, tool: str, arguments: Any, meta: Any) -> InvocationContext:
+        context = super().admit_call(tool, arguments, meta)
+        if context.confirmation != UNUSABLE_CONFIRMATION:
+            return context
+        claims = self._verified_claims(meta[self.meta_key])
+        approval = claims.get("confirmation")
+        if not isinstance(approval, dict) or self.field in approval:
+            return context
+        filled = type(self).fill(self.spec, tool, arguments, approval, self._clock())
+        completed = {**approval, self.field: filled}
+        if any(self._claims_validator.iter_errors({**claims, "confirmation": completed})):
+            return context
+        return replace(context, confirmation=_confirmation(completed))
+
+
+def _filled(field: str, name: str, doc: str, fill: Callable[..., Any]) -> type:
+    members = {"__doc__": doc, "__module__": __name__, "field": field, "fill": staticmethod(fill)}
+    return type(name, (FillsAMissingApprovalField,), members)
+
+
+#: GATE-006: each field an approval may lack -> a binding that fills it in
+MISSING_FIELDS = {
+    "ref": _filled(
+        "ref", "RefOptional", "Takes an approval without ref.", lambda *_: "approval-without-ref"
+    ),
+    "capability": _filled(
+        "capability",
+        "CapabilityDefaultsToTheTool",
+        "Takes an approval without capability as one of the tool called.",
+        lambda spec, tool, *_: tool,
+    ),
+    "target": _filled(
+        "target",
+        "TargetDefaultsToTheCalls",
+        "Takes an approval without target as one of the call's target.",
+        lambda spec, tool, arguments, *_: arguments.get(spec.tools[tool].target),
+    ),
+    "operation_digest": _filled(
+        "operation_digest",
+        "DigestDefaultsToTheCalls",
+        "Takes an approval without operation_digest as one of the call's digest.",
+        lambda spec, tool, arguments, *_: operation_digest(tool, arguments),
+    ),
+    "approved_at": _filled(
+        "approved_at",
+        "ApprovedAtDefaultsToNow",
+        "Takes an approval without approved_at as given now.",
+        lambda *rest: instant(rest[-1]),
+    ),
+    "expires_at": _filled(
+        "expires_at",
+        "ExpiresAtDefaultsToTheFullTtl",
+        "Takes an approval without expires_at to live 300 s from approved_at.",
+        lambda spec, tool, arguments, approval, now: instant(
+            instant_ms(approval["approved_at"]) + 300_000
+        ),
+    ),
+}
+
+
 class ReplaysBeforeTheGate(ServiceProxy):
     """Answers a repeated withdraw or forget from a cache, before checking its confirmation."""
 
@@ -377,10 +501,19 @@ MUTANTS: list[tuple[type, Caught]] = [
     (LenientConfirmationTimes, Caught(("GATE-006",))),
     (TimesWithoutMillisecondsAccepted, Caught(("GATE-006",))),
     (TimesWithAnOffsetAccepted, Caught(("GATE-006",))),
+    (TimesInAnyZoneAccepted, Caught(("GATE-006",))),
     (TimesInEpochMillisecondsAccepted, Caught(("GATE-006",))),
     (TimesInEpochSecondsAccepted, Caught(("GATE-006",))),
     (TimeInAnArrayAccepted, Caught(("GATE-006",))),
     (MalformedConfirmationRefused, Caught(("GATE-006",))),
+    *(
+        (mutant, Caught(("GATE-006",), about={"GATE-006": f"with no {field}:"}))
+        for field, mutant in MISSING_FIELDS.items()
+    ),
+    (DigestNotCompared, Caught(("GATE-003",), about={"GATE-003": "the operation digest of"})),
+    (ToolLeftOutOfTheDigest, Caught(("GATE-003",), about={"GATE-003": "call made to"})),
+    (TtlCapped, Caught(("GATE-004",), about={"GATE-004": "a TTL of 300.001 s"})),
+    (ExpiryIgnored, Caught(("GATE-004",), about={"GATE-004": "expired 10 s ago"})),
     (TakesConfirmedArgumentAsApproval, Caught(("GATE-009",))),
     (ReplaysBeforeTheGate, Caught(("GATE-010",))),
     (GateBeforeSchema, Caught(("GATE-011",))),

@@ -386,6 +386,25 @@ class ListsAnExportTool(_listed_extra("engram_memory_export")):
     """Lists engram_memory_export, which is none of the six (and no maintenance operation)."""
 
 
+class PublishesOpenInputSchemas(WiringMutant):
+    """Publishes each tool's input schema without additionalProperties false (the calls are
+    still checked against the closed one): what it tells clients is not the contract's."""
+
+    async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        listed = await super().list_tools(ctx, params)
+        opened = [
+            tool.model_copy(
+                update={
+                    "input_schema": {
+                        k: v for k, v in tool.input_schema.items() if k != "additionalProperties"
+                    }
+                }
+            )
+            for tool in listed.tools
+        ]
+        return types.ListToolsResult(tools=opened)
+
+
 def _result(envelope: dict[str, Any]) -> types.CallToolResult:
     """A tool result carrying ``envelope``, as the reference's wiring makes it."""
     text = types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))
@@ -511,6 +530,7 @@ MUTANTS: list[tuple[type, Caught]] = [
     (UnparsableDeadlineDropped, Caught(("HOST-023",))),
     (ListsABackupTool, Caught(("HOST-013",))),
     (ListsAnExportTool, Caught(("HOST-024",))),
+    (PublishesOpenInputSchemas, Caught(("HOST-021",))),
     (AcceptsHistoryArgument, Caught(("HOST-013",))),
     (TakesTenantFromArguments, Caught(("HOST-014",))),
     (IgnoresDeadline, Caught(("HOST-015", "HOST-016"))),

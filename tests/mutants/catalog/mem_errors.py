@@ -7,7 +7,7 @@ argument its schema refuses taken (dropped when of a wrong type, defaulted when 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import mcp_types as types
@@ -112,6 +112,55 @@ class MissingTitleFromContent(Handlers):
         return await super().call_tool(ctx, params.model_copy(update={"arguments": arguments}))
 
 
+class RequiredTextDefaulted(Handlers):
+    """Base: a call of ``tool`` without its required text argument ``argument`` is served as if
+    it had been sent a placeholder, instead of refused as its schema says."""
+
+    tool: ClassVar[str]
+    argument: ClassVar[str]
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        arguments = dict(params.arguments or {})
+        if params.name == self.tool and self.argument not in arguments:
+            arguments[self.argument] = "(not sent)"
+        return await super().call_tool(ctx, params.model_copy(update={"arguments": arguments}))
+
+
+def _required_texts() -> list[tuple[str, str]]:
+    """(tool, argument) for each required text argument of the reference's tools (a string
+    that is no id: an id has no placeholder a server could serve), but mem_save's title
+    (``MissingTitleFromContent``)."""
+    return [
+        (tool, name)
+        for tool in TOOLS
+        for name in _schema_of(tool).get("required", ())
+        if _schema_of(tool)["properties"][name].get("type") == "string"
+        and name != "id"
+        and (tool, name) != ("mem_save", "title")
+    ]
+
+
+def _camel(name: str) -> str:
+    return "".join(part.title() for part in name.split("_"))
+
+
+#: ERR-005: each required text argument left out -> a server that fills it in
+REQUIRED_TEXT_DEFAULTED = {
+    (tool, argument): type(
+        f"{_camel(tool.removeprefix('mem_'))}Without{_camel(argument)}Served",
+        (RequiredTextDefaulted,),
+        {
+            "__doc__": f"{tool} without its required {argument} is served with a placeholder "
+            f"{argument} instead of refused.",
+            "__module__": __name__,
+            "tool": tool,
+            "argument": argument,
+        },
+    )
+    for tool, argument in _required_texts()
+}
+
+
 class NullThrows(Handlers):
     """A handler dereferences a null argument and throws; the exception reaches the MCP
     framework, which answers a JSON-RPC internal error."""
@@ -191,4 +240,15 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (MissingObservationIsText, mem_caught("ERR-004")),
     (WrongTypesTakenAsAbsent, mem_caught("ERR-005")),
     (MissingTitleFromContent, mem_caught("ERR-005")),
+    *(
+        (
+            mutant,
+            Caught(
+                ("ERR-005",),
+                about={"ERR-005": f"{tool} without its required {name} "},
+                contract="mem",
+            ),
+        )
+        for (tool, name), mutant in REQUIRED_TEXT_DEFAULTED.items()
+    ),
 ]

@@ -64,6 +64,15 @@ class HidesCitationsByDefault(PacketProxy):
         return {**packet, "record": record, "redacted_fields": listed}
 
 
+class PacketsWithoutRedactionReceipt(PacketProxy):
+    """Packets carry no redaction_receipt_digest when nothing is redacted (REDACT-004)."""
+
+    def alter_packet(self, packet: Packet) -> Packet:
+        if packet["redacted_fields"]:
+            return packet
+        return {k: v for k, v in packet.items() if k != "redaction_receipt_digest"}
+
+
 #: (mutant, the fields its redaction policy hides, declared alike to the server and the harness,
 #: what it breaks)
 MUTANTS: list[tuple[type, frozenset[str], Caught]] = [
@@ -76,4 +85,5 @@ MUTANTS: list[tuple[type, frozenset[str], Caught]] = [
     (HidesTrustUnlisted, frozenset({"trust"}), Caught(("REDACT-003",))),
     (BareHexRedactionReceipt, frozenset(), Caught(("ENV-013",))),
     (HidesCitationsByDefault, frozenset(), Caught(("REDACT-005",))),
+    (PacketsWithoutRedactionReceipt, frozenset(), Caught(("REDACT-004",))),
 ]

@@ -319,6 +319,31 @@ class EmptyCursorIsFirstPage(Repairs):
         return arguments
 
 
+class EmptyMaximaRefused(ServiceProxy):
+    """Base: a capture whose ``place`` (a bound the seed gives only as a maximum) is empty is
+    refused INVALID_SCHEMA, as if the bound started at one."""
+
+    place = ""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        held = value_at(arguments, self.place) if tool == CAPTURE else None
+        if held is not None and len(held) == 0:
+            return refusal("INVALID_SCHEMA", context)
+        return self.inner.call(tool, arguments, context)
+
+
+class EmptyAttestationRefused(EmptyMaximaRefused):
+    """Refuses an empty evidence.attestation (at most 4,096 bytes: none is fine)."""
+
+    place = "/evidence/attestation"
+
+
+class EmptyFamilyRefsRefused(EmptyMaximaRefused):
+    """Refuses an empty reconciliation.family_refs (at most 64: none is fine)."""
+
+    place = "/payload/reconciliation/family_refs"
+
+
 def _by(rule: str, checks: set[str]) -> Caught:
     """``rule`` broken, reported by exactly the ``checks``."""
     return Caught.reported({rule: checks})
@@ -379,6 +404,13 @@ MUTANTS: list[tuple[type, Caught]] = [
     (FamilyRefsTruncated, _by("SCHEMA-029", examples("capture"))),
     (MissingNetworkForbids, _by("SCHEMA-017", examples("search"))),
     (EmptyCursorIsFirstPage, _by("SCHEMA-018", examples("search"))),
+    # the valid example with an empty attestation is recorded against the rules of the fields it
+    # sets: its type's (SCHEMA-004) and SCHEMA-038
+    (
+        EmptyAttestationRefused,
+        Caught.reported({"SCHEMA-004": examples("capture"), "SCHEMA-038": examples("capture")}),
+    ),
+    (EmptyFamilyRefsRefused, _by("SCHEMA-038", examples("capture"))),
 ]
 #: Mutants that change what a capture's reconciliation carries: they run against a deployment
 #: consenting to the examples' families, so that what they let through is committed.
