@@ -29,7 +29,7 @@ from pathlib import Path
 
 from . import campaign
 from .check_registry import Checks
-from .exceptions import StartupFailed
+from .exceptions import Interrupted, StartupFailed
 from .execution import hypothesis_home
 from .executor import CHECK_TIMEOUT_S
 from .fuzz_database import DatabaseUnusable, opened
@@ -133,7 +133,7 @@ def fuzz_worker(job: Job) -> WorkerOutcome:
         with campaign.running(searched), hypothesis_home(job.folder / "hypothesis"):
             try:
                 _, result, _ = run_request(prepared)
-            except StartupFailed as error:
+            except (StartupFailed, Interrupted) as error:
                 outcome.errors.append(str(error))
                 return outcome
         outcome.examples += searched.examples_run

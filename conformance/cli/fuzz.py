@@ -7,19 +7,19 @@ from __future__ import annotations
 import importlib.util
 import math
 import random
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from . import PROG, main, subcommand, unusable
+from . import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, PROG, main, stopped_by, subcommand, unusable
 from .options import target_name, target_options
 
 if TYPE_CHECKING:
     from ..fuzzing import WorkerOutcome
 
 DEFAULT_OUTPUT = Path("engram-conformance-fuzz")
-EXIT_OK, EXIT_FOUND, EXIT_UNUSABLE = 0, 1, 2
 
 
 def _minutes(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -86,52 +86,58 @@ def fuzz_command(
     if importlib.util.find_spec("hypofuzz") is None:
         return unusable("fuzz needs HypoFuzz: pip install 'engram-conformance[fuzz]'")
     from .. import fuzz_database, fuzzing  # the harness, now
-    from ..exceptions import StartupFailed
+    from ..exceptions import Interrupted, StartupFailed
     from ..request import RunRequest, Unusable
 
     named = target_name(target, reference, stdio, url, contract)
     database = database or str(output / "database")
     try:
         fuzz_database.opened(database)
-        chosen = [
-            fuzzing.model_run(RunRequest(target=named, contract=name)).contract.name
-            for name in _contracts(contract, reference)
+        campaigns = [
+            (aim, fuzzing.model_run(RunRequest(target=aim, contract=name)).contract.name)
+            for aim, name in _campaigns(named, contract, reference)
         ]
-    except (fuzz_database.DatabaseUnusable, Unusable, StartupFailed, OSError) as error:
+    except (fuzz_database.DatabaseUnusable, Unusable, StartupFailed) as error:
         return unusable(error)
     seed = random.SystemRandom().randrange(2**32 - workers) if seed is None else seed
     exits = []
-    for name in chosen:
+    for aim, name in campaigns:
         click.echo(
             f"{PROG} fuzz: {name}, {workers} worker(s), database {database}, seed {seed}, "
             + _bounds(minutes, examples)
         )
-        outcomes = fuzzing.run_campaign(
-            named,
-            name,
-            workers=workers,
-            seed=seed,
-            database=database,
-            seconds=None if minutes is None else minutes * 60,
-            examples=examples,
-            folder=output / name,
-        )
+        try:
+            outcomes = fuzzing.run_campaign(
+                aim,
+                name,
+                workers=workers,
+                seed=seed,
+                database=database,
+                seconds=None if minutes is None else minutes * 60,
+                examples=examples,
+                folder=output / name,
+            )
+        except KeyboardInterrupt:  # the workers, in the same process group, stop their servers
+            return stopped_by(Interrupted(signal.SIGINT))
         exits.append(_said(name, outcomes))
-    return max(exits)
+    return EXIT_FAILED if EXIT_FAILED in exits else max(exits)
 
 
-def _contracts(forced: str | None, reference: bool) -> list[str | None]:
-    """The contracts to fuzz: the one named (None: the descriptor's, else the one the server
-    lists), or, for ``--reference`` with none named, every contract with a state machine and
-    a reference server."""
+def _campaigns(
+    named: dict[str, str], forced: str | None, reference: bool
+) -> list[tuple[dict[str, str], str | None]]:
+    """The campaigns to run, each a target and its contract: the target named with the
+    contract named (None: the descriptor's, else the one the server lists), or, for
+    ``--reference`` with no contract named, the reference server of every contract that has
+    one and a state machine."""
     if forced is not None or not reference:
-        return [forced]
+        return [(named, forced)]
     from engram_conformance.spec import registry
 
     from ..contracts import contract
 
     return [
-        name
+        ({"reference": name}, name)
         for name in registry.names()
         if registry.registration(name).serving is not None
         and contract(name).model_check is not None
@@ -159,11 +165,11 @@ def _said(contract: str, outcomes: list[WorkerOutcome]) -> int:
             f"round(s){where}"
         )
         for error in outcome.errors:
-            click.echo(f"  worker {outcome.worker} could not decide: {error}")
+            click.echo(f"{PROG}: worker {outcome.worker}: {error}", err=True)
     found = found_rules(outcomes)
     for rule, findings in sorted(found.items()):
         workers = ", ".join(str(worker) for worker in dict.fromkeys(w for w, _ in findings))
-        _, shown = next(((w, f) for w, f in findings if f.reproduction is not None), findings[0])
+        shown = next((f for _, f in findings if f.reproduction is not None), findings[0][1])
         click.echo(f"{rule} {shown.verdict} ({shown.check}; worker(s) {workers})")
         click.echo(_indented(f"expected: {shown.expected}"))
         click.echo(_indented(f"observed: {shown.observed}"))
@@ -172,7 +178,7 @@ def _said(contract: str, outcomes: list[WorkerOutcome]) -> int:
     examples = sum(outcome.examples for outcome in outcomes)
     click.echo(f"{contract}: {len(found)} rule(s) broken in {examples} examples")
     if found:
-        return EXIT_FOUND
+        return EXIT_FAILED
     return EXIT_UNUSABLE if any(outcome.errors for outcome in outcomes) else EXIT_OK
 
 
