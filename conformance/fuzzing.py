@@ -13,8 +13,8 @@ that start after it try it before anything new.
 Why not ``hypothesis fuzz``: it collects module-level pytest tests, where a model check needs a
 live server session; it runs until every test has failed, with no time or example bound (its
 hub looks every 60 s); and HypoFuzz 25.11.1's own worker fails while shrinking under the
-Hypothesis this kit runs (``ConjectureResult`` has no ``slice_comments`` since 6.14x). Its
-backend, which Hypothesis runs itself, has none of these limits.
+Hypothesis this kit runs (6.170: ``ConjectureResult`` has no ``slice_comments``). Its backend,
+which Hypothesis' engine drives, has none of these limits.
 """
 
 from __future__ import annotations
