@@ -130,6 +130,9 @@ class Contract(Generic[S]):
     checks: Callable[[], Checks]
     #: the check that runs when the server lists none of the contract's tools (its discovery)
     discovery_check: str
+    #: the check that searches the contract's state machine, which ``engram-conformance fuzz``
+    #: runs as a campaign (None: the contract has no state machine to fuzz)
+    model_check: str | None = None
     #: why every other rule is then not applicable
     no_tools: str
     #: the contract's Markdown reference, and where ``spec docs`` writes it

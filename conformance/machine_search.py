@@ -6,8 +6,9 @@ the harness's event loop (``anyio.from_thread``, ``MachineSearch.bridged``), thr
 session, so per-call checks see every call. A contract's driver subclasses ``MachineSearch``
 and adds the calls its machine makes.
 
-The run is bounded by its settings' examples and by time: once ``stop_at`` is past no new
-example starts (``may_begin``), so Hypothesis ends. Shrinking a found bug stops the same way once
+The run is bounded by its settings' examples and by time: once ``stop_at`` is past (or, in a
+fuzz campaign, ``most_examples`` have begun) no new example starts (``may_begin``), so
+Hypothesis ends. Shrinking a found bug stops the same way once
 ``patience`` examples in a row made no finding smaller (a count, so that a run's result does not
 depend on the machine's speed). For every broken rule the search keeps the smallest failing
 example it met, its steps, its calls and its Hypothesis choices.
@@ -30,6 +31,7 @@ from hypothesis.core import encode_failure
 from hypothesis.errors import DidNotReproduce
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
+from . import campaign
 from .bounded_search import (
     Finding,
     HarnessStopped,
@@ -62,12 +64,18 @@ class MachineSearch:
         self.fault: ServerFault | None = None
         self.out_of_time = False
         self.since_smaller = 0  # examples begun since a finding last got smaller
+        self.first_failure_at: int | None = None  # the example that first broke the model
+        self.most_examples: int | None = None  # examples it may begin in all (None: any number)
 
     def may_begin(self) -> bool:
         """Whether a new example may start (then it is counted and its steps begin)."""
         if self.findings:
             self.since_smaller += 1
-        spent = time.monotonic() >= self.stop_at or self.since_smaller > self.patience
+        spent = (
+            time.monotonic() >= self.stop_at
+            or self.since_smaller > self.patience
+            or (self.most_examples is not None and self.examples >= self.most_examples)
+        )
         if self.fault is not None or spent:
             self.out_of_time = self.fault is None
             return False
@@ -94,6 +102,8 @@ class MachineSearch:
 
     def violated(self, rule: str, expected: str, observed: Any) -> None:
         """Keep the example as ``rule``'s finding when it is the first or the smallest yet."""
+        if self.first_failure_at is None:
+            self.first_failure_at = self.examples
         calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
         choices = encode_failure(current_build_context().data.choices).decode("ascii")
         steps = tuple(self.steps)
@@ -152,9 +162,17 @@ async def search(
     settings_for: Callable[[Path | None], settings],
 ) -> None:
     """``explore`` ``machine`` in a worker thread: from the check's example database, or
-    replaying the one failing example the run was given (``ctx.example``)."""
+    replaying the one failing example the run was given (``ctx.example``), or, inside a fuzz
+    campaign (``campaign.running``), under HypoFuzz with the campaign's database and bounds."""
     ctx = driver.ctx
     replay = ctx.example.choices if ctx.example is not None else None
+    fuzzing = campaign.current()
+    if fuzzing is not None and replay is None:
+        driver.stop_at, driver.most_examples = fuzzing.stop_at, fuzzing.examples
+        bounds = fuzzing.settings(settings_for(None))
+        await anyio.to_thread.run_sync(explore, machine, driver, own, bounds, None)
+        fuzzing.searched(driver.examples, driver.first_failure_at)
+        return
     database = None if ctx.example_db is None or replay else ctx.example_db / ctx.check
     bounds = settings_for(database)
     await anyio.to_thread.run_sync(explore, machine, driver, own, bounds, replay)

@@ -58,6 +58,7 @@ CONTRACT: Contract[Spec] = Contract(
     # in their run order; the registry is read when asked, so that a test may narrow it
     checks=lambda: registry.checks().in_order(families.RUN_ORDER),
     discovery_check=DISCOVERY_CHECK,
+    model_check="lifecycle_model_holds",
     no_tools="no Engram memory tools discovered: the server lists none of the six tools",
     markdown=render_markdown,
     docs_page="docs/contract.md",

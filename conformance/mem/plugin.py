@@ -62,6 +62,7 @@ CONTRACT: Contract[MemSpec] = Contract(
     # in their run order; the registry is read when asked, so that a test may narrow it
     checks=lambda: registry.checks().in_order(families.RUN_ORDER),
     discovery_check=registry.DISCOVERY,
+    model_check="observations_follow_the_model",
     no_tools="no mem tools discovered: the server lists none of the mem_* tools",
     markdown=markdown,
     docs_page="docs/spec/mem.md",

@@ -1,0 +1,24 @@
+"""The campaign's example database keeps no empty example (``fuzz_database``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engram_conformance.conformance.fuzz_database import is_redis, opened
+
+
+def test_an_empty_example_is_never_kept_and_others_are(tmp_path: Path) -> None:
+    database = opened(str(tmp_path / "db"))
+    database.save(b"key", b"")
+    database.save(b"key", b"\x00A\x01")
+    assert list(database.fetch(b"key")) == [b"\x00A\x01"]
+    database.move(b"key", b"elsewhere", b"\x00A\x01")
+    assert list(database.fetch(b"elsewhere")) == [b"\x00A\x01"]
+    assert list(database.fetch(b"key")) == []
+
+
+def test_redis_urls_are_told_from_folders() -> None:
+    assert is_redis("redis://127.0.0.1:6379/0")
+    assert is_redis("rediss://fuzz-db:6380/1")
+    assert not is_redis("engram-conformance-fuzz/database")
+    assert not is_redis("/var/cache/fuzz")
