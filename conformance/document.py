@@ -17,6 +17,7 @@ from engram_conformance.reports import (
     CutArguments,
     FailureRecord,
     Kit,
+    ProtocolInfo,
     ReportDocument,
     RuleRecord,
     RunInfo,
@@ -68,6 +69,15 @@ def conformance_line(
     offered = [tool for tool in spec.tools if tool in listed and tool in claimed]
     klass, words = contract.conformance_class(spec, offered)
     return klass, f"{words}: {counted}"
+
+
+def protocol_info(target: Target) -> ProtocolInfo | None:
+    """The era ``target`` was asked for and the one its server agreed to (None: no connection
+    was opened)."""
+    agreed = target.negotiated
+    if agreed is None:
+        return None
+    return ProtocolInfo(target.requested_era, agreed.era, agreed.protocol_version)
 
 
 def build_document(
@@ -135,6 +145,7 @@ def build_document(
             descriptor=descriptor,
             server_info=None if info is None else ServerInfo(**info),
             stderr_tail=None,
+            protocol=protocol_info(target),
         ),
         conformance=ConformanceInfo(
             conformance_class=klass,

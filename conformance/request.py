@@ -58,6 +58,8 @@ class RunRequest:
     recheck: bool = True
     #: stop starting checks once a must rule fails
     exitfirst: bool = False
+    #: the MCP protocol era to speak (``eras.REQUESTS``); None: the descriptor's
+    era: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,11 +77,13 @@ class PreparedRun:
 def descriptor_of(request: RunRequest) -> TargetDescriptor:
     """The request's target descriptor; Unusable for a bad one (NotOneTarget passes)."""
     if isinstance(request.target, TargetDescriptor):
-        return request.target
-    try:
-        return named_descriptor(request.target)
-    except (DescriptorError, UnknownContract, BadRegistration) as error:
-        raise Unusable(str(error)) from None
+        descriptor = request.target
+    else:
+        try:
+            descriptor = named_descriptor(request.target)
+        except (DescriptorError, UnknownContract, BadRegistration) as error:
+            raise Unusable(str(error)) from None
+    return descriptor if request.era is None else replace(descriptor, era=request.era)
 
 
 def prepare(request: RunRequest) -> PreparedRun:

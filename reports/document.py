@@ -148,17 +148,35 @@ class ServerInfo:
 
 
 @dataclass(frozen=True)
+class ProtocolInfo:
+    """The MCP protocol era the run asked for (``auto`` or an era) and the one it spoke, with
+    the version the server agreed to."""
+
+    era_requested: str
+    era: str
+    protocol_version: str
+
+
+@dataclass(frozen=True)
 class TargetInfo:
     name: str
     transport: Transport
     descriptor: str | None
     server_info: ServerInfo | None
     stderr_tail: str | None
+    #: None in a report of a run that opened no connection, or of a kit before eras
+    protocol: ProtocolInfo | None = field(default=None, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TargetInfo:
-        info = data["server_info"]
-        return cls(**{**data, "server_info": None if info is None else ServerInfo(**info)})
+        info, protocol = data["server_info"], data.get("protocol")
+        return cls(
+            **{
+                **data,
+                "server_info": None if info is None else ServerInfo(**info),
+                "protocol": None if protocol is None else ProtocolInfo(**protocol),
+            }
+        )
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import re
 from .causes import Cause, causes, tally
 from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
 from .sanitize import scrub, shorten, truncate
-from .text import notes
+from .text import notes, protocol_line
 
 BLOCK_LIMIT = 2_000
 CALL_LIMIT = 400  # per call, so that a block shows every step of a shrunk sequence
@@ -89,6 +89,9 @@ def _run_line(document: ReportDocument) -> str:
     if target.server_info:
         info = target.server_info
         server = f"{inline(info.name)} {inline(info.version)}, MCP {inline(info.protocol_version)}"
+    era = protocol_line(document)
+    if era is not None:
+        server += f" · {era}"
     return (
         f"**Target** {inline(target.name)} ({reached}), server {server} · "
         f"**contract** {spec.contract} {spec.contract_version}, "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 from engram_conformance.reports import ReportDocument, RuleRecord, Verdict
-from engram_conformance.reports.text import terminal_line
+from engram_conformance.reports.text import protocol_line, terminal_line
 
 #: rules the short summary lists at most; the reports hold all
 SHOWN = 40
@@ -29,6 +29,9 @@ class Saying:
     def tell(self, document: ReportDocument, report_dir: Path) -> None:
         if not self.quiet:
             click.echo(document.conformance.summary)
+            era = protocol_line(document)
+            if era is not None:
+                click.echo(era)
             self._short_summary(document, report_dir)
         self._final_line(document)
 
