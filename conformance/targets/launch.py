@@ -14,7 +14,7 @@ import shlex
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,8 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 
 from ..exceptions import StartupFailed
 from . import eras, processes
@@ -415,6 +417,12 @@ async def _started(
         problem = (await wire.account() if wire else None) or describe(error)
         if reached is not None and _refused(error):
             problem = f"nothing answers at {reached}: is the server running?"
+        supported = _versions_offered(error)
+        if supported is not None:
+            problem = (
+                f"the server does not speak the MCP era asked for (server.era, --era): {problem};"
+                f" it speaks {', '.join(map(str, supported)) or 'no version it names'}"
+            )
         raise StartupFailed(problem, tail(log) if log else "", started=reached is None) from None
     try:
         yield value
@@ -423,17 +431,33 @@ async def _started(
             await opened.__aexit__(None, None, None)
 
 
+def _versions_offered(error: BaseException) -> list[Any] | None:
+    """The versions a server named when it refused the one asked for (-32022), else None."""
+    for current in _within(error):
+        if isinstance(current, MCPError) and current.code == UNSUPPORTED_PROTOCOL_VERSION:
+            data = current.error.data
+            supported = data.get("supported") if isinstance(data, dict) else None
+            return supported if isinstance(supported, list) else []
+    return None
+
+
 def _refused(error: BaseException) -> bool:
     """Whether ``error`` (or an error it groups or was raised from) is a refused connection."""
-    found = [error]
+    return any(isinstance(e, httpx2.ConnectError | ConnectionRefusedError) for e in _within(error))
+
+
+def _within(error: BaseException) -> Iterator[BaseException]:
+    """``error``, the errors it groups and those it was raised from, each once."""
+    found, seen = [error], set()
     while found:
         current = found.pop()
-        if isinstance(current, httpx2.ConnectError | ConnectionRefusedError):
-            return True
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
         found += list(getattr(current, "exceptions", ())) + [
             cause for cause in (current.__cause__, current.__context__) if cause is not None
         ]
-    return False
 
 
 class InProcessTarget(Target):
