@@ -49,6 +49,11 @@ SHOWN_ARGUMENT_BYTES = 2048
 ARGUMENT_END_CHARS = 256
 
 
+def counted(counts: Mapping[Verdict, int]) -> str:
+    """The counts of a summary line ("188 pass, 0 fail, ...")."""
+    return ", ".join(f"{count} {verdict.label}" for verdict, count in counts.items())
+
+
 def conformance_line(
     contract: Contract,
     spec: Any,
@@ -59,16 +64,16 @@ def conformance_line(
 ) -> tuple[str, str]:
     """The conformance class (``none``, ``partial``, ``full``) and the summary line; the
     contract words a class by the tools offered (listed and claimed)."""
-    counted = ", ".join(f"{count} {verdict.label}" for verdict, count in counts.items())
+    tallied = counted(counts)
     if discovery_failed is not None:
         reason = discovery_failed.splitlines()[0][:200]
-        return "none", f"No tools discovered: {reason} ({counted})"
+        return "none", f"No tools discovered: {reason} ({tallied})"
     if not [tool for tool in spec.tools if tool in listed]:
         nothing = contract.no_tools[:1].upper() + contract.no_tools[1:]
-        return "none", f"{nothing} ({counted})"
+        return "none", f"{nothing} ({tallied})"
     offered = [tool for tool in spec.tools if tool in listed and tool in claimed]
     klass, words = contract.conformance_class(spec, offered)
-    return klass, f"{words}: {counted}"
+    return klass, f"{words}: {tallied}"
 
 
 def protocol_info(target: Target) -> ProtocolInfo | None:

@@ -155,6 +155,8 @@ class ProtocolInfo:
     era_requested: str
     era: str
     protocol_version: str
+    #: with ``both``: the eras the server would not speak, and what it said
+    not_spoken: Mapping[str, str] | None = field(default=None, metadata=OPTIONAL)
 
 
 @dataclass(frozen=True)
@@ -261,6 +263,14 @@ class RuleRecord:
     recheck_transcript: str | None = None
     #: the time of the checks that decided the rule (None: not measured)
     timing: Timing | None = field(default=None, metadata=OPTIONAL)
+    #: with ``--era both``: each era's verdict (the rule's own is the worst of them)
+    eras: Mapping[str, str] | None = field(default=None, metadata=OPTIONAL)
+
+    @property
+    def era_finding(self) -> bool:
+        """Whether the eras gave this rule different verdicts: the server keeps it in one
+        era and breaks it in the other."""
+        return len(set((self.eras or {}).values())) > 1
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleRecord:

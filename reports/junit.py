@@ -72,6 +72,8 @@ def _testcase(suite: ET.Element, rule: RuleRecord, contract: str) -> None:
     for name, value in (("verdict", rule.verdict), ("level", rule.level)):
         ET.SubElement(properties, "property", name=name, value=value)
     ET.SubElement(properties, "property", name="statement", value=scrub(rule.statement))
+    for era, verdict in (rule.eras or {}).items():  # --era both: each era's verdict
+        ET.SubElement(properties, "property", name=f"verdict_{era}", value=verdict)
     details = text.rule_evidence(rule)
     outcome = _outcome(rule)
     if outcome is not None:

@@ -73,7 +73,20 @@ def protocol_line(document: ReportDocument) -> str | None:
         if protocol.era_requested == "auto"
         else f"asked for {protocol.era_requested}"
     )
-    return f"MCP era {protocol.era} ({asked}), protocol version {protocol.protocol_version}"
+    line = f"MCP era {protocol.era} ({asked}), protocol version {protocol.protocol_version}"
+    for era, said in (protocol.not_spoken or {}).items():
+        line += f"; {era} not spoken: {said}"
+    return line
+
+
+def era_verdicts(rule: RuleRecord) -> str:
+    """Each era's verdict of a rule run in both ("2025-11-25 pass, 2026-07-28 fail")."""
+    return ", ".join(f"{era} {verdict}" for era, verdict in (rule.eras or {}).items())
+
+
+def era_findings(document: ReportDocument) -> list[RuleRecord]:
+    """The rules whose eras gave different verdicts (``--era both``), in the report's order."""
+    return [rule for rule in document.rules if rule.era_finding]
 
 
 def terminal_line(rule: RuleRecord) -> str:

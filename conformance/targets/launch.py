@@ -28,7 +28,7 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 from mcp.shared.exceptions import MCPError
 from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 
-from ..exceptions import StartupFailed
+from ..exceptions import EraNotSpoken, StartupFailed
 from . import eras, processes
 from .connection import IDENTITY_CLAIMS, Connection
 from .descriptor import BindingMode, TargetDescriptor
@@ -392,7 +392,7 @@ def _agreed(client: Client, wanted: str, log: Path | None) -> eras.Negotiated:
     """What ``client``'s server agreed to; StartupFailed when it is not the era wanted."""
     agreed = eras.Negotiated(client.protocol_version)
     if wanted in eras.ERAS and agreed.era != wanted:
-        raise StartupFailed(
+        raise EraNotSpoken(
             f"the server does not speak the MCP era {wanted} (server.era, --era): "
             f"it agreed to {agreed.protocol_version} only",
             tail(log) if log else "",
@@ -423,6 +423,7 @@ async def _started(
                 f"the server does not speak the MCP era asked for (server.era, --era): {problem};"
                 f" it speaks {', '.join(map(str, supported)) or 'no version it names'}"
             )
+            raise EraNotSpoken(problem, tail(log) if log else "") from None
         raise StartupFailed(problem, tail(log) if log else "", started=reached is None) from None
     try:
         yield value
