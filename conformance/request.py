@@ -24,6 +24,7 @@ from .contracts import Contract
 from .launching import chosen_contract, claims_only_tools_of, run_launched, run_recognising
 from .ledger import Reproduction
 from .runner import Progress, RunOptions, RunResult
+from .targets import eras
 from .targets.choice import named_descriptor
 from .targets.descriptor import DescriptorError, TargetDescriptor
 from .targets.launch import LaunchedTarget
@@ -83,7 +84,11 @@ def descriptor_of(request: RunRequest) -> TargetDescriptor:
             descriptor = named_descriptor(request.target)
         except (DescriptorError, UnknownContract, BadRegistration) as error:
             raise Unusable(str(error)) from None
-    return descriptor if request.era is None else replace(descriptor, era=request.era)
+    if request.era is None:
+        return descriptor
+    if request.era not in eras.REQUESTS:
+        raise Unusable(f"{request.era!r} is no MCP era to run in ({', '.join(eras.REQUESTS)})")
+    return replace(descriptor, era=request.era)
 
 
 def prepare(request: RunRequest) -> PreparedRun:

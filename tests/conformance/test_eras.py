@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from engram_conformance.conformance.request import RunRequest, Unusable, descriptor_of
 from engram_conformance.reports.document import load as load_report
 
 TARGETS = Path(__file__).parents[2] / "targets"
@@ -146,3 +147,9 @@ def test_both_eras_of_a_server_of_one_era_say_which_it_would_not_speak(tmp_path:
     assert (protocol.era_requested, protocol.era) == ("both", "2026-07-28")
     assert list(protocol.not_spoken or {}) == ["2025-11-25"]
     assert "2025-11-25 not spoken: the server does not speak the MCP era" in done.stdout
+
+
+def test_a_library_request_for_an_era_no_run_knows_is_unusable() -> None:
+    """The library API and the pytest plugin (``--engram-era``) pass the era unchecked."""
+    with pytest.raises(Unusable, match="'2027' is no MCP era to run in"):
+        descriptor_of(RunRequest(target={"reference": "engram-memory"}, era="2027"))
