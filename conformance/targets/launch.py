@@ -265,9 +265,8 @@ class LaunchedTarget(Target):
             startup = self.descriptor.startup_timeout_s
             cwd = self._working_folder()
             transport = guarded_stdio(command, env, self.server_log, wire, startup, cwd)
-            # the transport bounds initialize (startup_timeout_s), the session each call
-            opened = self._opened(transport, None, wire)
-            async with opened as client:
+            # the transport bounds the opening request (startup_timeout_s), the session each call
+            async with self._opened(transport, None, wire) as client:
                 self._wires[id(client)] = wire
                 try:
                     yield client
@@ -295,7 +294,7 @@ class LaunchedTarget(Target):
         reached: str | None = None,
     ) -> AbstractAsyncContextManager[Client]:
         """A client of ``server`` in the run's era (``_initialized``)."""
-        return _initialized(server, timeout_s, self.stderr_log, wire, reached=reached, era=self)
+        return _initialized(server, timeout_s, self.stderr_log, wire, reached=reached, target=self)
 
     def _raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
         """A raw channel for ``identity`` in the era of the run: over stdio a server process
@@ -367,24 +366,24 @@ async def _initialized(
     wire: Wire | None = None,
     *,
     reached: str | None = None,
-    era: Target,
+    target: Target,
 ) -> AsyncIterator[Client]:
-    """A client that has opened its connection in ``era``'s protocol era: the first of a run
-    negotiates the era asked for (``eras.client_mode``) and settles ``era.negotiated``, the
-    later ones ask for the era it settled. A failure to open (in ``timeout_s``, the SDK's read
+    """A client that has opened its connection in ``target``'s protocol era: the first of a
+    run negotiates the era asked for (``eras.client_mode``) and settles ``target.negotiated``,
+    the later ones ask for the era it settled. A failure to open (in ``timeout_s``, the SDK's read
     time-out of every request), or a server that does not speak the era asked for, is
     StartupFailed. ``reached``: the URL of a server the harness did not start, whose failure
     is told as one of reaching it. The SDK's response cache is off: every request the checks
     make must reach the server."""
-    settled = era.negotiated
-    wanted = era.requested_era if settled is None else settled.era
+    settled = target.negotiated
+    wanted = target.requested_era if settled is None else settled.era
     client = Client(
         server, mode=eras.client_mode(wanted), read_timeout_seconds=timeout_s, cache=None
     )
     async with _started(client, log, wire, reached=reached) as opened:
         agreed = _agreed(opened, wanted, log)
         if settled is None:
-            era.negotiated = agreed
+            target.negotiated = agreed
         yield opened
 
 
@@ -497,4 +496,4 @@ class InProcessTarget(Target):
 
     def _client(self, identity: Any = None) -> AbstractAsyncContextManager[Client]:
         """A client of a server from the factory (the identity travels in ``_meta``)."""
-        return _initialized(self._factory(), 10.0, None, era=self)
+        return _initialized(self._factory(), 10.0, None, target=self)
