@@ -4,16 +4,16 @@ The MCP SDK's JSON writer cannot write an unpaired surrogate (it fails, and the 
 and writes an infinite number as ``null``; rule SCHEMA-032 wants both sent and answered
 INVALID_SCHEMA. So a raw channel writes each message itself (``json_text``).
 
-Over stdio it is a server process of its own (the SDK owns the pipes of the others), over
-streamable HTTP an MCP session of its own. It speaks the protocol version the run negotiated
-(``eras``): in the handshake era it makes the MCP handshake in raw text first; in the new era
-it makes none, and frames every request itself, the envelope in ``params._meta`` and, over
-HTTP, the era's headers and no session id. It sends one call at a time, and reads messages
-until the response with the call's id: notifications and requests from the server are
-skipped. It answers as the SDK client does, a ``CallToolResult``
-or an ``MCPError`` for a JSON-RPC error; output that is no JSON-RPC answer raises ``NotAnswered``
-with its first bytes, escaped. Unlike the SDK it does not check ``structuredContent`` against the
-tool's output schema: the checks judge what the server sent.
+Over stdio it is a server process of its own (the SDK owns the pipes of the others), over streamable
+HTTP an MCP session of its own. It speaks the protocol version the run negotiated (``eras``): in the
+handshake era it makes the MCP handshake in raw text first; in the new era it asks
+``server/discover`` first, and frames every request itself, the envelope in ``params._meta`` and,
+over HTTP, the era's headers and no session id. It sends one call at a time, and reads messages
+until the response with the call's id: notifications and requests from the server are skipped. It
+answers as the SDK client does, a ``CallToolResult`` or an ``MCPError`` for a JSON-RPC error; output
+that is no JSON-RPC answer raises ``NotAnswered`` with its first bytes, escaped. Unlike the SDK it
+does not check ``structuredContent`` against the tool's output schema: the checks judge what the
+server sent.
 
 A target in process has no text, but the SDK's client dumps the params in JSON mode before it
 hands them over, which makes an infinite number ``None``: its channel (``ObjectChannel``) hands
@@ -136,8 +136,16 @@ class RawChannel:
 
     async def handshake(self, timeout_s: float) -> None:
         """``initialize`` with the SDK's protocol version, then ``notifications/initialized``;
-        nothing in the new era, which has no handshake."""
+        in the new era, which has no handshake, ``server/discover`` in the channel's version,
+        so that the channel is open once the server answers, as in the handshake era (a
+        server process still starting would otherwise spend a call's time-out of the first
+        request sent)."""
         if eras.is_modern(self.protocol_version):
+            try:
+                with anyio.fail_after(timeout_s):
+                    await self._ask("server/discover", {})
+            except TimeoutError:
+                raise TimeoutError(f"no answer to server/discover within {timeout_s} s") from None
             return
         offer = {
             "protocolVersion": LATEST_HANDSHAKE_VERSION,
