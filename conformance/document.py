@@ -17,6 +17,7 @@ from engram_conformance.reports import (
     CutArguments,
     FailureRecord,
     Kit,
+    ProtocolInfo,
     ReportDocument,
     RuleRecord,
     RunInfo,
@@ -48,6 +49,11 @@ SHOWN_ARGUMENT_BYTES = 2048
 ARGUMENT_END_CHARS = 256
 
 
+def counted(counts: Mapping[Verdict, int]) -> str:
+    """The counts of a summary line ("188 pass, 0 fail, ...")."""
+    return ", ".join(f"{count} {verdict.label}" for verdict, count in counts.items())
+
+
 def conformance_line(
     contract: Contract,
     spec: Any,
@@ -58,16 +64,25 @@ def conformance_line(
 ) -> tuple[str, str]:
     """The conformance class (``none``, ``partial``, ``full``) and the summary line; the
     contract words a class by the tools offered (listed and claimed)."""
-    counted = ", ".join(f"{count} {verdict.label}" for verdict, count in counts.items())
+    tallied = counted(counts)
     if discovery_failed is not None:
         reason = discovery_failed.splitlines()[0][:200]
-        return "none", f"No tools discovered: {reason} ({counted})"
+        return "none", f"No tools discovered: {reason} ({tallied})"
     if not [tool for tool in spec.tools if tool in listed]:
         nothing = contract.no_tools[:1].upper() + contract.no_tools[1:]
-        return "none", f"{nothing} ({counted})"
+        return "none", f"{nothing} ({tallied})"
     offered = [tool for tool in spec.tools if tool in listed and tool in claimed]
     klass, words = contract.conformance_class(spec, offered)
-    return klass, f"{words}: {counted}"
+    return klass, f"{words}: {tallied}"
+
+
+def protocol_info(target: Target) -> ProtocolInfo | None:
+    """The era ``target`` was asked for and the one its server agreed to (None: no connection
+    was opened)."""
+    agreed = target.negotiated
+    if agreed is None:
+        return None
+    return ProtocolInfo(target.requested_era, agreed.era, agreed.protocol_version)
 
 
 def build_document(
@@ -135,6 +150,7 @@ def build_document(
             descriptor=descriptor,
             server_info=None if info is None else ServerInfo(**info),
             stderr_tail=None,
+            protocol=protocol_info(target),
         ),
         conformance=ConformanceInfo(
             conformance_class=klass,

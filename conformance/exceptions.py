@@ -35,6 +35,11 @@ class StartupFailed(Exception):
         return f"the server could not be {what}: {self.problem}{tail}"
 
 
+class EraNotSpoken(StartupFailed):
+    """The server would not speak the MCP era the run asked for (it refused the opening
+    request with -32022, or agreed to the other era only)."""
+
+
 @dataclass
 class ServerFault(Exception):
     """The server crashed, hung or spoke garbage during a call."""

@@ -8,6 +8,7 @@ so this module imports the harness only when ``run_target`` runs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,7 +42,29 @@ def run_target(
     the target by the descriptor's ``origin`` (none is written for a descriptor built in
     code). Raises StartupFailed when the server would not start, Unusable when the contract
     the server speaks does not fit the request (``request.run_request``).
+
+    With the era ``both`` it is a run in each era, reported as one (``both_eras``).
     """
+    from .request import PreparedRun, descriptor_of
+    from .targets.eras import BOTH
+
+    descriptor = request.descriptor if isinstance(request, PreparedRun) else descriptor_of(request)
+    one = functools.partial(_run_one, command=command, progress=progress)
+    if descriptor.era != BOTH:
+        return one(request, report_dir)
+    from .both_eras import run_each_era
+
+    return run_each_era(request, report_dir, one)
+
+
+def _run_one(
+    request: PreparedRun | RunRequest,
+    report_dir: Path,
+    *,
+    command: str,
+    progress: Progress | None,
+) -> ReportDocument:
+    """``run_target`` in the one era the request names (or ``auto``)."""
     from .document import build_document, write_transcripts
     from .reproduction import write_reproductions
     from .request import run_request

@@ -72,6 +72,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--engram-seed", type=int, help="Seed of the generated data.")
     group.addoption(
+        "--engram-era",
+        metavar="ERA",
+        help="The MCP protocol era to speak: auto (the newest the server speaks), 2025-11-25, "
+        "2026-07-28 or both (default: the descriptor's server.era, else auto; docs/eras.md).",
+    )
+    group.addoption(
         "--engram-budget", type=float, metavar="SECONDS", help="Stop starting checks after this."
     )
     group.addoption("--engram-baseline", metavar="FILE", help="Known failures (JSON): they xfail.")
@@ -125,6 +131,7 @@ class EngramRun:
             profile=option("engram_profile"),
             only=only,
             seed=option("engram_seed"),
+            era=option("engram_era"),
             budget_s=option("engram_budget"),
             baseline=Path(known) if known else None,
             example_db=self.report_dir / EXAMPLE_DB,

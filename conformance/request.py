@@ -24,6 +24,7 @@ from .contracts import Contract
 from .launching import chosen_contract, claims_only_tools_of, run_launched, run_recognising
 from .ledger import Reproduction
 from .runner import Progress, RunOptions, RunResult
+from .targets import eras
 from .targets.choice import named_descriptor
 from .targets.descriptor import DescriptorError, TargetDescriptor
 from .targets.launch import LaunchedTarget
@@ -58,6 +59,8 @@ class RunRequest:
     recheck: bool = True
     #: stop starting checks once a must rule fails
     exitfirst: bool = False
+    #: the MCP protocol era to speak (``eras.REQUESTS``); None: the descriptor's
+    era: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,11 +78,17 @@ class PreparedRun:
 def descriptor_of(request: RunRequest) -> TargetDescriptor:
     """The request's target descriptor; Unusable for a bad one (NotOneTarget passes)."""
     if isinstance(request.target, TargetDescriptor):
-        return request.target
-    try:
-        return named_descriptor(request.target)
-    except (DescriptorError, UnknownContract, BadRegistration) as error:
-        raise Unusable(str(error)) from None
+        descriptor = request.target
+    else:
+        try:
+            descriptor = named_descriptor(request.target)
+        except (DescriptorError, UnknownContract, BadRegistration) as error:
+            raise Unusable(str(error)) from None
+    if request.era is None:
+        return descriptor
+    if request.era not in eras.REQUESTS:
+        raise Unusable(f"{request.era!r} is no MCP era to run in ({', '.join(eras.REQUESTS)})")
+    return replace(descriptor, era=request.era)
 
 
 def prepare(request: RunRequest) -> PreparedRun:

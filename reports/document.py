@@ -148,17 +148,37 @@ class ServerInfo:
 
 
 @dataclass(frozen=True)
+class ProtocolInfo:
+    """The MCP protocol era the run asked for (``auto`` or an era) and the one it spoke, with
+    the version the server agreed to."""
+
+    era_requested: str
+    era: str
+    protocol_version: str
+    #: with ``both``: the eras the server would not speak, and what it said
+    not_spoken: Mapping[str, str] | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass(frozen=True)
 class TargetInfo:
     name: str
     transport: Transport
     descriptor: str | None
     server_info: ServerInfo | None
     stderr_tail: str | None
+    #: None in a report of a run that opened no connection, or of a kit before eras
+    protocol: ProtocolInfo | None = field(default=None, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TargetInfo:
-        info = data["server_info"]
-        return cls(**{**data, "server_info": None if info is None else ServerInfo(**info)})
+        info, protocol = data["server_info"], data.get("protocol")
+        return cls(
+            **{
+                **data,
+                "server_info": None if info is None else ServerInfo(**info),
+                "protocol": None if protocol is None else ProtocolInfo(**protocol),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -243,6 +263,14 @@ class RuleRecord:
     recheck_transcript: str | None = None
     #: the time of the checks that decided the rule (None: not measured)
     timing: Timing | None = field(default=None, metadata=OPTIONAL)
+    #: with ``--era both``: each era's verdict (the rule's own is the worst of them)
+    eras: Mapping[str, str] | None = field(default=None, metadata=OPTIONAL)
+
+    @property
+    def era_finding(self) -> bool:
+        """Whether the eras gave this rule different verdicts: the server keeps it in one
+        era and breaks it in the other."""
+        return len(set((self.eras or {}).values())) > 1
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleRecord:

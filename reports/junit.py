@@ -32,6 +32,7 @@ def render(document: ReportDocument) -> str:
     root = ET.Element("testsuites", name="engram-conformance")
     for family, rules in document.by_family().items():
         suite = ET.SubElement(root, "testsuite", name=family)
+        _protocol_properties(suite, document)
         for rule in rules:
             _testcase(suite, rule, document.spec.contract)
         _count(suite)
@@ -39,6 +40,20 @@ def render(document: ReportDocument) -> str:
     root.set("time", f"{document.run.duration_s:.3f}")
     ET.indent(root)
     return _DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _protocol_properties(suite: ET.Element, document: ReportDocument) -> None:
+    """The MCP era of the run, as properties of each testsuite (JUnit has none for the whole)."""
+    protocol = document.target.protocol
+    if protocol is None:
+        return
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("mcp_era", protocol.era),
+        ("mcp_era_requested", protocol.era_requested),
+        ("mcp_protocol_version", protocol.protocol_version),
+    ):
+        ET.SubElement(properties, "property", name=name, value=value)
 
 
 def _count(element: ET.Element) -> None:
@@ -57,6 +72,8 @@ def _testcase(suite: ET.Element, rule: RuleRecord, contract: str) -> None:
     for name, value in (("verdict", rule.verdict), ("level", rule.level)):
         ET.SubElement(properties, "property", name=name, value=value)
     ET.SubElement(properties, "property", name="statement", value=scrub(rule.statement))
+    for era, verdict in (rule.eras or {}).items():  # --era both: each era's verdict
+        ET.SubElement(properties, "property", name=f"verdict_{era}", value=verdict)
     details = text.rule_evidence(rule)
     outcome = _outcome(rule)
     if outcome is not None:

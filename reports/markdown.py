@@ -15,7 +15,7 @@ import re
 from .causes import Cause, causes, tally
 from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
 from .sanitize import scrub, shorten, truncate
-from .text import notes
+from .text import era_findings, era_verdicts, notes, protocol_line
 
 BLOCK_LIMIT = 2_000
 CALL_LIMIT = 400  # per call, so that a block shows every step of a shrunk sequence
@@ -42,6 +42,7 @@ def code_block(text: str, info: str = "text") -> str:
 def render(document: ReportDocument) -> str:
     """The Markdown summary of ``document``."""
     parts = [scrub(document.conformance.summary), _counts_table(document), _run_line(document)]
+    parts.extend(_era_findings(document))
     detailed_left = DETAILED_LIMIT
     for verdict in (Verdict.FAIL, Verdict.ERROR, None, Verdict.WARN):
         if verdict is None:
@@ -64,6 +65,15 @@ def render(document: ReportDocument) -> str:
 
 
 _TITLES = {Verdict.FAIL: "Failures", Verdict.ERROR: "Errors", Verdict.WARN: "Warnings"}
+
+
+def _era_findings(document: ReportDocument) -> list[str]:
+    """The rules the server keeps in one MCP era and breaks in the other (``--era both``)."""
+    found = era_findings(document)
+    if not found:
+        return []
+    lines = [f"- **{rule.id}** ({era_verdicts(rule)}): {inline(rule.statement)}" for rule in found]
+    return [f"## Era findings ({len(found)})", "\n".join(lines)]
 
 
 def _stale(document: ReportDocument) -> list[str]:
@@ -89,6 +99,9 @@ def _run_line(document: ReportDocument) -> str:
     if target.server_info:
         info = target.server_info
         server = f"{inline(info.name)} {inline(info.version)}, MCP {inline(info.protocol_version)}"
+    era = protocol_line(document)
+    if era is not None:
+        server += f" · {era}"
     return (
         f"**Target** {inline(target.name)} ({reached}), server {server} · "
         f"**contract** {spec.contract} {spec.contract_version}, "

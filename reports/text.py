@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from .document import FailureRecord, RuleRecord
+from .document import FailureRecord, ReportDocument, RuleRecord
 from .sanitize import scrub, truncate
 
 EVIDENCE_LIMIT = 10_000  # per expectation, observation and call
@@ -60,6 +60,33 @@ def rule_evidence(
         lines.append(f"reason: {rule.reason}")
     lines.extend(_failure_evidence(failure, folder) for failure in rule.failures)
     return scrub("\n".join(lines))
+
+
+def protocol_line(document: ReportDocument) -> str | None:
+    """The MCP era the run spoke, and how it was chosen ("MCP era 2026-07-28 (auto: the newest
+    the server speaks), protocol version 2026-07-28"); None when no connection was opened."""
+    protocol = document.target.protocol
+    if protocol is None:
+        return None
+    asked = (
+        "auto: the newest the server speaks"
+        if protocol.era_requested == "auto"
+        else f"asked for {protocol.era_requested}"
+    )
+    line = f"MCP era {protocol.era} ({asked}), protocol version {protocol.protocol_version}"
+    for era, said in (protocol.not_spoken or {}).items():
+        line += f"; {era} not spoken: {said}"
+    return line
+
+
+def era_verdicts(rule: RuleRecord) -> str:
+    """Each era's verdict of a rule run in both ("2025-11-25 pass, 2026-07-28 fail")."""
+    return ", ".join(f"{era} {verdict}" for era, verdict in (rule.eras or {}).items())
+
+
+def era_findings(document: ReportDocument) -> list[RuleRecord]:
+    """The rules whose eras gave different verdicts (``--era both``), in the report's order."""
+    return [rule for rule in document.rules if rule.era_finding]
 
 
 def terminal_line(rule: RuleRecord) -> str:

@@ -14,6 +14,7 @@ from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as
 
 from ..exceptions import Interrupted, StartupFailed
 from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
+from ..targets.eras import REQUESTS
 from . import PROG, main, stopped_by, subcommand, unusable
 from .options import comma_separated, target_name, target_options
 from .progress import progress_display
@@ -57,6 +58,13 @@ def _writable_folder(path: Path | None, option: str) -> None:
 @main.command("run")
 @target_options
 @click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
+@click.option(
+    "--era",
+    type=click.Choice(REQUESTS),
+    help="The MCP protocol era to speak: auto, the newest the server speaks; 2025-11-25, the "
+    "initialize handshake; 2026-07-28, the per-request envelope; both, each in turn "
+    "[default: the descriptor's server.era, else auto].",
+)
 @click.option(
     "--only",
     multiple=True,
@@ -121,6 +129,7 @@ def run_command(
     url: str | None,
     contract: str | None,
     profile: str,
+    era: str | None,
     only: tuple[str, ...],
     seed: int | None,
     budget: float | None,
@@ -155,6 +164,7 @@ def run_command(
         example_db=None if no_example_db else example_db or report_dir / EXAMPLE_DB,
         recheck=not no_recheck,
         exitfirst=exitfirst,
+        era=era,
     )
     try:
         prepared = ready(request)

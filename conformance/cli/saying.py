@@ -9,7 +9,12 @@ from pathlib import Path
 
 import click
 from engram_conformance.reports import ReportDocument, RuleRecord, Verdict
-from engram_conformance.reports.text import terminal_line
+from engram_conformance.reports.text import (
+    era_findings,
+    era_verdicts,
+    protocol_line,
+    terminal_line,
+)
 
 #: rules the short summary lists at most; the reports hold all
 SHOWN = 40
@@ -29,8 +34,22 @@ class Saying:
     def tell(self, document: ReportDocument, report_dir: Path) -> None:
         if not self.quiet:
             click.echo(document.conformance.summary)
+            era = protocol_line(document)
+            if era is not None:
+                click.echo(era)
+            self._era_findings(document)
             self._short_summary(document, report_dir)
         self._final_line(document)
+
+    def _era_findings(self, document: ReportDocument) -> None:
+        """The rules whose verdict differs between the MCP eras (``--era both``), first."""
+        found = era_findings(document)
+        if not found:
+            return
+        click.echo("era findings (the server keeps these rules in one era, not the other):")
+        for rule in found:
+            line = f"{terminal_line(rule)} [{era_verdicts(rule)}]"
+            click.echo(self._styled(line, rule), color=self.color)
 
     def _short_summary(self, document: ReportDocument, report_dir: Path) -> None:
         shown = _VERBOSE if self.verbose else _NEEDS_A_LOOK

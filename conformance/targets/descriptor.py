@@ -21,6 +21,8 @@ from typing import Any, Literal
 from engram_conformance.spec import registry
 from jsonschema import Draft202012Validator
 
+from .eras import AUTO
+
 SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text(encoding="utf-8"))
 #: A descriptor string's placeholder (``{port}``, ``{env[NAME]}``), filled in at launch.
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
@@ -84,6 +86,8 @@ class TargetDescriptor:
     cwd: str | None = None
     startup_timeout_s: float = 30.0
     call_timeout_s: float = 10.0
+    #: the MCP protocol era the run speaks (``eras.REQUESTS``): ``auto``, an era, or ``both``
+    era: str = AUTO
     binding_mode: str = BindingMode.SIGNED_META
     binding_env: dict[str, str] = field(default_factory=dict)
     binding_headers: dict[str, str] = field(default_factory=dict)
@@ -119,6 +123,7 @@ class TargetDescriptor:
             cwd=server.get("cwd"),
             startup_timeout_s=float(server.get("startup_timeout_s", 30)),
             call_timeout_s=float(server.get("call_timeout_s", 10)),
+            era=server.get("era", AUTO),
             binding_mode=BindingMode(binding.get("mode", BindingMode.SIGNED_META)),
             binding_env=dict(binding.get("env", {})),
             binding_headers=dict(binding.get("headers", {})),

@@ -14,7 +14,7 @@ import shlex
 import socket
 import subprocess
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +25,11 @@ import httpx2
 from mcp import Client
 from mcp.client.stdio import get_default_environment
 from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 
-from ..exceptions import StartupFailed
-from . import processes
+from ..exceptions import EraNotSpoken, StartupFailed
+from . import eras, processes
 from .connection import IDENTITY_CLAIMS, Connection
 from .descriptor import BindingMode, TargetDescriptor
 from .raw_channel import ObjectChannel, RawChannel, over_http, over_stdio
@@ -123,6 +125,10 @@ class Target:
     name: str
     transport: str
     call_timeout_s: float = 10.0
+    #: the era the run asked for (``eras.AUTO`` or one of ``eras.ERAS``)
+    requested_era: str = eras.AUTO
+    #: what the server agreed to on the first connection, which later clients speak
+    negotiated: eras.Negotiated | None = None
     stderr_log: Path | None = None
     #: the files holding the server's state now (the descriptor's ``[state] files``), if known
     state_files: Callable[[], list[Path]] | None = None
@@ -148,6 +154,7 @@ class LaunchedTarget(Target):
         self.transport = descriptor.transport
         self.call_timeout_s = descriptor.call_timeout_s
         self.stderr_log = workspace.stderr_log
+        self.requested_era = descriptor.era
         self.server_log = ServerLog(workspace.stderr_log)
         self.port = free_port()
         #: the wire of each open stdio client, by the client's id (``explain``)
@@ -258,8 +265,8 @@ class LaunchedTarget(Target):
             startup = self.descriptor.startup_timeout_s
             cwd = self._working_folder()
             transport = guarded_stdio(command, env, self.server_log, wire, startup, cwd)
-            # the transport bounds initialize (startup_timeout_s), the session each call
-            async with _initialized(transport, None, self.stderr_log, wire) as client:
+            # the transport bounds the opening request (startup_timeout_s), the session each call
+            async with self._opened(transport, None, wire) as client:
                 self._wires[id(client)] = wire
                 try:
                     yield client
@@ -275,21 +282,35 @@ class LaunchedTarget(Target):
                 http = await stack.enter_async_context(create_mcp_http_client(headers=headers))
                 server = streamable_http_client(url, http_client=http)
             reached = None if self.descriptor.command else url  # a server already running there
-            async with _initialized(server, timeout, self.stderr_log, reached=reached) as client:
+            async with self._opened(server, timeout, reached=reached) as client:
                 yield client
 
+    def _opened(
+        self,
+        server: Any,
+        timeout_s: float | None,
+        wire: Wire | None = None,
+        *,
+        reached: str | None = None,
+    ) -> AbstractAsyncContextManager[Client]:
+        """A client of ``server`` in the run's era (``_initialized``)."""
+        return _initialized(server, timeout_s, self.stderr_log, wire, reached=reached, target=self)
+
     def _raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
-        """A raw channel for ``identity``: over stdio a server process of its own, started as
-        the SDK's client starts one (same command, same environment), over HTTP a session of
-        its own with the binding's headers. A failure to open it is StartupFailed."""
+        """A raw channel for ``identity`` in the era of the run: over stdio a server process
+        of its own, started as the SDK's client starts one (same command, same environment),
+        over HTTP a session of its own (handshake era) with the binding's headers. A failure
+        to open it is StartupFailed."""
         timeout = max(self.descriptor.call_timeout_s, self.descriptor.startup_timeout_s)
+        version = self.negotiated.protocol_version if self.negotiated else None
         if self.transport == "stdio":
             command, env = self._stdio_command(identity)
             startup = self.descriptor.startup_timeout_s
-            opened = over_stdio(command, env, self.server_log, startup, self._working_folder())
+            cwd = self._working_folder()
+            opened = over_stdio(command, env, self.server_log, startup, cwd, version)
         else:
             url = self.fill(self.descriptor.url or "", identity)
-            opened = over_http(url, self._headers(identity), timeout)
+            opened = over_http(url, self._headers(identity), timeout, version)
         return _started(opened, self.stderr_log)
 
     @contextlib.contextmanager
@@ -337,19 +358,45 @@ def _wait_for_port(url: str, process: Any, timeout_s: float, log: Path | None) -
     )
 
 
-def _initialized(
+@asynccontextmanager
+async def _initialized(
     server: Any,
     timeout_s: float | None,
     log: Path | None,
     wire: Wire | None = None,
     *,
     reached: str | None = None,
-) -> AbstractAsyncContextManager[Client]:
-    """An initialized client; a failure to initialize (in ``timeout_s``, the SDK's read time-out
-    of every request) is StartupFailed. ``reached``: the URL of a server the harness did not
-    start, whose failure is told as one of reaching it."""
-    client = Client(server, mode="legacy", read_timeout_seconds=timeout_s)
-    return _started(client, log, wire, reached=reached)
+    target: Target,
+) -> AsyncIterator[Client]:
+    """A client that has opened its connection in ``target``'s protocol era: the first of a
+    run negotiates the era asked for (``eras.client_mode``) and settles ``target.negotiated``,
+    the later ones ask for the era it settled. A failure to open (in ``timeout_s``, the SDK's read
+    time-out of every request), or a server that does not speak the era asked for, is
+    StartupFailed. ``reached``: the URL of a server the harness did not start, whose failure
+    is told as one of reaching it. The SDK's response cache is off: every request the checks
+    make must reach the server."""
+    settled = target.negotiated
+    wanted = target.requested_era if settled is None else settled.era
+    client = Client(
+        server, mode=eras.client_mode(wanted), read_timeout_seconds=timeout_s, cache=None
+    )
+    async with _started(client, log, wire, reached=reached) as opened:
+        agreed = _agreed(opened, wanted, log)
+        if settled is None:
+            target.negotiated = agreed
+        yield opened
+
+
+def _agreed(client: Client, wanted: str, log: Path | None) -> eras.Negotiated:
+    """What ``client``'s server agreed to; StartupFailed when it is not the era wanted."""
+    agreed = eras.Negotiated(client.protocol_version)
+    if wanted in eras.ERAS and agreed.era != wanted:
+        raise EraNotSpoken(
+            f"the server does not speak the MCP era {wanted} (server.era, --era): "
+            f"it agreed to {agreed.protocol_version} only",
+            tail(log) if log else "",
+        )
+    return agreed
 
 
 @asynccontextmanager
@@ -369,6 +416,13 @@ async def _started(
         problem = (await wire.account() if wire else None) or describe(error)
         if reached is not None and _refused(error):
             problem = f"nothing answers at {reached}: is the server running?"
+        supported = _versions_offered(error)
+        if supported is not None:
+            problem = (
+                f"the server does not speak the MCP era asked for (server.era, --era): {problem};"
+                f" it speaks {', '.join(map(str, supported)) or 'no version it names'}"
+            )
+            raise EraNotSpoken(problem, tail(log) if log else "") from None
         raise StartupFailed(problem, tail(log) if log else "", started=reached is None) from None
     try:
         yield value
@@ -377,30 +431,56 @@ async def _started(
             await opened.__aexit__(None, None, None)
 
 
+def _versions_offered(error: BaseException) -> list[Any] | None:
+    """The versions a server named when it refused the one asked for (-32022), else None."""
+    for current in _within(error):
+        if isinstance(current, MCPError) and current.code == UNSUPPORTED_PROTOCOL_VERSION:
+            data = current.error.data
+            supported = data.get("supported") if isinstance(data, dict) else None
+            return supported if isinstance(supported, list) else []
+    return None
+
+
 def _refused(error: BaseException) -> bool:
     """Whether ``error`` (or an error it groups or was raised from) is a refused connection."""
-    found = [error]
+    return any(isinstance(e, httpx2.ConnectError | ConnectionRefusedError) for e in _within(error))
+
+
+def _within(error: BaseException) -> Iterator[BaseException]:
+    """``error``, the errors it groups and those it was raised from, each once."""
+    found, seen = [error], set()
     while found:
         current = found.pop()
-        if isinstance(current, httpx2.ConnectError | ConnectionRefusedError):
-            return True
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
         found += list(getattr(current, "exceptions", ())) + [
             cause for cause in (current.__cause__, current.__context__) if cause is not None
         ]
-    return False
 
 
 class InProcessTarget(Target):
     """A server object in this process (fast tests, mutants): the SDK's in-memory transport.
 
     ``server_factory`` gives the server of each client; its servers share one service, so that
-    a check's extra clients (``Connection.extra_client``) reach the same state."""
+    a check's extra clients (``Connection.extra_client``) reach the same state.
+
+    Its era is the handshake era unless asked: in process the SDK serves 2026-07-28 by a
+    direct call, with no transport, where a call the harness stops waiting for still waits
+    for the server's handler to end (a slow call is not cut at its time-out), so the new era
+    in process would test less than the handshake era does there."""
 
     def __init__(
-        self, name: str, server_factory: Callable[[], Any], state_dir: Path | None = None
+        self,
+        name: str,
+        server_factory: Callable[[], Any],
+        state_dir: Path | None = None,
+        era: str = eras.HANDSHAKE,
     ) -> None:
         self.name = name
         self.transport = "inprocess"
+        self.requested_era = era
         self._factory = server_factory
         if state_dir is not None:
             pattern = f"{glob.escape(str(state_dir))}/**"
@@ -421,4 +501,4 @@ class InProcessTarget(Target):
 
     def _client(self, identity: Any = None) -> AbstractAsyncContextManager[Client]:
         """A client of a server from the factory (the identity travels in ``_meta``)."""
-        return _initialized(self._factory(), 10.0, None)
+        return _initialized(self._factory(), 10.0, None, target=self)

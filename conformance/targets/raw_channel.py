@@ -4,13 +4,16 @@ The MCP SDK's JSON writer cannot write an unpaired surrogate (it fails, and the 
 and writes an infinite number as ``null``; rule SCHEMA-032 wants both sent and answered
 INVALID_SCHEMA. So a raw channel writes each message itself (``json_text``).
 
-Over stdio it is a server process of its own (the SDK owns the pipes of the others), over
-streamable HTTP an MCP session of its own. Either way it makes the MCP handshake in raw text,
-sends one call at a time, and reads messages until the response with the call's id: notifications
-and requests from the server are skipped. It answers as the SDK client does, a ``CallToolResult``
-or an ``MCPError`` for a JSON-RPC error; output that is no JSON-RPC answer raises ``NotAnswered``
-with its first bytes, escaped. Unlike the SDK it does not check ``structuredContent`` against the
-tool's output schema: the checks judge what the server sent.
+Over stdio it is a server process of its own (the SDK owns the pipes of the others), over streamable
+HTTP an MCP session of its own. It speaks the protocol version the run negotiated (``eras``): in the
+handshake era it makes the MCP handshake in raw text first; in the new era it asks
+``server/discover`` first, and frames every request itself, the envelope in ``params._meta`` and,
+over HTTP, the era's headers and no session id. It sends one call at a time, and reads messages
+until the response with the call's id: notifications and requests from the server are skipped. It
+answers as the SDK client does, a ``CallToolResult`` or an ``MCPError`` for a JSON-RPC error; output
+that is no JSON-RPC answer raises ``NotAnswered`` with its first bytes, escaped. Unlike the SDK it
+does not check ``structuredContent`` against the tool's output schema: the checks judge what the
+server sent.
 
 A target in process has no text, but the SDK's client dumps the params in JSON mode before it
 hands them over, which makes an infinite number ``None``: its channel (``ObjectChannel``) hands
@@ -35,7 +38,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from . import processes
+from . import eras, processes
 from .json_text import json_text
 from .server_log import ServerLog
 from .stdio_transport import MAX_MESSAGE_BYTES, evidence
@@ -64,42 +67,66 @@ def _answers(message: Any, request_id: int) -> bool:
 
 def _call_params(name: str, arguments: Any, meta: dict[str, Any] | None) -> dict[str, Any]:
     """A ``tools/call``'s params as the SDK writes them (``_meta`` first, when given)."""
-    params = {"_meta": meta} if meta is not None else {}
+    params = {"_meta": meta} if meta else {}
     return {**params, "name": name, "arguments": arguments}
 
 
 class RawChannel:
-    """One MCP session spoken in raw text; a transport sends a request and reads its answer."""
+    """One MCP session spoken in raw text; a transport sends a request and reads its answer.
 
-    def __init__(self) -> None:
+    ``protocol_version``: the version the run negotiated, which frames every request (None
+    until a handshake-era channel has made its handshake)."""
+
+    def __init__(self, protocol_version: str | None = None) -> None:
         self._ids = itertools.count(1)
         self._one_at_a_time = anyio.Lock()
-        self.protocol_version: str | None = None
+        self.protocol_version = protocol_version
 
-    async def _request(self, request_id: int, text: str) -> dict[str, Any]:
-        """Send the request ``text`` and return the response to ``request_id``."""
+    @property
+    def envelope(self) -> dict[str, Any]:
+        """The ``_meta`` keys each request of this channel's era carries (none in the
+        handshake era): a check that writes a request's text whole puts them in."""
+        return eras.envelope(self.protocol_version)
+
+    def framed_meta(self, meta: dict[str, Any] | None) -> dict[str, Any]:
+        """``meta`` (the host's keys) with the era's envelope keys."""
+        return {**(meta or {}), **self.envelope}
+
+    async def _request(
+        self, request_id: int, text: str, method: str, name: str | None
+    ) -> dict[str, Any]:
+        """Send the request ``text`` (of ``method``, naming ``name``) and return the response
+        to ``request_id``."""
         raise NotImplementedError
 
     async def _notify(self, text: str) -> None:
         raise NotImplementedError
 
-    async def exchange(self, text_of: Callable[[int], str]) -> dict[str, Any]:
+    async def exchange(
+        self, text_of: Callable[[int], str], method: str, name: str | None = None
+    ) -> dict[str, Any]:
         """The response to a request written whole as ``text_of(request_id)``, for messages no
         client writes (an id that is a fraction, a repeated key): the id is the channel's next,
-        and an error with a null id answers too. It waits as long as the server is silent."""
+        and an error with a null id answers too. ``method`` and ``name`` are what the text
+        asks for, which the new era's HTTP headers repeat. It waits as long as the server is
+        silent."""
         async with self._one_at_a_time:
             request_id = next(self._ids)
-            return await self._request(request_id, text_of(request_id))
+            return await self._request(request_id, text_of(request_id), method, name)
 
-    async def _ask(self, method: str, params: dict[str, Any]) -> Any:
-        """The result of a request; a JSON-RPC error raises ``MCPError``."""
+    async def _ask(self, method: str, params: dict[str, Any], name: str | None = None) -> Any:
+        """The result of a request, framed in the channel's era; a JSON-RPC error raises
+        ``MCPError``."""
+        meta = self.framed_meta(params.get("_meta"))
+        if meta:
+            params = {**params, "_meta": meta}
 
         def text_of(request_id: int) -> str:
             return json_text(
                 {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
             )
 
-        response = await self.exchange(text_of)
+        response = await self.exchange(text_of, method, name)
         if "error" not in response:
             return response["result"]
         error = response["error"]
@@ -108,11 +135,22 @@ class RawChannel:
         raise MCPError(error["code"], str(error.get("message", "")), error.get("data"))
 
     async def handshake(self, timeout_s: float) -> None:
-        """``initialize`` with the SDK's protocol version, then ``notifications/initialized``."""
+        """``initialize`` with the SDK's protocol version, then ``notifications/initialized``;
+        in the new era, which has no handshake, ``server/discover`` in the channel's version,
+        so that the channel is open once the server answers, as in the handshake era (a
+        server process still starting would otherwise spend a call's time-out of the first
+        request sent)."""
+        if eras.is_modern(self.protocol_version):
+            try:
+                with anyio.fail_after(timeout_s):
+                    await self._ask("server/discover", {})
+            except TimeoutError:
+                raise TimeoutError(f"no answer to server/discover within {timeout_s} s") from None
+            return
         offer = {
             "protocolVersion": LATEST_HANDSHAKE_VERSION,
             "capabilities": {},
-            "clientInfo": {"name": "engram-conformance-raw", "version": "1"},
+            "clientInfo": eras.RAW_CLIENT_INFO,
         }
         try:
             with anyio.fail_after(timeout_s):
@@ -130,15 +168,15 @@ class RawChannel:
     async def call_tool(
         self, name: str, arguments: Any, *, meta: dict[str, Any] | None = None
     ) -> CallToolResult:
-        result = await self._ask("tools/call", _call_params(name, arguments, meta))
+        result = await self._ask("tools/call", _call_params(name, arguments, meta), name)
         return CallToolResult.model_validate(result)
 
 
 class _Stdio(RawChannel):
     """Newline-delimited JSON-RPC on a server process's stdin and stdout."""
 
-    def __init__(self, process: Process) -> None:
-        super().__init__()
+    def __init__(self, process: Process, protocol_version: str | None) -> None:
+        super().__init__(protocol_version)
         assert process.stdin is not None and process.stdout is not None
         self._input = process.stdin
         self._lines = BufferedByteReceiveStream(process.stdout)
@@ -146,7 +184,9 @@ class _Stdio(RawChannel):
     async def _notify(self, text: str) -> None:
         await self._input.send(text.encode("ascii") + b"\n")
 
-    async def _request(self, request_id: int, text: str) -> dict[str, Any]:
+    async def _request(
+        self, request_id: int, text: str, method: str, name: str | None
+    ) -> dict[str, Any]:
         await self._notify(text)
         while True:
             try:
@@ -168,12 +208,14 @@ async def over_stdio(
     log: ServerLog,
     timeout_s: float,
     cwd: str | None = None,
+    protocol_version: str | None = None,
 ) -> AsyncIterator[RawChannel]:
     """A raw channel to a server process started as ``command`` with ``env`` in the folder
-    ``cwd`` (its stderr kept in ``log``), initialized within ``timeout_s``."""
+    ``cwd`` (its stderr kept in ``log``), initialized within ``timeout_s`` in the handshake
+    era, speaking ``protocol_version`` in the new one."""
     process = await processes.spawn(command, env, log, cwd)
     try:
-        channel = _Stdio(process)
+        channel = _Stdio(process, protocol_version)
         await channel.handshake(timeout_s)
         yield channel
     finally:
@@ -183,34 +225,38 @@ async def over_stdio(
 class _Http(RawChannel):
     """Streamable HTTP: each message a POST, the answer a JSON body or an event stream."""
 
-    def __init__(self, client: httpx2.AsyncClient, url: str) -> None:
-        super().__init__()
+    def __init__(self, client: httpx2.AsyncClient, url: str, protocol_version: str | None) -> None:
+        super().__init__(protocol_version)
         self._client = client
         self._url = url
         self.session_id: str | None = None
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, method: str, name: str | None = None) -> dict[str, str]:
+        """A POST's headers: its kinds, the session's id (handshake era) and the era's own."""
         headers = {
             "content-type": "application/json",
             "accept": "application/json, text/event-stream",
         }
         if self.session_id is not None:
             headers["mcp-session-id"] = self.session_id
-        if self.protocol_version is not None:
-            headers["mcp-protocol-version"] = self.protocol_version
-        return headers
+        return headers | eras.http_headers(self.protocol_version, method, name)
 
     async def _notify(self, text: str) -> None:
-        response = await self._client.post(self._url, content=text, headers=self._headers())
+        headers = self._headers("notifications/initialized")
+        response = await self._client.post(self._url, content=text, headers=headers)
         if response.status_code >= 400:
             raise NotAnswered(
                 f"HTTP {response.status_code} to a notification: {evidence(response.content)}"
             )
 
-    async def _request(self, request_id: int, text: str) -> dict[str, Any]:
-        post = self._client.stream("POST", self._url, content=text, headers=self._headers())
+    async def _request(
+        self, request_id: int, text: str, method: str, name: str | None
+    ) -> dict[str, Any]:
+        headers = self._headers(method, name)
+        post = self._client.stream("POST", self._url, content=text, headers=headers)
         async with post as response:
-            self.session_id = response.headers.get("mcp-session-id", self.session_id)
+            if not eras.is_modern(self.protocol_version):  # the new era has no session
+                self.session_id = response.headers.get("mcp-session-id", self.session_id)
             kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
             if kind == "text/event-stream":
                 source = httpx2.EventSource(response, max_event_size=MAX_MESSAGE_BYTES)
@@ -228,18 +274,19 @@ class _Http(RawChannel):
             raise NotAnswered(f"{status} with no answer: {evidence(body)}")
 
     async def end_session(self) -> None:
-        if self.session_id is not None:
-            await self._client.delete(self._url, headers=self._headers())
+        if self.session_id is not None:  # the handshake era's: its headers name no method
+            await self._client.delete(self._url, headers=self._headers("DELETE"))
 
 
 @asynccontextmanager
 async def over_http(
-    url: str, headers: dict[str, str], timeout_s: float
+    url: str, headers: dict[str, str], timeout_s: float, protocol_version: str | None = None
 ) -> AsyncIterator[RawChannel]:
-    """A raw channel over an MCP session of its own at ``url``, each request carrying
-    ``headers`` (the binding's), initialized within ``timeout_s``; its session ends with it."""
+    """A raw channel at ``url``, each request carrying ``headers`` (the binding's): in the
+    handshake era an MCP session of its own, initialized within ``timeout_s`` and ended with
+    it; in the new era, speaking ``protocol_version``, one self-contained POST per request."""
     async with httpx2.AsyncClient(headers=headers, timeout=timeout_s) as client:
-        channel = _Http(client, url)
+        channel = _Http(client, url, protocol_version)
         try:
             await channel.handshake(timeout_s)
             yield channel
@@ -256,7 +303,8 @@ class ObjectChannel:
     """The raw channel of a target in process, where no text travels: the SDK's client would
     hand the server the objects, but dumped in JSON mode first, which makes an infinite number
     ``None``. This hands the client's JSON-RPC dispatcher the params as they are (the SDK has
-    no public call for it); lone surrogates and infinite numbers reach the server unchanged."""
+    no public call for it), framed in the client's era; lone surrogates and infinite numbers
+    reach the server unchanged."""
 
     def __init__(self, client: Client) -> None:
         self._client = client
@@ -264,7 +312,8 @@ class ObjectChannel:
     async def call_tool(
         self, name: str, arguments: Any, *, meta: dict[str, Any] | None = None
     ) -> CallToolResult:
-        params = _call_params(name, arguments, meta)
+        framed = {**(meta or {}), **eras.envelope(self._client.protocol_version)}
+        params = _call_params(name, arguments, framed)
         result = await self._client.session._dispatcher.send_raw_request("tools/call", params)
         return CallToolResult.model_validate(result)
 

@@ -15,7 +15,10 @@ nothing of how the server ended. This one hands the SDK the same streams, but:
   the exit status is known, and whoever asks for it waits for that (``EXIT_WAIT_S`` at most).
   Waiting for the status before ending the SDK's stream raced the call's time-out: the same
   server was told as closed, still running, or silent ("no answer within") from run to run;
-- no answer to the first request (``initialize``) within ``startup_timeout_s`` ends it too;
+- no answer that opens the connection within ``startup_timeout_s`` ends it too: the answer
+  to ``initialize``, or to a ``server/discover`` that names a version of the new era (any
+  other makes the SDK fall back to ``initialize``), or, for a client that makes no opening
+  request, to its first request;
 - the process leads a group of its own and is stopped by its pid (``processes``), and its
   stderr goes to the run's bounded ``ServerLog``.
 """
@@ -32,6 +35,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSONRPCResponse
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from . import processes
 from .server_log import ServerLog
@@ -117,6 +121,8 @@ async def guarded_stdio(
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
     answered = anyio.Event()
+    #: ids of the ``server/discover`` probes sent: only an answer in the new era opens with one
+    probes: set[object] = set()
 
     async def read_output() -> None:
         lines = BufferedByteReceiveStream(process.stdout)  # type: ignore[arg-type]
@@ -145,10 +151,10 @@ async def guarded_stdio(
                 message = _message(line, wire)
                 if message is None:
                     return
-                if isinstance(message, JSONRPCResponse | JSONRPCError):
+                if _opens(message, probes):
                     answered.set()
-                elif not answered.is_set() and _echoed_initialize(message):
-                    wire.end(ECHOED_INITIALIZE)
+                elif not answered.is_set() and _echoed_opening(message):
+                    wire.end(ECHOED_OPENING)
                     return
                 try:
                     await to_session.send(SessionMessage(message))
@@ -161,6 +167,8 @@ async def guarded_stdio(
         async with from_session:
             try:
                 async for outgoing in from_session:
+                    if _is_probe(outgoing.message):
+                        probes.add(outgoing.message.id)  # type: ignore[union-attr]
                     text = outgoing.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(text.encode("utf-8") + b"\n")  # type: ignore[union-attr]
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
@@ -172,7 +180,10 @@ async def guarded_stdio(
         with anyio.move_on_after(startup_timeout_s):
             await answered.wait()
             return
-        wire.end(f"no answer to initialize within {startup_timeout_s} s (server.startup_timeout_s)")
+        wire.end(
+            f"no answer to initialize or server/discover within {startup_timeout_s} s "
+            "(server.startup_timeout_s)"
+        )
         await to_session.aclose()
 
     try:
@@ -188,15 +199,32 @@ async def guarded_stdio(
         await processes.stop(process)
 
 
-#: What a command that copies its input to its output (``cat``) does with ``initialize``.
-ECHOED_INITIALIZE = (
-    "the command sent initialize back instead of answering it (does it copy its input to its "
-    "output?): is it an MCP server?"
+#: What a command that copies its input to its output (``cat``) does with the opening request.
+ECHOED_OPENING = (
+    "the command sent its first request back instead of answering it (does it copy its input "
+    "to its output?): is it an MCP server?"
 )
+#: The requests that open a connection, of each era.
+_OPENING = ("initialize", "server/discover")
 
 
-def _echoed_initialize(message: object) -> bool:
-    return isinstance(message, JSONRPCRequest) and message.method == "initialize"
+def _echoed_opening(message: object) -> bool:
+    return isinstance(message, JSONRPCRequest) and message.method in _OPENING
+
+
+def _opens(message: object, probes: set[object]) -> bool:
+    """Whether ``message`` is an answer that opens the connection (see the module's doc)."""
+    if not isinstance(message, JSONRPCResponse | JSONRPCError):
+        return False
+    if message.id not in probes:
+        return True
+    result = message.result if isinstance(message, JSONRPCResponse) else None
+    versions = result.get("supportedVersions") if isinstance(result, dict) else None
+    return isinstance(versions, list) and any(v in MODERN_PROTOCOL_VERSIONS for v in versions)
+
+
+def _is_probe(message: object) -> bool:
+    return isinstance(message, JSONRPCRequest) and message.method == "server/discover"
 
 
 async def _next_line_begun(lines: BufferedByteReceiveStream) -> bytes:

@@ -104,7 +104,7 @@ def in_process_document(
     result: RunResult, options: RunOptions, transcript_paths: dict[str, str] | None = None
 ) -> ReportDocument:
     """The report document of an in-process run of the six-tool reference (``run_against``)."""
-    target = SimpleNamespace(name="reference-in-process", transport="in-process")
+    target = SimpleNamespace(name="reference-in-process", transport="in-process", negotiated=None)
     return build_document(
         load(),
         result,

@@ -121,7 +121,7 @@ def test_unreadable_output_is_told_with_what_arrived(tmp_path: Path, mode: str, 
     ("mode", "told"),
     [
         ("garbage-at-initialize", "the server wrote a line that is no JSON-RPC message"),
-        ("silent-at-initialize", "no answer to initialize within 3.0 s"),
+        ("silent-at-initialize", "no answer to initialize or server/discover within 3.0 s"),
     ],
 )
 def test_a_server_that_cannot_be_initialized_exits_2_saying_why(

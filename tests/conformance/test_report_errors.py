@@ -61,7 +61,7 @@ def odd_document(spec: Spec) -> dict[str, Any]:
         spec,
         result,
         RunOptions(only=("ENV-001", "HOST-020"), seed=7),
-        SimpleNamespace(name="odd-tool-names", transport="stdio"),  # type: ignore[arg-type]
+        SimpleNamespace(name="odd-tool-names", transport="stdio", negotiated=None),  # type: ignore[arg-type]
         descriptor=None,
         command="engram-conformance run --stdio odd",
         baseline=None,

@@ -34,8 +34,8 @@ def _descriptor(tmp_path: Path, name: str, command: str) -> str:
     [
         (
             "a command that echoes its input",
-            "the server could not be started: the command sent initialize back instead of "
-            "answering it (does it copy its input to its output?): is it an MCP server?",
+            "the server could not be started: the command sent its first request back instead "
+            "of answering it (does it copy its input to its output?): is it an MCP server?",
         ),
         ("a URL nothing listens at", "the server could not be reached: nothing answers at "),
         ("an unknown placeholder", "the placeholders are {state_dir}, {work_dir}, "),

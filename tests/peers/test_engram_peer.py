@@ -91,4 +91,8 @@ def test_the_real_engram_server_reads_as_documented(
     assert "error" not in not_passing.values(), not_passing
     if version in NOT_PASSING:
         assert not_passing == NOT_PASSING[version], shown
+        # a server of the handshake era only: auto falls back to initialize (docs/eras.md)
+        protocol = document.target.protocol
+        assert protocol is not None
+        assert (protocol.era_requested, protocol.era) == ("auto", "2025-11-25"), shown
         assert done.returncode == document.exit_code == 0, shown

@@ -22,6 +22,7 @@ import anyio
 
 from ....spec.engram_memory.tool_names import SEARCH
 from ...exceptions import ServerFault
+from ...targets.eras import ENVELOPE_KEYS
 from ...targets.json_text import json_text
 from ...targets.raw_channel import NotAnswered, RawChannel
 from .context import CheckContext
@@ -39,6 +40,9 @@ class Malformed:
 
     what: str
     text: Callable[[int, dict[str, Any], str], str]
+    #: the method the text asks for, and the tool it names (the new era's HTTP headers say so)
+    method: str = "tools/list"
+    name: str | None = None
     bad_id: bool = False
     #: whether a success is wrong too: which of two repeated arguments would it have taken?
     refused: bool = False
@@ -64,13 +68,21 @@ def _arguments(purpose: str, extra: str) -> str:
     return json_text({"query": "malformed", "purpose_ref": purpose})[:-1] + f",{extra}}}"
 
 
-def _listing(request_id: Any, extra: str = "") -> str:
-    return f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/list"{extra}}}'
+def _listing(request_id: Any, meta: dict[str, Any], extra: str = "") -> str:
+    """A tools/list's text; its params carry the era's envelope keys of ``meta`` and no host
+    context (no envelope: no params)."""
+    envelope = {key: value for key, value in meta.items() if key in ENVELOPE_KEYS}
+    params = f',"params":{json_text({"_meta": envelope})}' if envelope else ""
+    return f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/list"{params}{extra}}}'
 
 
 def _cases() -> list[Malformed]:
     bad_ids = [
-        Malformed(f"a tools/list whose id is {text}", lambda _i, _m, _p, t=text: _listing(t), True)
+        Malformed(
+            f"a tools/list whose id is {text}",
+            lambda _i, m, _p, t=text: _listing(t, m),
+            bad_id=True,
+        )
         for text in ("7.5", "true", "{}", "[]")
     ]
     deep = "[" * _DEPTH + "]" * _DEPTH
@@ -78,20 +90,26 @@ def _cases() -> list[Malformed]:
         *bad_ids,
         Malformed(
             "a tools/list with a repeated key in the envelope",
-            lambda i, _m, _p: _listing(i, ',"method":"tools/list"'),
+            lambda i, m, _p: _listing(i, m, ',"method":"tools/list"'),
         ),
         Malformed(
             "a search with a repeated argument",
             lambda i, m, p: _call(i, m, _arguments(p, '"query":"again"')),
+            "tools/call",
+            SEARCH,
             refused=True,
         ),
         Malformed(
             "a search with an argument nested 10,000 deep",
             lambda i, m, p: _call(i, m, _arguments(p, f'"limit":{deep}')),
+            "tools/call",
+            SEARCH,
         ),
         Malformed(
             "a search with a 5,000-digit number in an argument",
             lambda i, m, p: _call(i, m, _arguments(p, f'"limit":{"9" * _DIGITS}')),
+            "tools/call",
+            SEARCH,
         ),
     ]
 
@@ -113,10 +131,14 @@ def _answered(case: Malformed, answer: dict[str, Any]) -> bool:
 async def _exchange(
     channel: RawChannel, case: Malformed, meta: dict[str, Any], purpose: str, timeout_s: float
 ) -> dict[str, Any] | str:
-    """The answer to ``case``, or what came instead (silence, no JSON-RPC)."""
+    """The answer to ``case``, or what came instead (silence, no JSON-RPC). Its requests are
+    framed in the channel's era: ``meta`` and a listing's params carry the envelope."""
+    framed = channel.framed_meta(meta)
     try:
         with anyio.fail_after(timeout_s):
-            return await channel.exchange(lambda request_id: case.text(request_id, meta, purpose))
+            return await channel.exchange(
+                lambda request_id: case.text(request_id, framed, purpose), case.method, case.name
+            )
     except TimeoutError:
         return f"no answer within {timeout_s} s"
     except (NotAnswered, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as error:

@@ -296,8 +296,9 @@ async def capture_replay_after_forget_is_a_replay(ctx: CheckContext) -> None:
 @check(rules=("IDEM-012",), tools=MUTATIONS)
 async def retry_after_unknown_outcome_takes_effect_once(ctx: CheckContext) -> None:
     """The harness sends each mutation and stops waiting for its answer almost at once (the
-    request is abandoned: the MCP client sends notifications/cancelled, and whether the server
-    performed it is unknown to the harness; the abandoned call is not in the transcript). After
+    request is abandoned as the SDK's client does in the run's era: notifications/cancelled,
+    or in 2026-07-28 over HTTP the request's own POST closed; whether the server performed it
+    is unknown to the harness; the abandoned call is not in the transcript). After
     a short pause it retries twice (``expect_one_definite_effect``). The ``full`` profile also
     loses answers by closing a transport (``lost_transport``)."""
     for tool in MUTATIONS:

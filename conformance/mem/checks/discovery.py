@@ -1,4 +1,5 @@
-"""Discovery (DISC): what a mem server's initialize answer and tools/list publish.
+"""Discovery (DISC): what a mem server's opening answer (``initialize`` in the handshake era,
+``server/discover`` in 2026-07-28) and tools/list publish.
 
 Every check reads the listing as the SDK parsed it. DISC-004 is judged by
 ``spec.mem.widening`` against each upstream version line; the others compare the listing with
@@ -31,7 +32,7 @@ READ_TOOLS = (
     "mem_timeline",
     "mem_current_project",
 )
-#: DISC-009: the tools the initialize instructions name
+#: DISC-009: the tools the server's instructions name (initialize's or server/discover's)
 INSTRUCTED = ("mem_save", "mem_search", "mem_context", "mem_session_summary")
 
 
@@ -191,6 +192,6 @@ async def instructions_name_the_core_tools(ctx: MemContext) -> None:
     ctx.expect(
         "DISC-009",
         not missing,
-        expected=f"initialize instructions naming {', '.join(INSTRUCTED)}",
+        expected=f"instructions (initialize or server/discover) naming {', '.join(INSTRUCTED)}",
         observed=f"missing {', '.join(missing)} in {instructions!r:.300}",
     )

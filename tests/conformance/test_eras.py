@@ -1,0 +1,155 @@
+"""The kit speaks both MCP eras (docs/eras.md): ``auto`` takes the newest a server speaks, a
+pinned era is spoken or the run cannot be made, the byte-exact channel frames its requests in
+the run's era, and the reports name the era. Against a server that serves 2026-07-28 only
+(``fixtures/era_server.py modern-only``, the reference refusing ``initialize`` with -32022) the
+shipped descriptors read as against the reference itself: nothing fails, warns or errs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from engram_conformance.conformance.request import RunRequest, Unusable, descriptor_of
+from engram_conformance.reports.document import load as load_report
+
+TARGETS = Path(__file__).parents[2] / "targets"
+ERA_SERVER = Path(__file__).with_name("fixtures") / "era_server.py"
+EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
+RUN_TIMEOUT_S = 300
+#: the rules whose raw-channel requests each era frames on its own (HOST-025 writes whole texts)
+RAW_RULES = "SCHEMA-032,HOST-025"
+
+
+def run(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """``engram-conformance run ARGUMENTS`` with its reports in ``tmp_path/report``."""
+    return subprocess.run(
+        [str(EXECUTABLE), "run", *arguments, "--report-dir", str(tmp_path / "report")],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+
+
+def changed(tmp_path: Path, shipped: str, mode: str = "modern-only") -> Path:
+    """The shipped descriptor ``shipped`` with its reference server behind the era fixture in
+    ``mode`` (same arguments, same policy, same state files)."""
+    text = (TARGETS / shipped).read_text(encoding="utf-8")
+    started = '"engram-reference", "serve",'
+    assert started in text, f"{shipped} no longer starts the reference as this test expects"
+    wrapped = text.replace(started, f'"{sys.executable}", "{ERA_SERVER}", "{mode}",')
+    path = tmp_path / shipped
+    path.write_text(wrapped, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "shipped",
+    ["reference.toml", "reference-http.toml", "mem-reference.toml", "mem-reference-http.toml"],
+)
+def test_a_server_of_the_new_era_only_reads_as_the_reference(tmp_path: Path, shipped: str) -> None:
+    done = run(tmp_path, "--target", str(changed(tmp_path, shipped)))
+    shown = f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    assert done.returncode == 0, shown
+    document = load_report(tmp_path / "report" / "report.json")
+    broken = [r.id for r in document.rules if r.verdict in ("fail", "warn", "error")]
+    assert broken == [], shown
+    assert document.target.protocol is not None
+    assert (document.target.protocol.era, document.target.protocol.era_requested) == (
+        "2026-07-28",
+        "auto",
+    )
+    assert "MCP era 2026-07-28 (auto: the newest the server speaks)" in done.stdout
+
+
+def test_a_pinned_era_the_server_does_not_speak_cannot_be_run(tmp_path: Path) -> None:
+    target = changed(tmp_path, "reference.toml")
+    done = run(tmp_path, "--target", str(target), "--era", "2025-11-25", "--only", "ENV-001")
+    assert done.returncode == 2, done.stderr
+    first = done.stderr.splitlines()[0]
+    assert "does not speak the MCP era asked for (server.era, --era)" in first
+    assert "it speaks 2026-07-28" in first
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize("shipped", ["reference.toml", "reference-http.toml"])
+def test_the_byte_exact_channel_speaks_each_era(tmp_path: Path, shipped: str, era: str) -> None:
+    """SCHEMA-032 and HOST-025 go over the raw channel: framed in the era, they pass."""
+    arguments = ("--target", str(TARGETS / shipped), "--era", era, "--only", RAW_RULES)
+    done = run(tmp_path, *arguments)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = load_report(tmp_path / "report" / "report.json")
+    assert {r.id: r.verdict for r in document.rules} == {
+        "SCHEMA-032": "pass",
+        "HOST-025": "pass",
+    }
+    protocol = document.target.protocol
+    assert protocol is not None
+    assert (protocol.era_requested, protocol.era, protocol.protocol_version) == (era, era, era)
+    suites = ET.parse(tmp_path / "report" / "junit.xml").getroot().iter("testsuite")
+    properties = {p.get("name"): p.get("value") for s in suites for p in s.iter("property")}
+    assert properties["mcp_era"] == properties["mcp_protocol_version"] == era
+
+
+def test_an_era_no_run_knows_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    text = (TARGETS / "reference.toml").read_text(encoding="utf-8")
+    target = tmp_path / "odd-era.toml"
+    target.write_text(text.replace("[server]\n", '[server]\nera = "2027-01-01"\n'), "utf-8")
+    done = run(tmp_path, "--target", str(target))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "at server.era: '2027-01-01' is not one of" in done.stderr
+
+
+def test_both_eras_of_the_reference_read_alike(tmp_path: Path) -> None:
+    done = run(tmp_path, "--reference", "--era", "both")
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = load_report(tmp_path / "report" / "report.json")
+    assert document.target.protocol is not None
+    assert document.target.protocol.era == "both"
+    assert all(
+        rule.eras and set(rule.eras) == {"2025-11-25", "2026-07-28"} for rule in document.rules
+    )
+    assert [rule.id for rule in document.rules if rule.era_finding] == []
+    assert [r.id for r in document.rules if r.verdict in ("fail", "warn", "error")] == []
+    for era in ("2025-11-25", "2026-07-28"):  # each era's own report beside the one of both
+        own = load_report(tmp_path / "report" / era / "report.json")
+        assert own.target.protocol is not None and own.target.protocol.era == era
+
+
+def test_a_rule_broken_on_the_new_path_only_is_an_era_finding(tmp_path: Path) -> None:
+    """The fixture drops the host context of an enveloped tools/list: the listing rules
+    (profile level: warn) break in 2026-07-28 and hold in 2025-11-25, and are shown first."""
+    target = changed(tmp_path, "reference.toml", "unbound-listing-when-enveloped")
+    done = run(tmp_path, "--target", str(target), "--era", "both", "--only", "HOST")
+    document = load_report(tmp_path / "report" / "report.json")
+    findings = {rule.id: dict(rule.eras or {}) for rule in document.rules if rule.era_finding}
+    broken_in_new_era = {"2025-11-25": "pass", "2026-07-28": "warn"}
+    assert findings == {"HOST-009": broken_in_new_era, "HOST-010": broken_in_new_era}, done.stdout
+    assert {r.id: r.verdict for r in document.rules if r.id in findings} == dict.fromkeys(
+        findings, "warn"
+    )
+    said = done.stdout.splitlines()
+    first = said.index("era findings (the server keeps these rules in one era, not the other):")
+    assert first < said.index("short summary:")
+    assert "## Era findings (2)" in (tmp_path / "report" / "summary.md").read_text("utf-8")
+
+
+def test_both_eras_of_a_server_of_one_era_say_which_it_would_not_speak(tmp_path: Path) -> None:
+    target = changed(tmp_path, "reference.toml")
+    done = run(tmp_path, "--target", str(target), "--era", "both", "--only", "ENV-001")
+    assert done.returncode == 0, done.stdout + done.stderr
+    protocol = load_report(tmp_path / "report" / "report.json").target.protocol
+    assert protocol is not None
+    assert (protocol.era_requested, protocol.era) == ("both", "2026-07-28")
+    assert list(protocol.not_spoken or {}) == ["2025-11-25"]
+    assert "2025-11-25 not spoken: the server does not speak the MCP era" in done.stdout
+
+
+def test_a_library_request_for_an_era_no_run_knows_is_unusable() -> None:
+    """The library API and the pytest plugin (``--engram-era``) pass the era unchecked."""
+    with pytest.raises(Unusable, match="'2027' is no MCP era to run in"):
+        descriptor_of(RunRequest(target={"reference": "engram-memory"}, era="2027"))
