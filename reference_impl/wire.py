@@ -43,6 +43,7 @@ from itertools import chain, compress, repeat
 from operator import is_
 from typing import Any
 
+from engram_conformance.spec.json_text import outside_strings
 from mcp.server.context import ServerRequestContext
 from mcp_types import CallToolRequestParams, JSONRPCMessage, jsonrpc_message_adapter
 from pydantic import ValidationError
@@ -59,8 +60,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 #: not count; an unterminated one runs to the end of the text, so that no later quote starts a
 #: token again), a run of openers or of closers.
 _TOKEN = re.compile(r'"[^"]*(?:"|\Z)|([\[{]+)|([\]}]+)')
-#: A string of JSON text, escapes and all (read only in text the parser has read).
-_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 _UNREADABLE_TEXT = "1e400"
 #: What a value of each type becomes below ``MAX_DEPTH`` (``dict.get`` keeps any other value).
 _CUT = {dict: math.inf, list: math.inf}
@@ -149,7 +148,7 @@ def _repeats_a_key(text: str, levels: list[Level]) -> bool:
     Removing the strings costs a pass, so the text's colons are counted first: as many as the
     members read, none is in a string and none is repeated."""
     read = _members_read(levels)
-    return text.count(":") != read and _STRING.sub("", text).count(":") != read
+    return text.count(":") != read and outside_strings(text).count(":") != read
 
 
 def _members_read(levels: list[Level]) -> int:

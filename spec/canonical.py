@@ -22,12 +22,12 @@ from typing import Any
 
 import rfc8785
 
+from .json_text import outside_strings
+
 DIGEST_PREFIX = "sha256:"
 _ENCODER = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
 )
-#: A string as the encoder writes it (its escapes are a backslash and one character, or \\uXXXX).
-_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 #: Outside strings: what only a float writes (a point, or an exponent after a digit: "true" and
 #: "false" hold an e too), or an integer JCS may write otherwise or refuse.
 _NOT_PLAIN_NUMBER = re.compile(r"[.]|[0-9][eE]|[0-9]{16}")
@@ -39,7 +39,7 @@ def canonical_json(value: Any) -> bytes:
         text = _ENCODER.encode(value)
     except (TypeError, ValueError):
         return rfc8785.dumps(value)
-    if _NOT_PLAIN_NUMBER.search(_STRING.sub("", text)) or _beyond_bmp(text):
+    if _NOT_PLAIN_NUMBER.search(outside_strings(text)) or _beyond_bmp(text):
         return rfc8785.dumps(value)
     try:
         return text.encode("utf-8")
