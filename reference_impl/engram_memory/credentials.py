@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import string
 import unicodedata
 from collections.abc import Iterable, Iterator
 from itertools import pairwise
@@ -60,10 +61,12 @@ PRIVATE_KEY_BLOCK = re.compile(
     r"BEGIN (?<=-----BEGIN |---- BEGIN )(?:[A-Z0-9]{1,16} ){0,4}(?:PRIVATE|SECRET) KEY"
 )
 #: A JWT: it opens a run (so "eyJ-eyJ-..." is read once) and its header is short (bounded); its
-#: payload is not, so it is the one pattern read on whole neighbours run together.
+#: payload is not, so it is the one pattern read across a junction on whole runs of its characters.
 JWT = re.compile(
     r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,512}+\.eyJ[A-Za-z0-9_-]{8,}+\.[A-Za-z0-9_-]{8}"
 )
+#: Every character a JWT match is made of.
+JWT_CHARACTERS = string.ascii_letters + string.digits + "_.-"
 #: Patterns read on the folded text. Each opens with a literal where it can, so that the
 #: search skips to its occurrences, and tests what precedes it after it (a look-behind); a
 #: body is read to the length that makes it a credential, not to its end.
@@ -111,6 +114,8 @@ _NAMES = {
 _NAMED = [
     re.compile(rf"{root}(?<![a-z0-9]{root}){rest}{_ASSIGNED}") for root, rest in _NAMES.items()
 ]
+#: A session cookie's value after its name.
+_SESSION_VALUE = r"['\"]?\s{0,16}[=:]\s{0,16}['\"]?[^\s'\";]{8}"
 #: Patterns read on the folded text in lower case (their names are any case).
 LOWER_PATTERNS = [
     re.compile(r"bearer\s{1,16}[a-z0-9._~+/-]{16}"),
@@ -118,10 +123,10 @@ LOWER_PATTERNS = [
     *_NAMED,
     # session cookies: a Cookie header, or a session cookie's usual name with its value
     re.compile(r"cookie\s{0,16}:\s{0,16}[^\s=;,:]{1,64}+=[^\s;,]{8}"),
-    re.compile(
-        r"(?:jsessionid|phpsessid|sessionid|connect\.sid|session[_-]?(?:id|cookie))"
-        r"['\"]?\s{0,16}[=:]\s{0,16}['\"]?[^\s'\";]{8}"
-    ),
+    # (jsessionid, phpsessid, sessionid, session_id, session-cookie ...: "sess" leads, so that
+    # the search skips to it; a leading alternation reads every s, p, j and c, 5 times slower)
+    re.compile(rf"sess(?:(?<=phpsess)id|ion[_-]?(?:id|cookie)){_SESSION_VALUE}"),
+    re.compile(rf"connect\.sid{_SESSION_VALUE}"),
     re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/[a-z0-9_/-]{16}"),
     re.compile(r"discord(?:app)?\.com/api/webhooks/[0-9]{5,32}/[a-z0-9_-]{20}"),
 ]
@@ -165,23 +170,13 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
-def run_together(texts: list[str]) -> str:
-    """Each text run together with the next, so that a JWT split between two neighbours reads
-    whole (each pair read alone: what precedes it cannot hide it)."""
-    return SEPARATOR.join(first + second for first, second in pairwise(texts))
-
-
 def carries_credential(texts: Iterable[str], fields: Iterable[str] = ()) -> bool:
     """Whether something that looks like a credential is in ``texts`` (each alone, or two
     neighbours run together: a capture's component texts, in order) or in ``fields`` (each
     alone)."""
     folded = [fold(text) for text in texts]
     alone = SEPARATOR.join([*folded, *(fold(field) for field in fields)])
-    return (
-        _found(alone)
-        or any(_across(first, second) for first, second in pairwise(folded))
-        or JWT.search(run_together(folded)) is not None
-    )
+    return _found(alone) or any(_across(first, second) for first, second in pairwise(folded))
 
 
 def _found(text: str) -> bool:
@@ -192,11 +187,27 @@ def _found(text: str) -> bool:
 
 
 def _across(first: str, second: str) -> bool:
-    """Whether a credential of a bounded pattern (all but ``JWT``) reads across the junction of
-    two neighbours run together. Only a window of ``REACH`` characters on each side is read:
-    what the rest holds is read alone. A match that begins or ends within ``LOOK_AROUND`` of a
-    side cut short is left out (read without the text's context, it may be none), and cannot
-    hide a match across the junction (``REACH`` is twice the longest match and more)."""
+    """Whether a credential reads across the junction of two neighbours run together (what
+    either holds alone is read alone)."""
+    return _bounded_across(first, second) or _jwt_across(first, second)
+
+
+def _jwt_across(first: str, second: str) -> bool:
+    """Whether a JWT reads across the junction. Its payload is unbounded, but it is made of
+    ``JWT_CHARACTERS`` only: such a JWT lies in the run of them that ends ``first`` and the run
+    that begins ``second`` (its look-behind rejects only those characters: the run holds what
+    it reads)."""
+    start = len(first.rstrip(JWT_CHARACTERS))
+    end = len(second) - len(second.lstrip(JWT_CHARACTERS))
+    return JWT.search(first[start:] + second[:end]) is not None
+
+
+def _bounded_across(first: str, second: str) -> bool:
+    """Whether a credential of a bounded pattern (all but ``JWT``) reads across the junction.
+    Only a window of ``REACH`` characters on each side is read. A match that begins or ends
+    within ``LOOK_AROUND`` of a side cut short is left out (read without the text's context,
+    it may be none), and cannot hide a match across the junction (``REACH`` is twice the
+    longest match and more)."""
     window = first[-REACH:] + second[:REACH]
     lowered = window.lower()
     cut_before, cut_after = len(first) > REACH, len(second) > REACH

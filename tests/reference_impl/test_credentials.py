@@ -233,11 +233,28 @@ def test_the_jwt_is_unbounded_so_it_is_read_on_whole_neighbours() -> None:
     )
 
 
+_JWT_PIECES = st.sampled_from(["eyJ", "eyJhbGciOi", "abcdefgh", ".", "-", "x", " ", "é", "\n"])
+
+
+@settings(max_examples=1000, deadline=None, derandomize=True)
+@given(st.lists(_JWT_PIECES, max_size=16).map("".join), st.lists(_JWT_PIECES, max_size=16))
+def test_a_jwt_across_a_junction_is_read_on_the_runs_of_its_characters(
+    first: str, second_pieces: list[str]
+) -> None:
+    """A JWT in two neighbours run together is in one of them alone or in the runs of JWT
+    characters around their junction (read without running whole neighbours together)."""
+    second = "".join(second_pieces)
+    together = credentials.JWT.search(first + second) is not None
+    apart = credentials.JWT.search(first) or credentials.JWT.search(second)
+    assert together == bool(apart or credentials._jwt_across(first, second))
+
+
 def _pairs_read_whole(texts: list[str]) -> bool:
     """The detector as it read neighbours before windows: every pair run together, whole."""
     folded = [credentials.fold(text) for text in texts]
     whole = credentials.SEPARATOR.join(folded)
-    return credentials._found(whole) or credentials._found(credentials.run_together(folded))
+    together = credentials.SEPARATOR.join(first + second for first, second in pairwise(folded))
+    return credentials._found(whole) or credentials._found(together)
 
 
 _PIECES = st.sampled_from([*CREDENTIALS.values(), *AT_THE_BOUNDS, *PROSE.values()])
@@ -363,3 +380,28 @@ _RUN_ALPHABET = st.sampled_from(["A", "b", "7", "+", "/", "=", " ", "é", "\ud80
 @example(" " + "AbCd1234" * 5 + " é")
 def test_runs_of_forty_are_found_as_the_pattern_finds_them(text: str) -> None:
     assert list(credentials._forty_runs(text)) == credentials._FORTY.findall(text)
+
+
+#: The session cookie names as one alternation, before "sess" led them (issue 23): the two
+#: literal-led patterns that replaced it must find a cookie in exactly the texts it did.
+_SESSION_NAMES_AS_ONE = re.compile(
+    r"(?:jsessionid|phpsessid|sessionid|connect\.sid|session[_-]?(?:id|cookie))"
+    r"['\"]?\s{0,16}[=:]\s{0,16}['\"]?[^\s'\";]{8}"
+)
+_SESSION_NAMES = ["j", "php", "sess", "ion", "id", "_", "-", "cookie", "connect", ".sid", "x"]
+_SESSION_PIECES = st.sampled_from(
+    [*_SESSION_NAMES, "connect.sid", "session", "=", ": ", '"', " ", "abcdefgh", ";"]
+)
+
+
+@settings(max_examples=2000, deadline=None, derandomize=True)
+@given(st.lists(_SESSION_PIECES, max_size=12).map("".join))
+def test_session_cookie_names_led_by_a_literal_find_what_the_alternation_found(text: str) -> None:
+    led = [
+        pattern
+        for pattern in credentials.LOWER_PATTERNS
+        if pattern.pattern.startswith(("sess(?:", r"connect\.sid"))
+    ]
+    assert len(led) == 2
+    found = any(pattern.search(text) for pattern in led)
+    assert found == (_SESSION_NAMES_AS_ONE.search(text) is not None)

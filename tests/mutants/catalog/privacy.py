@@ -89,7 +89,6 @@ def no_folding(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
 def components_alone(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """The detector reads each component alone: a pair split across two components passes."""
     monkeypatch.setattr(credentials, "_across", lambda first, second: False)
-    monkeypatch.setattr(credentials, "run_together", lambda texts: "")
     return {}
 
 
