@@ -9,8 +9,13 @@ allows.
 
 Each call goes through ``MemService.call`` in this process (arguments, extraction, the one
 transaction that stores the learnings), on a fresh project, so that no learning is a duplicate.
+``--baseline FILE`` makes each call with another ``passive.py`` too, in the same run
+(``git show REV:reference_impl/mem/passive.py > /tmp/passive_before.py``). The floor of the
+bound is printed last: the same learnings stored through the reference's ``Store`` alone (one
+transaction of inserts, each indexed by FTS5), without extraction or arguments.
 
-``python benchmarks/bench_passive.py [--sizes 16384 65536 262144 1048576] [--repeats 5]``
+``python benchmarks/bench_passive.py [--sizes 16384 65536 262144 1048576] [--repeats 5]
+[--baseline FILE]``
 """
 
 from __future__ import annotations
@@ -20,10 +25,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
-from engram_conformance.reference_impl.mem.memories import DEFAULT_MOST_LEARNINGS
+from baseline import load_baseline  # type: ignore[import-not-found]
+from engram_conformance.reference_impl.mem import passive, write_tools
+from engram_conformance.reference_impl.mem.memories import DEFAULT_MOST_LEARNINGS, Draft
 from engram_conformance.reference_impl.mem.project import current_project
 from engram_conformance.reference_impl.mem.service import MemService
+from engram_conformance.reference_impl.mem.store import Store
 from timing import median_ms  # type: ignore[import-not-found]
 
 
@@ -47,6 +56,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "headings written with a tab": repeated("##\tLearnings\n"),
     "heading, then a run of blanks": blank_run,
     "one-item sections": repeated("## Learnings\n- a learning of its own section\n"),
+    "sections of one tiny item": repeated("## Learnings\n- a\n"),
+    "sections of one item of markers": repeated("## Learnings\n- " + "*" * 19 + "\n"),
+    "tiny paragraphs": repeated("ab\n\n"),
     "error log paragraphs": repeated("ERROR: the pool is exhausted\n\n"),
     f"{DEFAULT_MOST_LEARNINGS} learnings (the bound)": most_learnings,
 }
@@ -59,24 +71,55 @@ def captured(service: MemService, text: str) -> None:
     assert not answer.is_error, answer.text
 
 
+def storage_alone(service: MemService, text: str) -> None:
+    """The learnings of ``text`` stored as the capture stores them, through the ``Store``
+    alone: the part of a call no extraction can cut."""
+    project = f"s{time.perf_counter_ns()}"
+    drafts = [
+        Draft.of(title=passive.title_of(learning), content=learning, session_id=project,
+                 project=project, type=write_tools.PASSIVE_TYPE)
+        for learning in passive.learnings(text)
+    ]  # fmt: skip
+    store: Store = service.store
+    with store.transaction():
+        store.ensure_session(project, project)
+        for draft in drafts:
+            store.insert_observation(draft.values())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[16384, 65536, 262144, 1048576])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, help="another passive.py to extract with")
     options = parser.parse_args()
     sizes = sorted(options.sizes)
+    versions: dict[str, ModuleType] = {"": passive}
+    if options.baseline:
+        name = "engram_conformance.reference_impl.mem.passive_baseline"
+        versions = {", today": passive, ", baseline": load_baseline(options.baseline, name)}
     with tempfile.TemporaryDirectory() as folder:
         service = MemService(Path(folder), current_project("bench", Path(folder)), None)
         try:
-            print(f"{'text':34}" + "".join(f"{size:>11} B" for size in sizes) + "   ratio")
+            print(f"{'text':46}" + "".join(f"{size:>11} B" for size in sizes) + "   ratio")
             for name, shape in SHAPES.items():
                 texts = [shape(size) for size in sizes]
-                times = [
-                    median_ms(lambda text=text: captured(service, text), options.repeats)
-                    for text in texts
-                ]
-                cells = "".join(f"{ms:10.1f} ms" for ms in times)
-                print(f"{name:34}{cells}  {times[-1] / times[0]:6.1f}")
+                for label, version in versions.items():
+                    write_tools.passive = version  # type: ignore[attr-defined]
+                    times = [
+                        median_ms(lambda text=text: captured(service, text), options.repeats)
+                        for text in texts
+                    ]
+                    cells = "".join(f"{ms:10.1f} ms" for ms in times)
+                    print(f"{name + label:46}{cells}  {times[-1] / times[0]:6.1f}")
+            write_tools.passive = passive  # type: ignore[attr-defined]
+            bound = SHAPES[f"{DEFAULT_MOST_LEARNINGS} learnings (the bound)"]
+            floor = [
+                median_ms(lambda size=size: storage_alone(service, bound(size)), options.repeats)
+                for size in sizes
+            ]
+            cells = "".join(f"{ms:10.1f} ms" for ms in floor)
+            print(f"{'the bound, stored by the Store alone':46}{cells}")
         finally:
             service.close()
     print(f"(size ratio {sizes[-1] / sizes[0]:.0f}; medians of {options.repeats} calls)")

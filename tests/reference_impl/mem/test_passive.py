@@ -4,10 +4,15 @@ transaction, at a cost linear in the text."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from engram_conformance.reference_impl.mem import passive
 from engram_conformance.reference_impl.mem.passive import learnings
+from engram_conformance.reference_impl.mem.text import CONTENT_CAP, one_line, redact
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client
 
 from .inprocess import ok as in_process_ok
@@ -145,6 +150,60 @@ def test_many_headings_written_with_a_tab_take_linear_time() -> None:
     assert paragraph.startswith("## Key Learnings :x")
 
 
+def _learnings_as_read_before(text: str) -> list[str]:
+    """The extraction before issue 23's second pass: every mark's section read, from the last,
+    and every item cleaned; the oracle the faster reading must agree with."""
+
+    def substantial(found: list[str]) -> list[str]:
+        cleaned = (redact(one_line(passive._MARKERS.sub("", item))) for item in found)
+        return [item for item in cleaned if len(item) >= passive.MIN_CHARS]
+
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    end = len(text)
+    for mark in reversed(list(passive._STRUCTURE.finditer(text))):
+        if mark.group("heading") is not None:
+            start = mark.end()
+            found = passive._NUMBERED.findall(text, start, end) or passive._BULLET.findall(
+                text, start, end
+            )
+            if found and (kept := substantial(found)):
+                return kept
+        end = mark.start()
+    paragraphs = substantial(passive._PARAGRAPH_BREAK.split(text))
+    signal = re.compile(passive._SIGNAL.pattern, re.IGNORECASE)
+    signalled = [paragraph for paragraph in paragraphs if signal.search(paragraph[:CONTENT_CAP])]
+    return signalled[: passive.MAX_PARAGRAPHS] if signalled else paragraphs[:1]
+
+
+_HEADING_LINES = ["## Learnings", "##\tLearnings", "### Key Learnings:", "## Aprendizajes"]
+_ITEM_LINES = ["- short", "* a bullet learning long enough", "1. a numbered learning long enough"]
+_ODD_LINES = ["2) tiny", "  - ", "-\t<private>", "- <priv**ate> secret kept out", "- **a**`b`__c__"]
+_LONG_LINES = ["- " + "y" * 18, "3.\t" + "*" * 25, "- " + "a" * 10 + "<private>", "x" * 18]
+_SPACED_LINES = ["- a b c d e f g h i j", "- a b c d e f g h i jk", "1.  a*b*c`d`e f g h i j k"]
+_OTHER_LINES = ["# Part", "##\tx", "", "  ", "ERROR: the pool is exhausted", "</private>"]
+_SIGNAL_LINES = ["FATAL: Cannot reach the database", "it Timed\tOut once", "a WARNING, no more"]
+_LINES = st.sampled_from(
+    [
+        *_HEADING_LINES,
+        *_ITEM_LINES,
+        *_ODD_LINES,
+        *_LONG_LINES,
+        *_SPACED_LINES,
+        *_OTHER_LINES,
+        *_SIGNAL_LINES,
+    ]
+)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True)
+@given(st.lists(_LINES, max_size=14).map("\n".join))
+def test_only_sections_with_item_lines_and_items_long_enough_are_read(text: str) -> None:
+    """The extraction reads from the item lines back and cleans no item too short to count
+    (issue 23: floods of empty headings or tiny items), and finds what reading every section
+    and cleaning every item found."""
+    assert learnings(text) == _learnings_as_read_before(text)
+
+
 def items(count: int, word: str) -> str:
     return "## Key Learnings:\n" + "".join(f"- {word} learning number {n}\n" for n in range(count))
 
@@ -189,3 +248,14 @@ def test_a_capture_is_one_transaction(tmp_path: Path, monkeypatch: pytest.Monkey
         monkeypatch.undo()
         assert in_process_ok(mem, "mem_search", query="atomic").startswith("No memories")
         assert counts(in_process_ok(mem, "mem_capture_passive", content=text)) == (5, 5, 0)
+
+
+def test_a_failure_signal_counts_within_what_a_memory_keeps() -> None:
+    """A paragraph is a learning for a failure it mentions in the part a memory keeps of it
+    (issue 23: the search over a paragraph of a megabyte held the call for 70 ms)."""
+    kept = "x " * (CONTENT_CAP // 2)
+    assert learnings("a first paragraph long enough\n\n" + kept + "ERROR past the cap") == [
+        "a first paragraph long enough"
+    ]
+    [found] = learnings("a first paragraph long enough\n\n" + kept[:-20] + "ERROR within it")
+    assert found.endswith("ERROR within it")
