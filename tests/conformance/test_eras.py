@@ -153,3 +153,17 @@ def test_a_library_request_for_an_era_no_run_knows_is_unusable() -> None:
     """The library API and the pytest plugin (``--engram-era``) pass the era unchecked."""
     with pytest.raises(Unusable, match="'2027' is no MCP era to run in"):
         descriptor_of(RunRequest(target={"reference": "engram-memory"}, era="2027"))
+
+
+def test_the_era_names_written_out_are_the_sdks() -> None:
+    """eras.py writes the protocol's strings out (so that parsing options imports no SDK)."""
+    import mcp_types
+    from engram_conformance.conformance.targets import eras
+    from mcp_types.version import LATEST_MODERN_VERSION
+
+    assert eras.MODERN == LATEST_MODERN_VERSION
+    assert eras.ENVELOPE_KEYS == (
+        mcp_types.PROTOCOL_VERSION_META_KEY,
+        mcp_types.CLIENT_INFO_META_KEY,
+        mcp_types.CLIENT_CAPABILITIES_META_KEY,
+    )
