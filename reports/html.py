@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from .causes import GROUPED, Cause, causes, counted, tally
-from .document import CallRecord, FailureRecord, ReportDocument, RuleRecord, Verdict, worst
+from .document import (
+    CallRecord,
+    ErrorRecord,
+    FailureRecord,
+    ReportDocument,
+    RuleRecord,
+    Verdict,
+    worst,
+)
 from .html_assets import SCRIPT, STYLE
 from .sanitize import scrub, shorten, truncate
 from .text import notes
@@ -147,21 +155,34 @@ def _cause(cause: Cause) -> str:
     ]
     if cause.evidence is not None:
         parts.append(_evidence(cause.evidence))
+    elif cause.stopped is not None:
+        parts.append(_listed(_replaying(cause.stopped, "Call under way")))
     parts.append("</section>")
     return "".join(parts)
 
 
 def _evidence(failure: FailureRecord) -> str:
     items = [("Expected", _pre(failure.expected)), ("Observed", _pre(failure.observed))]
-    if failure.reproduce:
-        items.append(("Reproduce", _pre(failure.reproduce)))
-    if failure.calls:
-        calls = "\n\n".join(_exchange(call) for call in failure.calls)
-        items.append((f"Calls ({len(failure.calls)})", _pre(calls)))
-    if failure.transcript:
-        items.append(("Transcript", f"<code>{_e(failure.transcript)}</code>"))
+    items += _replaying(failure, f"Calls ({len(failure.calls)})")
     if failure.seed is not None:
         items.append(("Seed", str(failure.seed)))
+    return _listed(items)
+
+
+def _replaying(record: FailureRecord | ErrorRecord, calls_title: str) -> list[tuple[str, str]]:
+    """How to see ``record`` again: the command, the calls as sent (with their answers) and
+    the transcript."""
+    items = []
+    if record.reproduce:
+        items.append(("Reproduce", _pre(record.reproduce)))
+    if record.calls:
+        items.append((calls_title, _pre("\n\n".join(_exchange(call) for call in record.calls))))
+    if record.transcript:
+        items.append(("Transcript", f"<code>{_e(record.transcript)}</code>"))
+    return items
+
+
+def _listed(items: list[tuple[str, str]]) -> str:
     body = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in items)
     return f'<dl class="evidence">{body}</dl>'
 
