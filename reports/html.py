@@ -28,7 +28,7 @@ from .document import (
 )
 from .html_assets import SCRIPT, STYLE
 from .sanitize import scrub, shorten, truncate
-from .text import notes
+from .text import era_findings, era_verdicts, notes
 
 EVIDENCE_LIMIT = 20_000
 #: how many of the slowest checks the run's section lists
@@ -70,6 +70,7 @@ def render(document: ReportDocument) -> str:
         "<body>",
         _header(document),
         '<main id="main">',
+        _era_findings(document),
         _first_screen(document, found),
         _warnings(found[Verdict.WARN]),
         _rules(document, found),
@@ -101,6 +102,23 @@ def _header(document: ReportDocument) -> str:
         f"<header><h1>engram-conformance: {_e(document.target.name)}</h1>"
         f'<p class="verdict">{_e(document.conformance.summary)}</p>'
         f'<p class="run-line">{_e(line)}</p><ul class="counts">{counts}</ul></header>'
+    )
+
+
+def _era_findings(document: ReportDocument) -> str:
+    """The rules the server keeps in one MCP era and breaks in the other (``--era both``),
+    before anything else: the console and the Markdown show them first too."""
+    found = era_findings(document)
+    if not found:
+        return ""
+    items = "".join(
+        f"<li>{_rule_link(rule)} ({_e(era_verdicts(rule))}): {_e(rule.statement)}</li>"
+        for rule in found
+    )
+    return (
+        f'<section id="era-findings"><h2>Era findings ({len(found)})</h2>'
+        "<p>The server keeps these rules in one MCP era and breaks them in the other.</p>"
+        f"<ul>{items}</ul></section>"
     )
 
 

@@ -138,6 +138,35 @@ def test_a_rule_broken_on_the_new_path_only_is_an_era_finding(tmp_path: Path) ->
     assert "## Era findings (2)" in (tmp_path / "report" / "summary.md").read_text("utf-8")
 
 
+def test_a_must_rule_broken_in_one_era_only_fails_in_that_era_and_is_shown_first(
+    tmp_path: Path,
+) -> None:
+    """The fixture's listing gives mem_save's topic_key the type integer in 2026-07-28 only:
+    DISC-001 (must) reads fail for that era and pass for the other, an era finding that every
+    report (the HTML page too) shows before the failures."""
+    target = changed(tmp_path, "mem-reference.toml", "integer-topic-key-when-enveloped")
+    done = run(tmp_path, "--target", str(target), "--era", "both", "--only", "DISC-001")
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = tmp_path / "report"
+    [rule] = [rule for rule in load_report(report / "report.json").rules if rule.id == "DISC-001"]
+    assert (rule.verdict, dict(rule.eras or {})) == (
+        "fail",
+        {"2025-11-25": "pass", "2026-07-28": "fail"},
+    )
+    assert rule.failures[0].expected == "mem_save's property topic_key of type string"
+    assert rule.failures[0].transcript is not None
+    assert rule.failures[0].transcript.startswith("2026-07-28/transcripts/")
+    for era, verdict in (("2025-11-25", "pass"), ("2026-07-28", "fail")):
+        own = {r.id: r.verdict for r in load_report(report / era / "report.json").rules}
+        assert own["DISC-001"] == verdict
+    page = (report / "report.html").read_text(encoding="utf-8")
+    assert '<section id="era-findings"><h2>Era findings (1)</h2>' in page
+    assert page.index('id="era-findings"') < page.index('<section id="fails">')
+    assert "2025-11-25 pass, 2026-07-28 fail" in page
+    summary = (report / "summary.md").read_text(encoding="utf-8")
+    assert summary.index("## Era findings (1)") < summary.index("## Failures")
+
+
 def test_both_eras_of_a_server_of_one_era_say_which_it_would_not_speak(tmp_path: Path) -> None:
     target = changed(tmp_path, "reference.toml")
     done = run(tmp_path, "--target", str(target), "--era", "both", "--only", "ENV-001")
@@ -167,3 +196,4 @@ def test_the_era_names_written_out_are_the_sdks() -> None:
         mcp_types.CLIENT_INFO_META_KEY,
         mcp_types.CLIENT_CAPABILITIES_META_KEY,
     )
+
