@@ -197,3 +197,23 @@ def test_the_era_names_written_out_are_the_sdks() -> None:
         mcp_types.CLIENT_CAPABILITIES_META_KEY,
     )
 
+
+def test_the_report_of_both_finds_an_errors_transcript_in_its_eras_folder() -> None:
+    from dataclasses import replace
+
+    from engram_conformance.conformance.both_eras import merged
+    from engram_conformance.reports import ErrorRecord, ReportDocument, Verdict
+
+    from ..reports.documents import small
+
+    base = ReportDocument.from_dict(small())
+    stopped = ErrorRecord("one_check", (), "transcripts/one_check.jsonl", None)
+    erred = replace(base.rules[0], verdict=Verdict.ERROR, reason="no answer", error=stopped)
+    passed = replace(erred, verdict=Verdict.PASS, reason=None, failures=(), error=None)
+    both = merged(
+        {"2025-11-25": replace(base, rules=(passed,)), "2026-07-28": replace(base, rules=(erred,))},
+        {},
+    )
+    [rule] = both.rules
+    assert rule.error is not None
+    assert rule.error.transcript == "2026-07-28/transcripts/one_check.jsonl"
