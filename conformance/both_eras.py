@@ -114,6 +114,9 @@ def _merged_rule(by_era: dict[str, RuleRecord]) -> RuleRecord:
         record,
         failures=failures,
         recheck_transcript=_under(era, record.recheck_transcript),
+        error=None
+        if record.error is None
+        else replace(record.error, transcript=_under(era, record.error.transcript)),
         eras={era: verdict.value for era, verdict in verdicts.items()},
     )
 

@@ -15,6 +15,7 @@ from engram_conformance.reports import (
     CallRecord,
     ConformanceInfo,
     CutArguments,
+    ErrorRecord,
     FailureRecord,
     Kit,
     ProtocolInfo,
@@ -35,7 +36,7 @@ from engram_conformance.spec.instants import instant
 from . import contracts
 from .baseline import Baseline
 from .contracts import Contract
-from .ledger import CheckTiming, Failure
+from .ledger import CheckTiming, Evidence, Failure
 from .recheck import FLAKY
 from .runner import RunOptions, RunResult
 from .targets.json_text import infinities_named, json_text
@@ -191,6 +192,31 @@ def _rule_record(
         recheck=recheck,
         recheck_transcript=transcript_paths.get(result.rechecked.passed_alone.get(rule.id, "")),
         timing=rule_timing(result.ledger.timings, result.checks_of_rule.get(rule.id, [])),
+        error=_error_record(evidence, verdict.verdict, result, transcript_paths, reproducing),
+    )
+
+
+def _error_record(
+    evidence: Evidence | None,
+    verdict: Verdict,
+    result: RunResult,
+    transcript_paths: dict[str, str],
+    reproducing: Reproducing,
+) -> ErrorRecord | None:
+    """What the check behind an ``error`` was doing when it stopped: the call under way (the
+    first its server answered with a fault, else its last), its transcript and the command that
+    sends its calls again; None when it made no call (a tool absent, no time left)."""
+    check = evidence.error_check if evidence is not None else None
+    calls = result.transcripts.get(check or "") if verdict == Verdict.ERROR else None
+    if check is None or not calls:
+        return None
+    under_way = next((call for call in calls if "fault" in (call.get("answer") or {})), calls[-1])
+    transcript = transcript_paths.get(check)
+    return ErrorRecord(
+        check=check,
+        calls=(_call(under_way),),
+        transcript=transcript,
+        reproduce=reproducing.replay(transcript) if transcript else None,
     )
 
 

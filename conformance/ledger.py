@@ -76,6 +76,8 @@ class Evidence:
     passed: int = 0
     failures: list[Failure] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    #: the check whose error came first: the one the ``error`` verdict's reason is from
+    error_check: str | None = None
     not_applicable: list[str] = field(default_factory=list)
     #: parts of the rule's statement a check could not decide (an answer no layer could read, an
     #: argument the server does not publish): the rule is then not applicable, never ``pass``
@@ -100,6 +102,7 @@ class Ledger:
     def __init__(self) -> None:
         self.evidence: dict[str, Evidence] = defaultdict(Evidence)
         self.failure_count = 0
+        self.error_count = 0
         #: check id -> its timing, in the order the checks ran
         self.timings: dict[str, CheckTiming] = {}
 
@@ -132,7 +135,10 @@ class Ledger:
     def errored(self, rule: str, check: str, problem: str) -> None:
         entry = self.evidence[rule]
         entry.checks.add(check)
+        if not entry.errors:
+            entry.error_check = check
         entry.errors.append(bounded(problem))
+        self.error_count += 1
 
     def inapplicable(self, rule: str, check: str, reason: str) -> None:
         """The target's declared policy makes the rule unreachable (nothing to test)."""

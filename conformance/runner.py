@@ -258,10 +258,13 @@ class _RunSteps:
         context = self.executor.context(
             check, self.ledger, session, self.options.example, self.budget_ends_at
         )
-        failures_before = self.ledger.failure_count
+        failures_before, errors_before = self.ledger.failure_count, self.ledger.error_count
         fault = await self.executor.run_one(check, context, self.ledger)
         calls = context.calls()
-        if self.ledger.failure_count > failures_before:
+        # the calls of a check that failed, or erred after making some (an error's evidence)
+        if self.ledger.failure_count > failures_before or (
+            calls and self.ledger.error_count > errors_before
+        ):
             self.transcripts[check.id] = list(calls)
         if fault:
             why = f"the server faulted: {fault}{_stderr_tail(self.target)}"

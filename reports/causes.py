@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
+from .document import ErrorRecord, FailureRecord, ReportDocument, RuleRecord, Verdict
 
 #: The verdicts whose rules are grouped, in the order a reader needs them.
 GROUPED = (Verdict.FAIL, Verdict.ERROR, Verdict.WARN)
@@ -20,13 +20,15 @@ GROUPED = (Verdict.FAIL, Verdict.ERROR, Verdict.WARN)
 @dataclass(frozen=True)
 class Cause:
     """Rules with one verdict, one check and one reason; ``evidence`` is the first failure
-    found among them (None when none carries one, as with most errors)."""
+    found among them (None when none carries one, as with errors), ``stopped`` the first
+    error's record (the call under way when the check stopped: None when none carries one)."""
 
     verdict: Verdict
     check: str
     reason: str
     rules: tuple[RuleRecord, ...]
     evidence: FailureRecord | None
+    stopped: ErrorRecord | None = None
 
     @property
     def headline(self) -> str:
@@ -52,7 +54,7 @@ def causes(document: ReportDocument, verdict: Verdict) -> tuple[Cause, ...]:
     for rule in rules:
         groups.setdefault(_key(rule), []).append(rule)
     return tuple(
-        Cause(verdict, check, reason, tuple(members), _evidence(members))
+        Cause(verdict, check, reason, tuple(members), _evidence(members), _stopped(members))
         for (check, reason), members in groups.items()
     )
 
@@ -67,6 +69,10 @@ def _key(rule: RuleRecord) -> tuple[str, str]:
 
 def _evidence(rules: list[RuleRecord]) -> FailureRecord | None:
     return next((rule.failures[0] for rule in rules if rule.failures), None)
+
+
+def _stopped(rules: list[RuleRecord]) -> ErrorRecord | None:
+    return next((rule.error for rule in rules if rule.error is not None), None)
 
 
 def tally(found: tuple[Cause, ...]) -> str:

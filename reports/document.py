@@ -241,7 +241,32 @@ class FailureRecord:
 
     def call_lines(self) -> tuple[str, ...]:
         """Each call as one line of JSON, for display."""
-        return tuple(json.dumps(_json_value(call), ensure_ascii=False) for call in self.calls)
+        return call_lines(self.calls)
+
+
+@dataclass(frozen=True)
+class ErrorRecord:
+    """What the check that could not decide a rule (the ``error`` verdict's reason) was doing:
+    the call under way when it stopped, as sent, with what came back instead of an answer; the
+    transcript of its calls and the command that sends them again."""
+
+    check: str
+    calls: tuple[CallRecord, ...]
+    transcript: str | None
+    reproduce: str | None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ErrorRecord:
+        return cls(**{**data, "calls": tuple(CallRecord.from_dict(c) for c in data["calls"])})
+
+    def call_lines(self) -> tuple[str, ...]:
+        """Each call as one line of JSON, for display."""
+        return call_lines(self.calls)
+
+
+def call_lines(calls: Iterable[CallRecord]) -> tuple[str, ...]:
+    """Each call as one line of JSON, for display."""
+    return tuple(json.dumps(_json_value(call), ensure_ascii=False) for call in calls)
 
 
 @dataclass(frozen=True)
@@ -265,6 +290,8 @@ class RuleRecord:
     timing: Timing | None = field(default=None, metadata=OPTIONAL)
     #: with ``--era both``: each era's verdict (the rule's own is the worst of them)
     eras: Mapping[str, str] | None = field(default=None, metadata=OPTIONAL)
+    #: for an ``error``: what its check was doing when it stopped (None: it made no call)
+    error: ErrorRecord | None = field(default=None, metadata=OPTIONAL)
 
     @property
     def era_finding(self) -> bool:
@@ -274,7 +301,7 @@ class RuleRecord:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RuleRecord:
-        timing = data.get("timing")
+        timing, error = data.get("timing"), data.get("error")
         return cls(
             **{
                 **data,
@@ -282,6 +309,7 @@ class RuleRecord:
                 "checks": tuple(data["checks"]),
                 "failures": tuple(FailureRecord.from_dict(f) for f in data["failures"]),
                 "timing": None if timing is None else Timing(**timing),
+                "error": None if error is None else ErrorRecord.from_dict(error),
             }
         )
 

@@ -17,10 +17,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from .causes import GROUPED, Cause, causes, counted, tally
-from .document import CallRecord, FailureRecord, ReportDocument, RuleRecord, Verdict, worst
+from .document import (
+    CallRecord,
+    ErrorRecord,
+    FailureRecord,
+    ReportDocument,
+    RuleRecord,
+    Verdict,
+    worst,
+)
 from .html_assets import SCRIPT, STYLE
 from .sanitize import scrub, shorten, truncate
-from .text import notes
+from .text import era_findings, era_verdicts, notes
 
 EVIDENCE_LIMIT = 20_000
 #: how many of the slowest checks the run's section lists
@@ -62,6 +70,7 @@ def render(document: ReportDocument) -> str:
         "<body>",
         _header(document),
         '<main id="main">',
+        _era_findings(document),
         _first_screen(document, found),
         _warnings(found[Verdict.WARN]),
         _rules(document, found),
@@ -93,6 +102,23 @@ def _header(document: ReportDocument) -> str:
         f"<header><h1>engram-conformance: {_e(document.target.name)}</h1>"
         f'<p class="verdict">{_e(document.conformance.summary)}</p>'
         f'<p class="run-line">{_e(line)}</p><ul class="counts">{counts}</ul></header>'
+    )
+
+
+def _era_findings(document: ReportDocument) -> str:
+    """The rules the server keeps in one MCP era and breaks in the other (``--era both``),
+    before anything else: the console and the Markdown show them first too."""
+    found = era_findings(document)
+    if not found:
+        return ""
+    items = "".join(
+        f"<li>{_rule_link(rule)} ({_e(era_verdicts(rule))}): {_e(rule.statement)}</li>"
+        for rule in found
+    )
+    return (
+        f'<section id="era-findings"><h2>Era findings ({len(found)})</h2>'
+        "<p>The server keeps these rules in one MCP era and breaks them in the other.</p>"
+        f"<ul>{items}</ul></section>"
     )
 
 
@@ -147,21 +173,34 @@ def _cause(cause: Cause) -> str:
     ]
     if cause.evidence is not None:
         parts.append(_evidence(cause.evidence))
+    elif cause.stopped is not None:
+        parts.append(_listed(_replaying(cause.stopped, "Call under way")))
     parts.append("</section>")
     return "".join(parts)
 
 
 def _evidence(failure: FailureRecord) -> str:
     items = [("Expected", _pre(failure.expected)), ("Observed", _pre(failure.observed))]
-    if failure.reproduce:
-        items.append(("Reproduce", _pre(failure.reproduce)))
-    if failure.calls:
-        calls = "\n\n".join(_exchange(call) for call in failure.calls)
-        items.append((f"Calls ({len(failure.calls)})", _pre(calls)))
-    if failure.transcript:
-        items.append(("Transcript", f"<code>{_e(failure.transcript)}</code>"))
+    items += _replaying(failure, f"Calls ({len(failure.calls)})")
     if failure.seed is not None:
         items.append(("Seed", str(failure.seed)))
+    return _listed(items)
+
+
+def _replaying(record: FailureRecord | ErrorRecord, calls_title: str) -> list[tuple[str, str]]:
+    """How to see ``record`` again: the command, the calls as sent (with their answers) and
+    the transcript."""
+    items = []
+    if record.reproduce:
+        items.append(("Reproduce", _pre(record.reproduce)))
+    if record.calls:
+        items.append((calls_title, _pre("\n\n".join(_exchange(call) for call in record.calls))))
+    if record.transcript:
+        items.append(("Transcript", f"<code>{_e(record.transcript)}</code>"))
+    return items
+
+
+def _listed(items: list[tuple[str, str]]) -> str:
     body = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in items)
     return f'<dl class="evidence">{body}</dl>'
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from .causes import Cause, causes, tally
-from .document import FailureRecord, ReportDocument, RuleRecord, Verdict
+from .document import ErrorRecord, FailureRecord, ReportDocument, RuleRecord, Verdict
 from .sanitize import scrub, shorten, truncate
 from .text import era_findings, era_verdicts, notes, protocol_line
 
@@ -153,6 +153,8 @@ def _cause_section(cause: Cause) -> str:
         parts.append(f"Reason: {inline(cause.rules[0].reason)}")
     if cause.evidence is not None:
         parts.append(_failure(cause.evidence))
+    elif cause.stopped is not None:
+        parts.extend(_replaying(cause.stopped, "Call under way"))
     return "\n\n".join(parts)
 
 
@@ -161,15 +163,22 @@ def _failure(failure: FailureRecord) -> str:
     parts = [
         f"Expected{seed}:\n\n{code_block(failure.expected)}",
         f"Observed:\n\n{code_block(failure.observed)}",
+        *_replaying(failure, f"Calls ({len(failure.calls)})"),
     ]
-    if failure.reproduce:
-        parts.append(f"Reproduce:\n\n{code_block(failure.reproduce, 'sh')}")
-    if failure.calls:
-        calls = "\n".join(truncate(line, CALL_LIMIT) for line in failure.call_lines())
-        parts.append(f"Calls ({len(failure.calls)}):\n\n{code_block(calls, 'json')}")
-    if failure.transcript:
-        parts.append(f"Transcript: {inline(failure.transcript)}")
     return "\n\n".join(parts)
+
+
+def _replaying(record: FailureRecord | ErrorRecord, calls_title: str) -> list[str]:
+    """How to see ``record`` again: the command, the calls as sent and the transcript."""
+    parts = []
+    if record.reproduce:
+        parts.append(f"Reproduce:\n\n{code_block(record.reproduce, 'sh')}")
+    if record.calls:
+        calls = "\n".join(truncate(line, CALL_LIMIT) for line in record.call_lines())
+        parts.append(f"{calls_title}:\n\n{code_block(calls, 'json')}")
+    if record.transcript:
+        parts.append(f"Transcript: {inline(record.transcript)}")
+    return parts
 
 
 def _all_rules(document: ReportDocument) -> str:

@@ -41,6 +41,9 @@ class Registration:
     reference_arguments: tuple[str, ...] = ()
     #: what those arguments make the reference promise: its descriptor's ``[policy]`` table
     reference_policy: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    #: ``package:file`` of its generated rule index (``conformance.rule_index``), which
+    #: ``rules`` and ``explain`` read instead of importing its checks; None: they import them
+    rule_index: str | None = None
 
 
 class UnknownContract(ValueError):

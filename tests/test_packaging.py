@@ -54,12 +54,16 @@ def test_the_wheel_ships_every_spec_file(tmp_path: Path) -> None:
         capture_output=True,
     )
     [wheel] = tmp_path.glob("engram_conformance-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
     shipped = {
         name.removeprefix("engram_conformance/spec/")
-        for name in zipfile.ZipFile(wheel).namelist()
+        for name in names
         if name.startswith("engram_conformance/spec/") and name.endswith(".json")
     }
     in_repo = {
         p.relative_to(REPO_ROOT / "spec").as_posix() for p in (REPO_ROOT / "spec").rglob("*.json")
     }
     assert shipped == in_repo
+    # the rule indexes that ``rules`` and ``explain`` read (conformance/rule_index.py)
+    for contract in ("engram_memory", "mem"):
+        assert f"engram_conformance/conformance/{contract}/rule_index.json" in names

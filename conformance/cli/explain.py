@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import click
+from engram_conformance.spec import registry
 
-from .. import contracts
 from ..explain import MUTATION_SCORE, explain
+from ..rule_index import rule_index
 from . import EXIT_OK, main, subcommand, unusable
 from .options import contract_option
 
@@ -19,16 +20,14 @@ def explain_command(rule_id: str, contract: str | None) -> int:
     decide it, its labelled examples and the mutants that prove them."""
     rule_id = rule_id.upper()
     found = 0
-    for name in [contract] if contract else contracts.names():
-        plugin = contracts.contract(name)
-        spec = plugin.load_spec()
-        rule = spec.rules.get(rule_id)
+    for name in [contract] if contract else registry.names():
+        index = rule_index(name)
+        rule = index.rules.get(rule_id)
         if rule is None:
             continue
-        deciders = plugin.checks().of_rule().get(rule_id, [])
-        examples = getattr(spec, "examples", ())
+        deciders = index.checks.get(rule_id, [])
         click.echo(("\n" if found else "") + f"{name}: ", nl=False)
-        click.echo(explain(rule, deciders, examples, MUTATION_SCORE), nl=False)
+        click.echo(explain(rule, deciders, index.examples, MUTATION_SCORE), nl=False)
         found += 1
     if found:
         return EXIT_OK

@@ -6,7 +6,7 @@ import click
 from engram_conformance.reports.sanitize import shorten
 from engram_conformance.spec import registry
 
-from .. import contracts
+from ..rule_index import rule_index
 from . import EXIT_OK, main, subcommand
 from .options import contract_option
 
@@ -20,11 +20,10 @@ STATEMENT_SHOWN = 110
 @subcommand
 def rules_command(untested: bool, contract: str) -> int:
     """List a contract's rules, the checks that decide them, and their statements."""
-    plugin = contracts.contract(contract)
-    deciders = plugin.checks().of_rule()
+    index = rule_index(contract)
     listed = 0
-    for rule in plugin.load_spec().rules.values():
-        checks = sorted(deciders.get(rule.id, []))
+    for rule in index.rules.values():
+        checks = sorted(index.checks.get(rule.id, []))
         if untested and (checks or not rule.testable):
             continue
         decided = (

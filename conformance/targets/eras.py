@@ -16,16 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mcp.shared.inbound import encode_header_value
-from mcp_types import (
-    CLIENT_CAPABILITIES_META_KEY,
-    CLIENT_INFO_META_KEY,
-    PROTOCOL_VERSION_META_KEY,
-)
-from mcp_types.version import LATEST_MODERN_VERSION, MODERN_PROTOCOL_VERSIONS
-
+# The SDK's names for these (mcp_types: LATEST_MODERN_VERSION, the *_META_KEY constants) are
+# written out here, as the protocol's own strings, so that a command that only parses options
+# (``--help``, ``--era``'s choices) does not import the SDK; tests/conformance/test_eras.py keeps
+# them equal to the SDK's.
 HANDSHAKE = "2025-11-25"
-MODERN = LATEST_MODERN_VERSION
+MODERN = "2026-07-28"
 #: The eras, oldest first.
 ERAS = (HANDSHAKE, MODERN)
 AUTO = "auto"
@@ -33,7 +29,11 @@ BOTH = "both"
 #: What a descriptor's ``[server] era`` and ``--era`` accept.
 REQUESTS = (AUTO, *ERAS, BOTH)
 #: The ``_meta`` keys of the new era's envelope.
-ENVELOPE_KEYS = (PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY)
+ENVELOPE_KEYS = (
+    "io.modelcontextprotocol/protocolVersion",
+    "io.modelcontextprotocol/clientInfo",
+    "io.modelcontextprotocol/clientCapabilities",
+)
 #: Who the raw channel says it is, in ``initialize`` and in the envelope.
 RAW_CLIENT_INFO = {"name": "engram-conformance-raw", "version": "1"}
 #: The requests whose ``Mcp-Name`` header names their target, and the param that holds it.
@@ -42,6 +42,8 @@ NAMED_BY = {"tools/call": "name", "resources/read": "uri", "prompts/get": "name"
 
 def era_of(protocol_version: str) -> str:
     """The era a negotiated protocol version belongs to."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
     return MODERN if protocol_version in MODERN_PROTOCOL_VERSIONS else HANDSHAKE
 
 
@@ -85,5 +87,7 @@ def http_headers(protocol_version: str | None, method: str, name: str | None) ->
     if is_modern(protocol_version):
         headers["mcp-method"] = method
         if name is not None:
+            from mcp.shared.inbound import encode_header_value
+
             headers["mcp-name"] = encode_header_value(name)
     return headers

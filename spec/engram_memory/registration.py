@@ -9,4 +9,5 @@ REGISTRATION = Registration(
     plugin="engram_conformance.conformance.engram_memory.plugin:CONTRACT",
     serving="engram_conformance.reference_impl.engram_memory.serving",
     reference_arguments=("--host-public-key", "{host_public_key_file}"),
+    rule_index="engram_conformance.conformance.engram_memory:rule_index.json",
 )

@@ -16,4 +16,5 @@ REGISTRATION = Registration(
     serving="engram_conformance.reference_impl.mem.serving",
     reference_arguments=("--dedupe-window-s", str(REFERENCE_DEDUPE_WINDOW_S)),
     reference_policy=MappingProxyType({"dedupe_window_s": REFERENCE_DEDUPE_WINDOW_S}),
+    rule_index="engram_conformance.conformance.mem:rule_index.json",
 )

@@ -138,6 +138,35 @@ def test_a_rule_broken_on_the_new_path_only_is_an_era_finding(tmp_path: Path) ->
     assert "## Era findings (2)" in (tmp_path / "report" / "summary.md").read_text("utf-8")
 
 
+def test_a_must_rule_broken_in_one_era_only_fails_in_that_era_and_is_shown_first(
+    tmp_path: Path,
+) -> None:
+    """The fixture's listing gives mem_save's topic_key the type integer in 2026-07-28 only:
+    DISC-001 (must) reads fail for that era and pass for the other, an era finding that every
+    report (the HTML page too) shows before the failures."""
+    target = changed(tmp_path, "mem-reference.toml", "integer-topic-key-when-enveloped")
+    done = run(tmp_path, "--target", str(target), "--era", "both", "--only", "DISC-001")
+    assert done.returncode == 1, done.stdout + done.stderr
+    report = tmp_path / "report"
+    [rule] = [rule for rule in load_report(report / "report.json").rules if rule.id == "DISC-001"]
+    assert (rule.verdict, dict(rule.eras or {})) == (
+        "fail",
+        {"2025-11-25": "pass", "2026-07-28": "fail"},
+    )
+    assert rule.failures[0].expected == "mem_save's property topic_key of type string"
+    assert rule.failures[0].transcript is not None
+    assert rule.failures[0].transcript.startswith("2026-07-28/transcripts/")
+    for era, verdict in (("2025-11-25", "pass"), ("2026-07-28", "fail")):
+        own = {r.id: r.verdict for r in load_report(report / era / "report.json").rules}
+        assert own["DISC-001"] == verdict
+    page = (report / "report.html").read_text(encoding="utf-8")
+    assert '<section id="era-findings"><h2>Era findings (1)</h2>' in page
+    assert page.index('id="era-findings"') < page.index('<section id="fails">')
+    assert "2025-11-25 pass, 2026-07-28 fail" in page
+    summary = (report / "summary.md").read_text(encoding="utf-8")
+    assert summary.index("## Era findings (1)") < summary.index("## Failures")
+
+
 def test_both_eras_of_a_server_of_one_era_say_which_it_would_not_speak(tmp_path: Path) -> None:
     target = changed(tmp_path, "reference.toml")
     done = run(tmp_path, "--target", str(target), "--era", "both", "--only", "ENV-001")
@@ -153,3 +182,38 @@ def test_a_library_request_for_an_era_no_run_knows_is_unusable() -> None:
     """The library API and the pytest plugin (``--engram-era``) pass the era unchecked."""
     with pytest.raises(Unusable, match="'2027' is no MCP era to run in"):
         descriptor_of(RunRequest(target={"reference": "engram-memory"}, era="2027"))
+
+
+def test_the_era_names_written_out_are_the_sdks() -> None:
+    """eras.py writes the protocol's strings out (so that parsing options imports no SDK)."""
+    import mcp_types
+    from engram_conformance.conformance.targets import eras
+    from mcp_types.version import LATEST_MODERN_VERSION
+
+    assert eras.MODERN == LATEST_MODERN_VERSION
+    assert eras.ENVELOPE_KEYS == (
+        mcp_types.PROTOCOL_VERSION_META_KEY,
+        mcp_types.CLIENT_INFO_META_KEY,
+        mcp_types.CLIENT_CAPABILITIES_META_KEY,
+    )
+
+
+def test_the_report_of_both_finds_an_errors_transcript_in_its_eras_folder() -> None:
+    from dataclasses import replace
+
+    from engram_conformance.conformance.both_eras import merged
+    from engram_conformance.reports import ErrorRecord, ReportDocument, Verdict
+
+    from ..reports.documents import small
+
+    base = ReportDocument.from_dict(small())
+    stopped = ErrorRecord("one_check", (), "transcripts/one_check.jsonl", None)
+    erred = replace(base.rules[0], verdict=Verdict.ERROR, reason="no answer", error=stopped)
+    passed = replace(erred, verdict=Verdict.PASS, reason=None, failures=(), error=None)
+    both = merged(
+        {"2025-11-25": replace(base, rules=(passed,)), "2026-07-28": replace(base, rules=(erred,))},
+        {},
+    )
+    [rule] = both.rules
+    assert rule.error is not None
+    assert rule.error.transcript == "2026-07-28/transcripts/one_check.jsonl"

@@ -30,6 +30,31 @@ def test_a_faulting_server_yields_error_verdicts_and_a_report(tmp_path: Path, mo
         assert "the server faulted" in (verdicts[rule_id].reason or "")
 
 
+def test_an_error_carries_the_call_under_way_and_its_transcript(tmp_path: Path) -> None:
+    """A server that hangs leaves no failure to show: the error's evidence is the call it never
+    answered, as sent, the transcript and the command that sends the calls again (issue 26)."""
+    done, report_dir = run(tmp_path, "hang", "ENV-001")
+    document = load_report(report_dir / "report.json")
+    [rule] = [rule for rule in document.rules if rule.id == "ENV-001"]
+    assert rule.verdict == "error" and rule.error is not None, done.stdout
+    assert rule.error.check == "every_tool_answers_envelopes"
+    [call] = rule.error.calls
+    assert call.answer == {"fault": "no answer within 1.0 s"}
+    transcript = report_dir / (rule.error.transcript or "")
+    sent = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
+    assert (call.tool, call.arguments) in [(entry["tool"], entry["arguments"]) for entry in sent]
+    assert rule.error.reproduce == (
+        f"engram-conformance replay {transcript} --target {tmp_path / 'hang.toml'} "
+        "--contract engram-memory"
+    )
+    summary = (report_dir / "summary.md").read_text(encoding="utf-8")
+    page = (report_dir / "report.html").read_text(encoding="utf-8")
+    for shown in (summary, page):
+        assert "Call under way" in shown and rule.error.transcript in shown
+        assert rule.error.reproduce in shown
+    assert f"→ {call.tool} " in page
+
+
 def test_a_server_without_memory_tools_is_named_so(tmp_path: Path) -> None:
     done, report_dir = run(tmp_path, "no-memory-tools")
     assert done.returncode == 1
