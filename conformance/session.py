@@ -34,7 +34,7 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import ListToolsResult, PaginatedRequestParams, Tool
+from mcp_types import ListToolsResult, PaginatedRequestParams, TextContent, Tool
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
@@ -121,10 +121,11 @@ class Session:
     ) -> Observation:
         started = time.perf_counter()
         base = _request("tools/call", meta, tool=tool, arguments=arguments, claims=claims)
-        client: Client | Channel | None = _OVER.get()
+        over = _OVER.get()
+        client: Client | Channel | None = over
         try:
             # opened outside the time limit: a client's task groups must not live in its scope
-            client = await self._carrier(client, arguments, meta, claims)
+            client = await self._carrier(over, arguments, meta, claims)
             if isinstance(client, Client):
                 self._record_sdk_listings(client)
                 _keep_refused_output(client)
@@ -132,13 +133,15 @@ class Session:
             keeping = _OUTPUT_CHECK.set(output)
             try:
                 with anyio.fail_after(self.call_timeout_s):
-                    result = await client.call_tool(tool, arguments, meta=meta)
+                    # the SDK's _meta is a TypedDict of optional keys and extra items of any
+                    # type, which any JSON object is, but mypy lets no dict[str, Any] be one
+                    result = await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
             finally:
                 _OUTPUT_CHECK.reset(keeping)
         except Exception as error:  # the transport broke or the answer was not MCP
             observed = _failed(base, error, f"no answer within {self.call_timeout_s} s")
         else:
-            texts = [c.text for c in result.content if getattr(c, "type", "") == "text"]
+            texts = [c.text for c in result.content if isinstance(c, TextContent)]
             observed = Observation(
                 **base,
                 outcome="result",
@@ -302,7 +305,12 @@ class Session:
         try:
             with anyio.fail_after(self.call_timeout_s):
                 try:
-                    listed = await client.list_tools(cursor=cursor, meta=meta, cache_mode="bypass")
+                    # any JSON object is the SDK's _meta (see ``call``)
+                    listed = await client.list_tools(
+                        cursor=cursor,
+                        meta=meta,  # type: ignore[arg-type]
+                        cache_mode="bypass",
+                    )
                     tools, next_cursor = list(listed.tools), listed.next_cursor
                 except ValidationError as refused:
                     tools, next_cursor = await _listed_as_sent(client, cursor, meta, refused)
