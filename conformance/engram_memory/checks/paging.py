@@ -118,7 +118,7 @@ async def cursor_goes_stale_when_results_change(ctx: CheckContext) -> None:
     await ctx.accepted(f"changed {term} later")
     answer = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
     _stale(ctx, "PAGE-006", answer, "a cursor used after a new matching record was accepted")
-    if FORGET not in ctx.policy.tools:
+    if FORGET not in ctx.claimed_tools:
         return
     first_page, cursor = await _first_page(ctx, term)
     later = [record_id for record_id in record_ids if record_id not in first_page]

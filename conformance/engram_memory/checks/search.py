@@ -67,7 +67,7 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
     current = await ctx.accepted(f"current {term}")
     visible = {current}
     await ctx.pending(f"pending {term}")
-    if WITHDRAW in ctx.policy.tools:
+    if WITHDRAW in ctx.claimed_tools:
         withdrawn = await ctx.withdraw(await ctx.pending(f"withdrawn {term}"))
         ctx.require(withdrawn.ok, "withdraw of a pending candidate failed", withdrawn)
     if ctx.policy.rejects_secrets:
@@ -76,7 +76,7 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
         if outcome.get("status") == "accepted":  # PRIV-006 judges that; here it is just current
             visible.add(outcome.get("record_id"))
     forgotten = None
-    if FORGET in ctx.policy.tools:
+    if FORGET in ctx.claimed_tools:
         forgotten = await ctx.accepted(f"forgotten {term}")
         tombstoned = await ctx.forget(forgotten)
         ctx.require(tombstoned.ok, "forget of a current record failed", tombstoned)
