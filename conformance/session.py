@@ -51,7 +51,7 @@ Send = Callable[[], Awaitable[Any]]
 #: of the server, not answers from it.
 TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: "no answer in time"}
 #: The client the calls of this task go over instead of the connection's (``Session.over``).
-_OVER: ContextVar[Client | None] = ContextVar("conformance_over", default=None)
+_OVER: ContextVar[Client | Channel | None] = ContextVar("conformance_over", default=None)
 #: What the SDK client's check of this task's call's structured content found (``Session.call``).
 _OUTPUT_CHECK: ContextVar[OutputCheck | None] = ContextVar("output_check", default=None)
 LOST = "no answer: the harness closed the transport after sending the request"
@@ -220,7 +220,7 @@ class Session:
 
     async def _carrier(
         self,
-        over: Client | None,
+        over: Client | Channel | None,
         arguments: Any,
         meta: dict[str, Any] | None,
         claims: dict[str, Any] | None,
@@ -246,8 +246,9 @@ class Session:
             yield client
 
     @contextmanager
-    def over(self, client: Client) -> Iterator[None]:
-        """Send the calls of this task, and of the tasks it starts, over ``client``."""
+    def over(self, client: Client | Channel) -> Iterator[None]:
+        """Send the calls of this task, and of the tasks it starts, over ``client`` (an SDK
+        client, or a raw channel, which calls tools as a client does)."""
         token = _OVER.set(client)
         try:
             yield

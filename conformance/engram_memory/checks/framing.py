@@ -174,7 +174,7 @@ async def _still_serves(ctx: CheckContext, channel: RawChannel, after: str) -> N
     """A search over the same channel is answered; a server that broke fails the rule, and
     the run reconnects (the fault is raised on)."""
     try:
-        with ctx.session.over(channel):  # type: ignore[arg-type]  # a raw channel calls tools
+        with ctx.session.over(channel):  # a raw channel calls tools as a client does
             answered = await ctx.search("malformed")
     except ServerFault as fault:
         ctx.expect(
