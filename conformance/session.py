@@ -50,7 +50,8 @@ Send = Callable[[], Awaitable[Any]]
 #: Errors the SDK client raises itself when the transport breaks or a request times out: faults
 #: of the server, not answers from it.
 TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: "no answer in time"}
-#: The client the calls of this task go over instead of the connection's (``Session.over``).
+#: The client (or raw channel) the calls of this task go over instead of the connection's
+#: (``Session.over``).
 _OVER: ContextVar[Client | Channel | None] = ContextVar("conformance_over", default=None)
 #: What the SDK client's check of this task's call's structured content found (``Session.call``).
 _OUTPUT_CHECK: ContextVar[OutputCheck | None] = ContextVar("output_check", default=None)
@@ -121,11 +122,10 @@ class Session:
     ) -> Observation:
         started = time.perf_counter()
         base = _request("tools/call", meta, tool=tool, arguments=arguments, claims=claims)
-        over = _OVER.get()
-        client: Client | Channel | None = over
+        client: Client | Channel | None = _OVER.get()
         try:
             # opened outside the time limit: a client's task groups must not live in its scope
-            client = await self._carrier(over, arguments, meta, claims)
+            client = await self._carrier(client, arguments, meta, claims)
             if isinstance(client, Client):
                 self._record_sdk_listings(client)
                 _keep_refused_output(client)
