@@ -68,7 +68,8 @@ class Checks:
     def of_rule(self) -> dict[str, list[str]]:
         """Rule -> the ids of the checks that decide it, scripted first."""
         found: dict[str, list[str]] = {}
-        for check in [*self.scripted.values(), *self.per_call.values()]:
+        every: list[Check | PerCall] = [*self.scripted.values(), *self.per_call.values()]
+        for check in every:
             for rule in check.rules:
                 found.setdefault(rule, []).append(check.id)
         return found

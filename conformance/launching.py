@@ -65,7 +65,7 @@ def claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> No
     unknown = [tool for tool in claimed if tool not in known]
     if unknown:
         raise DescriptorError(
-            descriptor.source,
+            descriptor.source or descriptor.name,  # a descriptor read from no file: its name
             "policy.tools",
             f"names {', '.join(unknown)}, no tool of the {contract.name} contract "
             f"(its tools: {', '.join(known)})",
@@ -189,5 +189,5 @@ class _Opened:
         kind: type[BaseException] | None,
         error: BaseException | None,
         traceback: TracebackType | None,
-    ) -> bool:
+    ) -> bool | None:
         return await self.stack.__aexit__(kind, error, traceback)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -84,7 +84,7 @@ class MachineSearch:
         self.examples += 1
         return True
 
-    def bridged(self, function: Callable[..., Awaitable[T]], *args: Any) -> T:
+    def bridged(self, function: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         """``function`` run on the harness's event loop; a fault stops the search."""
         if self.fault is not None:
             raise HarnessStopped(str(self.fault))
@@ -128,7 +128,13 @@ class MachineSearch:
             steps = "\n".join(f"{n}. {step}" for n, step in enumerate(finding.steps, 1))
             expected = f"{finding.expected} (model-based, Hypothesis seed {ctx.seed})"
             observed = f"{finding.observed}\nshrunk to {len(finding.steps)} steps:\n{steps}"
-            again = Reproduction(ctx.check, hypothesis.__version__, finding.choices)
+            # every finding of a machine search has its choices (``violated``)
+            choices = finding.choices
+            again = (
+                Reproduction(ctx.check, hypothesis.__version__, choices)
+                if choices is not None
+                else None
+            )
             failures[rule] = SearchFailure(expected, observed, finding.calls, again)
         return failures
 
@@ -178,7 +184,7 @@ async def search(
     await anyio.to_thread.run_sync(explore, machine, driver, own, bounds, replay)
 
 
-def record(driver: MachineSearch, rules: Iterable[str]) -> None:
+def record(driver: MachineSearch, rules: tuple[str, ...]) -> None:
     """What the search found, against each of ``rules``: its passes, its smallest failures, or
     the fault that stopped it."""
     record_outcome(

@@ -165,7 +165,7 @@ class EngramRun:
         suite = EngramSuite.from_parent(session, name=suite_id, nodeid=suite_id, run=self)
         report = pytest.CollectReport(suite.nodeid, "passed", None, list(suite.collect()))
         config.hook.pytest_collectreport(report=report)
-        items.extend(report.result)
+        items.extend(item for item in report.result if isinstance(item, pytest.Item))  # all are
 
     def verdict(self, session: pytest.Session, rule_id: str) -> RuleRecord | None:
         """The report's record of ``rule_id``; the first call runs the harness."""

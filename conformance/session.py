@@ -34,7 +34,7 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp_types import ListToolsResult, PaginatedRequestParams, Tool
+from mcp_types import ListToolsResult, PaginatedRequestParams, TextContent, Tool
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from pydantic import ValidationError
 
@@ -50,8 +50,9 @@ Send = Callable[[], Awaitable[Any]]
 #: Errors the SDK client raises itself when the transport breaks or a request times out: faults
 #: of the server, not answers from it.
 TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: "no answer in time"}
-#: The client the calls of this task go over instead of the connection's (``Session.over``).
-_OVER: ContextVar[Client | None] = ContextVar("conformance_over", default=None)
+#: The client (or raw channel) the calls of this task go over instead of the connection's
+#: (``Session.over``).
+_OVER: ContextVar[Client | Channel | None] = ContextVar("conformance_over", default=None)
 #: What the SDK client's check of this task's call's structured content found (``Session.call``).
 _OUTPUT_CHECK: ContextVar[OutputCheck | None] = ContextVar("output_check", default=None)
 LOST = "no answer: the harness closed the transport after sending the request"
@@ -132,13 +133,15 @@ class Session:
             keeping = _OUTPUT_CHECK.set(output)
             try:
                 with anyio.fail_after(self.call_timeout_s):
-                    result = await client.call_tool(tool, arguments, meta=meta)
+                    # the SDK's _meta is a TypedDict of optional keys and extra items of any
+                    # type, which any JSON object is, but mypy lets no dict[str, Any] be one
+                    result = await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
             finally:
                 _OUTPUT_CHECK.reset(keeping)
         except Exception as error:  # the transport broke or the answer was not MCP
             observed = _failed(base, error, f"no answer within {self.call_timeout_s} s")
         else:
-            texts = [c.text for c in result.content if getattr(c, "type", "") == "text"]
+            texts = [c.text for c in result.content if isinstance(c, TextContent)]
             observed = Observation(
                 **base,
                 outcome="result",
@@ -217,7 +220,7 @@ class Session:
 
     async def _carrier(
         self,
-        over: Client | None,
+        over: Client | Channel | None,
         arguments: Any,
         meta: dict[str, Any] | None,
         claims: dict[str, Any] | None,
@@ -243,8 +246,9 @@ class Session:
             yield client
 
     @contextmanager
-    def over(self, client: Client) -> Iterator[None]:
-        """Send the calls of this task, and of the tasks it starts, over ``client``."""
+    def over(self, client: Client | Channel) -> Iterator[None]:
+        """Send the calls of this task, and of the tasks it starts, over ``client`` (an SDK
+        client, or a raw channel, which calls tools as a client does)."""
         token = _OVER.set(client)
         try:
             yield
@@ -302,7 +306,12 @@ class Session:
         try:
             with anyio.fail_after(self.call_timeout_s):
                 try:
-                    listed = await client.list_tools(cursor=cursor, meta=meta, cache_mode="bypass")
+                    # any JSON object is the SDK's _meta (see ``call``)
+                    listed = await client.list_tools(
+                        cursor=cursor,
+                        meta=meta,  # type: ignore[arg-type]
+                        cache_mode="bypass",
+                    )
                     tools, next_cursor = list(listed.tools), listed.next_cursor
                 except ValidationError as refused:
                     tools, next_cursor = await _listed_as_sent(client, cursor, meta, refused)

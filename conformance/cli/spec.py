@@ -4,7 +4,9 @@ spec."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 from engram_conformance.spec import registry
@@ -22,7 +24,7 @@ SPEC_DIR = click.option(
 CONTRACT = contract_option("Whose spec.", default=registry.DEFAULT)
 
 
-def _output(help: str):
+def _output(help: str) -> Callable[..., Any]:
     """The ``--output`` option of a command that writes a file."""
     return click.option(
         "--output", type=click.Path(dir_okay=False, path_type=Path), default=None, help=help

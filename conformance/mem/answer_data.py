@@ -54,9 +54,9 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "personal": ("personal_memories", "personalMemories"),
 }
 #: a session fact's id is the session's
-SESSION_ALIASES = {"id": ("session_id", "sessionId")}
+SESSION_ALIASES: dict[str, tuple[str, ...]] = {"id": ("session_id", "sessionId")}
 #: the aliases of the facts whose fields are named otherwise than elsewhere
-KIND_ALIASES: dict[type, Mapping[str, tuple[str, ...]]] = {
+KIND_ALIASES: dict[type, dict[str, tuple[str, ...]]] = {
     SessionStarted: SESSION_ALIASES,
     SessionEnded: SESSION_ALIASES,
     # a memory listed in a context shows its content, or a preview of it
@@ -117,7 +117,9 @@ def read_data(
     if not found:
         raise Unreadable(tool, answer.text, f"the answer's data names no field of {kind.__name__}")
     try:
-        return _adapter(kind).validate_json(json.dumps(found), strict=True)
+        # a class is hashable, but mypy does not read type[F] as Hashable for the cache
+        adapter = _adapter(kind)  # type: ignore[arg-type]
+        return adapter.validate_json(json.dumps(found), strict=True)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])

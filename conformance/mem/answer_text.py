@@ -276,7 +276,9 @@ def go_quoted(text: str, start: int = 0) -> tuple[str, int] | None:
             index += 2
             continue
         digits = HEX_ESCAPES.get(letter)
-        code = hex_value(text[index + 2 : index + 2 + digits]) if digits else None
+        if digits is None:
+            return None
+        code = hex_value(text[index + 2 : index + 2 + digits])
         if code is None:
             return None
         index += 2 + digits

@@ -87,7 +87,7 @@ from .sessions import (
     read_stats,
 )
 
-F = TypeVar("F", bound=Fact)
+F_co = TypeVar("F_co", bound=Fact, covariant=True)
 
 
 def enveloped(data: Mapping[str, Any]) -> bool:
@@ -112,27 +112,27 @@ def read_failure(tool: str, text: str) -> ToolFailure:
 
 
 @dataclass(frozen=True)
-class ToolReader(Generic[F]):
+class ToolReader(Generic[F_co]):
     """The reader of one tool's answers: its failures, or its successes in layers: the answer's
     data (``answer_data``: structured content, a JSON object of the vendor's keys, the fields
     ``declared`` in the descriptor) as its ``kind`` of fact, then its text through ``reader``
     (the dialects)."""
 
     tool: str
-    reader: Callable[[Unpacked], F]
+    reader: Callable[[Unpacked], F_co]
     #: the kinds of fact the tool answers, read from data too, the first that reads wins
     #: (none: text only, for one of upstream's own tools whose dialect is already JSON)
-    kinds: tuple[type[F], ...] = ()
+    kinds: tuple[type[F_co], ...] = ()
 
     def __call__(
         self, result: CallToolResult | TextAnswer, declared: Mapping[str, str] | None = None
-    ) -> F | ToolFailure:
+    ) -> F_co | ToolFailure:
         answer = answer_of(self.tool, result)
         if answer.is_error:
             return read_failure(self.tool, answer.text)
         return replace(self.success(answer, declared or {}), shown=everything_shown(answer))
 
-    def success(self, answer: Answer, declared: Mapping[str, str]) -> F:
+    def success(self, answer: Answer, declared: Mapping[str, str]) -> F_co:
         """The first layer that reads the answer: its structured content or declared fields,
         then the text dialects, then a JSON text of the vendor's own keys."""
         data = data_of(answer)
@@ -158,7 +158,7 @@ class ToolReader(Generic[F]):
         answer: Answer,
         data: Mapping[str, Any] | None,
         declared: Mapping[str, str],
-    ) -> list[tuple[str, Callable[[], F]]]:
+    ) -> list[tuple[str, Callable[[], F_co]]]:
         """A layer reading ``data`` (given in ``form``) as each kind of fact, named by the kind
         where there are several."""
         several = len(self.kinds) > 1

@@ -23,7 +23,7 @@ Two arguments are never sent under one published name (alternatives are never se
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 MEMORY_IDS = ("id", "observation_id", "memory_id", "obs_id", "observationId", "memoryId")
@@ -79,8 +79,9 @@ def names_for(tool: str, argument: str) -> tuple[str, ...]:
     return TOOL_SYNONYMS.get((tool, argument)) or SYNONYMS.get(argument) or (argument,)
 
 
-def published_name(tool: str, argument: str, properties: Mapping[str, Any]) -> str | None:
-    """The name ``tool``'s schema (its ``properties``) publishes ``argument`` under, if any."""
+def published_name(tool: str, argument: str, properties: Collection[str]) -> str | None:
+    """The name ``tool``'s schema (its ``properties``, or their names) publishes ``argument``
+    under, if any."""
     return next((name for name in names_for(tool, argument) if name in properties), None)
 
 

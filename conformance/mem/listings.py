@@ -129,11 +129,11 @@ def read_hit(
     if index >= len(lines) or not lines[index].startswith(INDENT):
         raise unpacked.unreadable(f"hit {number} has no indented content preview")
     preview_at, index = index, index + 1
-    while index < len(lines) and not HIT_META.fullmatch(lines[index]):
+    meta = None
+    while index < len(lines) and (meta := HIT_META.fullmatch(lines[index])) is None:
         index += 1
-    if index == len(lines):
+    if meta is None:
         raise unpacked.unreadable(f"hit {number} has no '<created> | scope: <scope>' line")
-    meta = HIT_META.fullmatch(lines[index])
     preview = "\n".join(lines[preview_at:index]).removeprefix(INDENT).removesuffix(PREVIEW_MARKER)
     index += 1
     annotations = []
@@ -282,7 +282,7 @@ def read_timeline(unpacked: Unpacked) -> Timeline:
     if lines[0].startswith("Session: "):
         total_at = next((i for i, line in enumerate(lines) if TIMELINE_TOTAL.fullmatch(line)), None)
         header = TIMELINE_SESSION.fullmatch("\n".join(lines[:total_at])) if total_at else None
-        if header is None:
+        if total_at is None or header is None:
             raise unpacked.unreadable("the 'Session: <project> (<started>)' header is not whole")
         session = TimelineSession(
             project=header["project"],

@@ -314,7 +314,7 @@ class LaunchedTarget(Target):
         return _started(opened, self.stderr_log)
 
     @contextlib.contextmanager
-    def _started_http(self, url: str):  # type: ignore[no-untyped-def]
+    def _started_http(self, url: str) -> Iterator[None]:
         if self.transport != "http" or not self.descriptor.command:
             yield
             return

@@ -91,7 +91,9 @@ MAINTENANCE_STEMS: dict[str, tuple[str, ...]] = {
 MEMORY_WORDS = re.compile(r"memory|engram", re.IGNORECASE)
 TRUST_CLASSES = ("earned", "asserted", "signed")
 
-Cases = Mapping[str, tuple[dict[str, Any], "str | None", Any]]
+#: a case: its claims, the token signing them (None: the host signs), the expected answer
+Case = tuple[dict[str, Any], "str | None", Any]
+Cases = Mapping[str, Case]
 
 
 async def _judge_contexts(
@@ -120,7 +122,9 @@ async def _judge_contexts(
                 expect_code(ctx, rule, observed, wanted, f"{tool}, {case}")
 
 
-def _refused(bound: dict[str, Any], cases: Mapping[str, context_cases.ClaimCase]) -> Cases:
+def _refused(
+    bound: dict[str, Any], cases: Mapping[str, context_cases.ClaimCase]
+) -> dict[str, Case]:
     """Each case's claims, to be refused with -32603."""
     return {name: (case.applied(bound), None, CONTEXT_UNAVAILABLE) for name, case in cases.items()}
 

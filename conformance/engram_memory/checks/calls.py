@@ -28,7 +28,7 @@ async def offered(ctx: CheckContext) -> list[str]:
     """The six tools the target claims and lists without a context, in the spec's order."""
     _, tools = await ctx.session.list_tools()
     listed = {tool.name for tool in tools}
-    return [name for name in ctx.spec.tools if name in ctx.policy.tools and name in listed]
+    return [name for name in ctx.spec.tools if name in ctx.claimed_tools and name in listed]
 
 
 def arguments(ctx: CheckContext, tool: str) -> dict[str, Any]:

@@ -63,10 +63,11 @@ def unknown_target(ctx: CheckContext, tool: str) -> str:
 
 
 async def kept_its_state(
-    ctx: CheckContext, target: str, *, record: bool, identity: Identity | None = None
+    ctx: CheckContext, target: Any, *, record: bool, identity: Identity | None = None
 ) -> tuple[bool, Observation]:
     """Whether a record is still current (get returns it) or a candidate still pending (a
-    withdraw with a fresh key ends it from pending), and the probe's answer."""
+    withdraw with a fresh key ends it from pending), and the probe's answer. ``target``: the id
+    as the server answered it (``send``)."""
     if record:
         answer = await ctx.get(target, identity=identity)
         return answer.ok, answer

@@ -20,7 +20,7 @@ from .registry import check
 async def claimed_tools_are_listed(ctx: CheckContext) -> None:
     _, tools = await ctx.session.list_tools()
     listed = {tool.name for tool in tools}
-    for name in ctx.policy.tools:
+    for name in ctx.claimed_tools:
         ctx.expect(
             "HOST-020", name in listed, expected=f"{name} in tools/list", observed=sorted(listed)
         )

@@ -124,8 +124,9 @@ def error_message_never_echoes_input(ctx: PerCallContext) -> None:
     )
 
 
-def _vocabulary(spec: Spec, tool: str) -> frozenset[str]:
-    """The strings the tool's input schema enumerates (``enum`` and ``const``), anywhere."""
+def _vocabulary(spec: Spec, tool: str | None) -> frozenset[str]:
+    """The strings the tool's input schema enumerates (``enum`` and ``const``), anywhere (none
+    for a call of no tool)."""
     if tool not in spec.tools:
         return frozenset()
     found: set[str] = set()

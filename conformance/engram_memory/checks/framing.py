@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from engram_conformance.spec.engram_memory.tool_names import SEARCH
 
-from ....spec.engram_memory.tool_names import SEARCH
 from ...exceptions import ServerFault
 from ...targets.eras import ENVELOPE_KEYS
 from ...targets.json_text import json_text
@@ -76,11 +76,16 @@ def _listing(request_id: Any, meta: dict[str, Any], extra: str = "") -> str:
     return f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/list"{params}{extra}}}'
 
 
+def _listing_with_id(text: str) -> Callable[[int, dict[str, Any], str], str]:
+    """A tools/list's text whose id is ``text``, whatever id the check numbers it."""
+    return lambda _i, meta, _p: _listing(text, meta)
+
+
 def _cases() -> list[Malformed]:
     bad_ids = [
         Malformed(
             f"a tools/list whose id is {text}",
-            lambda _i, m, _p, t=text: _listing(t, m),
+            _listing_with_id(text),
             bad_id=True,
         )
         for text in ("7.5", "true", "{}", "[]")
@@ -169,7 +174,7 @@ async def _still_serves(ctx: CheckContext, channel: RawChannel, after: str) -> N
     """A search over the same channel is answered; a server that broke fails the rule, and
     the run reconnects (the fault is raised on)."""
     try:
-        with ctx.session.over(channel):  # type: ignore[arg-type]  # a raw channel calls tools
+        with ctx.session.over(channel):  # a raw channel calls tools as a client does
             answered = await ctx.search("malformed")
     except ServerFault as fault:
         ctx.expect(

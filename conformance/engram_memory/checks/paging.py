@@ -17,7 +17,7 @@ from .lifecycle_steps import expiring, outcome, wait_past
 from .registry import check
 
 #: Parameters stated in full, so that changing one cannot be read as restating a default.
-PARAMETERS = {
+PARAMETERS: dict[str, Any] = {
     "limit": 2,
     "max_packet_bytes": DEFAULT_MAX_PACKET_BYTES,
     "capability_policy": LEXICAL,
@@ -39,6 +39,7 @@ async def _first_page(ctx: CheckContext, term: str) -> tuple[list[Any], str]:
     first = await searched(ctx, term, **PARAMETERS)
     cursor = first.value.get("next_page_cursor")
     ctx.require(isinstance(cursor, str), "a first page of 2 of 4 records has no cursor", first)
+    assert isinstance(cursor, str)
     control = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
     ctx.require_accepted(control, "the cursor used with its own query and parameters (the control)")
     return ids(first), cursor
@@ -118,7 +119,7 @@ async def cursor_goes_stale_when_results_change(ctx: CheckContext) -> None:
     await ctx.accepted(f"changed {term} later")
     answer = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
     _stale(ctx, "PAGE-006", answer, "a cursor used after a new matching record was accepted")
-    if FORGET not in ctx.policy.tools:
+    if FORGET not in ctx.claimed_tools:
         return
     first_page, cursor = await _first_page(ctx, term)
     later = [record_id for record_id in record_ids if record_id not in first_page]

@@ -261,7 +261,7 @@ async def scopes_are_independent(ctx: CheckContext) -> None:
         await ctx.accepted(f"{COMMON_WORD} {text}")
     query = f"{first} {second}"
     before = await ctx.search(query, limit=2)
-    ctx.require(before.ok and before.value.get("records"), "search answers no record", before)
+    ctx.require(bool(before.ok and before.value.get("records")), "search answers no record", before)
     await _crowd(ctx, words)
     after = await ctx.search(query, limit=2)
     ctx.expect(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypeGuard
 
 from engram_conformance.spec.engram_memory import digest
 
@@ -67,7 +67,7 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
     current = await ctx.accepted(f"current {term}")
     visible = {current}
     await ctx.pending(f"pending {term}")
-    if WITHDRAW in ctx.policy.tools:
+    if WITHDRAW in ctx.claimed_tools:
         withdrawn = await ctx.withdraw(await ctx.pending(f"withdrawn {term}"))
         ctx.require(withdrawn.ok, "withdraw of a pending candidate failed", withdrawn)
     if ctx.policy.rejects_secrets:
@@ -76,7 +76,7 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
         if outcome.get("status") == "accepted":  # PRIV-006 judges that; here it is just current
             visible.add(outcome.get("record_id"))
     forgotten = None
-    if FORGET in ctx.policy.tools:
+    if FORGET in ctx.claimed_tools:
         forgotten = await ctx.accepted(f"forgotten {term}")
         tombstoned = await ctx.forget(forgotten)
         ctx.require(tombstoned.ok, "forget of a current record failed", tombstoned)
@@ -137,15 +137,16 @@ async def ranks_are_dense_and_scores_do_not_increase(ctx: CheckContext) -> None:
     )
     scores = [p.get("score") for p in page]
     ctx.require(all(_is_number(s) for s in scores), "scores are not all numbers", scores)
+    numbers = [s for s in scores if _is_number(s)]  # all of them
     ctx.expect(
         "SEARCH-003",
-        all(higher >= lower for higher, lower in pairwise(scores)),
+        all(higher >= lower for higher, lower in pairwise(numbers)),
         expected="scores that do not increase with rank",
         observed=scores,
     )
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -162,9 +163,10 @@ async def equal_scores_are_ordered_by_record_id(ctx: CheckContext) -> None:
     ctx.require(bool(ties), "no two of four identical texts got equal scores", page)
     for first, second in ties:
         pair = [record_of(first).get("record_id"), record_of(second).get("record_id")]
+        texts = [i for i in pair if isinstance(i, str)]
         ctx.expect(
             "SEARCH-004",
-            all(isinstance(i, str) for i in pair) and pair == sorted(pair),
+            len(texts) == len(pair) and texts == sorted(texts),
             expected="equal scores in ascending record_id order",
             observed=pair,
         )
@@ -232,7 +234,8 @@ async def record_ids_match_the_pattern(ctx: CheckContext) -> None:
     """The ids request_admission answers, and those search and get answer for them."""
     term = ctx.unique("pattern")
     admitted = await accept_all(ctx, [f"pattern {term} {n}" for n in range(2)])
-    seen = [("request_admission", record_id) for record_id in admitted]
+    # each tool's record ids as it answered them, judged below
+    seen: list[tuple[str, Any]] = [("request_admission", record_id) for record_id in admitted]
     seen += [("search", record_id) for record_id in ids(await searched(ctx, term))]
     for record_id in admitted:
         answer = await ctx.get(record_id)

@@ -92,8 +92,8 @@ async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
     every = sorted(name for name in names if name in ctx.spec.tools)
     ctx.expect(
         "HOST-009",
-        set(ctx.policy.tools) <= set(every),
-        expected=f"tools/list without a context lists the claimed {list(ctx.policy.tools)}",
+        set(ctx.claimed_tools) <= set(every),
+        expected=f"tools/list without a context lists the claimed {list(ctx.claimed_tools)}",
         observed=every,
     )
     half = tools[: max(1, len(tools) // 2)]

@@ -97,7 +97,12 @@ async def searched_everywhere(ctx: MemContext, project: Project) -> dict[str, An
 
 
 def expect_hidden(
-    ctx: MemContext, rule: str, where: str, texts: list[str | None], secrets: list[str], seen: Any
+    ctx: MemContext,
+    rule: str,
+    where: str,
+    texts: Iterable[str | None],
+    secrets: list[str],
+    seen: Any,
 ) -> None:
     shown = kept(texts, secrets)
     ctx.expect(rule, not shown, expected=f"{where} shows no private text", observed=seen)

@@ -78,6 +78,7 @@ async def empty_folder_names_the_project(ctx: MemContext) -> None:
     if unmet is not None:
         ctx.not_applicable("PROJ-003", unmet)
         return
+    assert found.cwd is not None  # the precondition holds: the server names its folder
     base = Path(found.cwd).name
     ctx.expect(
         "PROJ-003",

@@ -85,8 +85,8 @@ async def context_keeps_to_its_byte_budget(ctx: MemContext) -> None:
     await fill(ctx, project)
     for budget in SMALL_BUDGETS:
         await expect_within(ctx, project, budget, budget)
-    for budget in DEFAULT_BUDGETS:
-        await expect_within(ctx, project, budget, DEFAULT_BYTES)
+    for default in DEFAULT_BUDGETS:
+        await expect_within(ctx, project, default, DEFAULT_BYTES)
     await expect_within(ctx, project, BEYOND_MOST, MOST_BYTES)
 
 

@@ -195,7 +195,7 @@ async def _read_calls(ctx: MemContext, project: Project) -> dict[str, set[Memory
     gotten = ctx.unique("gotten")
     gotten_id = await steps.saved_memory(ctx, project, gotten)
     listed = set((await ctx.listed()).keys())
-    probes = [
+    probes: list[tuple[str, dict[str, Any]]] = [
         (SEARCH, {"query": searched, "project": project.name}),
         (GET, {"id": gotten_id}),
         (SUGGEST, {"type": "decision", "title": suggested, "content": steps.what_why(suggested)}),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..facts import SearchResult, ToolFailure
+from ..facts import MemoryId, SearchResult, ToolFailure
 from .context import MemContext
 from .registry import check
 from .steps import (
@@ -70,7 +70,7 @@ AS_WORDS = ("{} NOT near", "{} AND or", "{} OR", "NEAR {} not")
 
 async def _sharing(
     ctx: MemContext, project: Project, label: str, shared: str, memory_type: str = "discovery"
-) -> int:
+) -> MemoryId:
     """The id of a new memory of ``project`` whose content holds ``shared`` and whose title a
     token of its own (``label`` names it)."""
     own = ctx.unique(label)
@@ -79,7 +79,7 @@ async def _sharing(
 
 async def _in_two_projects(
     ctx: MemContext, label: str
-) -> tuple[str, tuple[Project, int], tuple[Project, int]]:
+) -> tuple[str, tuple[Project, MemoryId], tuple[Project, MemoryId]]:
     """A search word (``label`` names it), and two fresh projects each with a memory holding
     it: the one a search asks for, and another."""
     shared = ctx.unique(label)
@@ -230,7 +230,7 @@ async def match_mode_any_or_all(ctx: MemContext) -> None:
     only_second = await _sharing(ctx, project, "srchsecond", second)
     both = await _sharing(ctx, project, "srchboth", f"{first} {second}")
     query, name = f"{first} {second}", project.name
-    judged = (
+    judged: tuple[tuple[str, set[MemoryId], set[MemoryId]], ...] = (
         ("any", {only_first, only_second, both}, set()),
         ("all", {both}, {only_first, only_second}),
     )

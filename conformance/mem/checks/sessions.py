@@ -350,7 +350,7 @@ async def session_cycle_runs(ctx: MemContext) -> None:
     )
     project = await project_started(ctx, name, arguments, started)
     memory = memory_arguments(token) | {"project": project.name, "session_id": project.session}
-    cycle = [
+    cycle: list[tuple[str, dict[str, Any]]] = [
         (CURRENT, {}),
         (CONTEXT, {"project": project.name}),
         (SAVE, memory),

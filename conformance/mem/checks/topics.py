@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from ..answer_text import unpack
-from ..facts import MemoryId, Observation, Suggestion, ToolFailure
+from ..facts import Fact, MemoryId, Observation, Suggestion, ToolFailure
 from . import steps
 from .context import MemContext
 from .registry import check
@@ -81,7 +81,7 @@ async def suggestion(ctx: MemContext, arguments: dict[str, str]) -> Suggestion |
     return found
 
 
-def key_of(found: Suggestion | ToolFailure) -> str | None:
+def key_of(found: Fact) -> str | None:
     return found.topic_key if isinstance(found, Suggestion) else None
 
 
@@ -89,7 +89,7 @@ def family_of(key: str | None) -> str | None:
     return key.split("/", 1)[0] if key is not None else None
 
 
-async def first_save(ctx: MemContext, project: Project, token: str, key: str) -> int:
+async def first_save(ctx: MemContext, project: Project, token: str, key: str) -> MemoryId:
     """The id of a topic's first save under ``key`` (``version_of`` its title and content)."""
     title, content = version_of(token, 1)
     extra = {"title": title, "content": content, "topic_key": key}
