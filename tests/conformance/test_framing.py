@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
+from engram_conformance.conformance.engram_memory.checks import framing
 from engram_conformance.reports.document import load as load_report
 
 from .inprocess import run_against
@@ -43,3 +45,21 @@ def test_in_process_no_malformed_text_can_be_sent(tmp_path: Path) -> None:
     verdict = run_against(tmp_path, only=(RULE,)).verdicts[RULE]
     assert verdict.verdict == "not_applicable"
     assert "in process" in (verdict.reason or "")
+
+
+class _ClosedChannel:
+    """A raw channel whose stream is gone: exchanging raises an error with no message."""
+
+    def framed_meta(self, meta: dict[str, Any] | None) -> dict[str, Any]:
+        return dict(meta or {})
+
+    async def exchange(self, text_of: Any, method: str, name: str | None = None) -> Any:
+        raise anyio.ClosedResourceError
+
+
+@pytest.mark.anyio
+async def test_an_error_with_no_message_is_named_by_its_type() -> None:
+    """A channel closed under a probe says so, not "no answer: " with nothing after it."""
+    case = framing._cases()[0]
+    answer = await framing._exchange(_ClosedChannel(), case, {}, "purpose", 1.0)
+    assert answer == "no answer: ClosedResourceError"

@@ -147,7 +147,7 @@ async def _exchange(
     except TimeoutError:
         return f"no answer within {timeout_s} s"
     except (NotAnswered, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as error:
-        return f"no answer: {error or type(error).__name__}"
+        return f"no answer: {str(error) or type(error).__name__}"
 
 
 @check(rules=(RULE,), tools=(SEARCH,))
