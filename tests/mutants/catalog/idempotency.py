@@ -119,6 +119,26 @@ class ContentOverlooked(ConflictAnsweredAsReplay):
         return all(first.get(name) == again.get(name) for name in TARGETS)
 
 
+class EvidenceOverlooked(ConflictAnsweredAsReplay):
+    """A capture key's request digest covers the payload alone: the same key and payload with
+    another evidence is answered as a replay (another payload still conflicts)."""
+
+    def overlooks(self, first: dict[str, Any], again: dict[str, Any]) -> bool:
+        return "payload" in first and first["payload"] == again.get("payload")
+
+
+class ReasonOverlooked(ConflictAnsweredAsReplay):
+    """The request digest of withdraw and forget leaves reason_ref out (taken for a note, not
+    part of the request): the same key and target with another reason is answered as a
+    replay."""
+
+    def overlooks(self, first: dict[str, Any], again: dict[str, Any]) -> bool:
+        def besides_reason(arguments: dict[str, Any]) -> dict[str, Any]:
+            return {name: v for name, v in arguments.items() if name != "reason_ref"}
+
+        return "reason_ref" in first and besides_reason(first) == besides_reason(again)
+
+
 class TargetOverlooked(ConflictAnsweredAsReplay):
     """The key's request digest leaves the target out: the same key on another candidate or
     record is answered as a replay."""
@@ -329,6 +349,14 @@ MUTANTS: dict[str, tuple[Any, Caught]] = {
     ),
     "replay-new-event": (ReplayNewEvent, Caught(("IDEM-015",))),
     "content-overlooked": (ContentOverlooked, Caught(("IDEM-005", "IDEM-009"))),
+    "evidence-overlooked": (
+        EvidenceOverlooked,
+        Caught(("IDEM-005",), about={"IDEM-005": f"{CAPTURE}: the key again with other"}),
+    ),
+    "reason-overlooked": (
+        ReasonOverlooked,
+        Caught(("IDEM-005",), about={"IDEM-005": "the key again with other content"}),
+    ),
     "target-overlooked": (TargetOverlooked, Caught(("IDEM-006",))),
     "keyed-per-tool": (KeyedPerTool, Caught(("IDEM-007",))),
     "semantic-deduplication": (SemanticDeduplication, Caught(("IDEM-002",))),
