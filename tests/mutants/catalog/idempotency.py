@@ -85,7 +85,28 @@ class KeyedPerTool(ContextProxy):
     """Keys are reserved per tool: a key reused with another tool is a first call."""
 
     def rebind(self, tool: str, arguments: Any, context: InvocationContext) -> InvocationContext:
-        return replace(context, principal=f"{context.principal}|{tool}")
+        return replace(context, principal=f"{context.principal}|{self.keyed_with(tool)}")
+
+    def keyed_with(self, tool: str) -> str:
+        """The tools whose keys ``tool``'s share (here its own alone)."""
+        return tool
+
+
+class CaptureKeysApart(KeyedPerTool):
+    """Capture keys and lifecycle keys are kept in two tables: a capture's key reused to admit
+    or withdraw, or an admission's by a capture, is a first call (an admission's key reused to
+    forget still conflicts)."""
+
+    def keyed_with(self, tool: str) -> str:
+        return "capture" if tool == CAPTURE else "lifecycle"
+
+
+class RecordKeysApart(KeyedPerTool):
+    """Keys of calls on records (forget) are kept apart from those on candidates: an
+    admission's key reused to forget is a first call (the others still conflict)."""
+
+    def keyed_with(self, tool: str) -> str:
+        return "record" if tool == FORGET else "candidate"
 
 
 class ConflictAnsweredAsReplay(ServiceProxy):
@@ -359,6 +380,8 @@ MUTANTS: dict[str, tuple[Any, Caught]] = {
     ),
     "target-overlooked": (TargetOverlooked, Caught(("IDEM-006",))),
     "keyed-per-tool": (KeyedPerTool, Caught(("IDEM-007",))),
+    "capture-keys-apart": (CaptureKeysApart, Caught(("IDEM-007",))),
+    "record-keys-apart": (RecordKeysApart, Caught(("IDEM-007",))),
     "semantic-deduplication": (SemanticDeduplication, Caught(("IDEM-002",))),
     "keys-without-principal": (KeysWithoutPrincipal, Caught(("IDEM-008",))),
     "keys-across-scopes": (KeysAcrossScopes, Caught(("IDEM-008",))),
