@@ -147,21 +147,40 @@ def _camel(name: str) -> str:
     return "".join(part.title() for part in name.split("_"))
 
 
+def _per_argument(
+    base: type[Handlers], pairs: list[tuple[str, str]], name: str, doc: str
+) -> dict[tuple[str, str], type[Handlers]]:
+    """A subclass of ``base`` for each (tool, argument) of ``pairs``: its class name ``name``
+    and docstring ``doc``, formatted with ``tool`` and ``argument`` (``Tool`` and
+    ``Argument`` in camel case)."""
+    made: dict[tuple[str, str], type[Handlers]] = {}
+    for tool, argument in pairs:
+        words = {"tool": tool, "argument": argument}
+        words |= {"Tool": _camel(tool.removeprefix("mem_")), "Argument": _camel(argument)}
+        fields = {"__doc__": doc.format(**words), "__module__": __name__}
+        made[tool, argument] = type(
+            name.format(**words), (base,), fields | {"tool": tool, "argument": argument}
+        )
+    return made
+
+
+def _cases(mutants: dict[tuple[str, str], type[Handlers]], case: str) -> list[Any]:
+    """Each of ``mutants`` with what it breaks: ERR-005, each failure of its ``case``
+    (formatted with ``tool`` and ``argument``)."""
+    return [
+        (mutant, mem_caught("ERR-005", about={"ERR-005": case.format(tool=t, argument=a)}))
+        for (t, a), mutant in mutants.items()
+    ]
+
+
 #: ERR-005: each required text argument left out -> a server that fills it in
-REQUIRED_TEXT_DEFAULTED = {
-    (tool, argument): type(
-        f"{_camel(tool.removeprefix('mem_'))}Without{_camel(argument)}Served",
-        (RequiredTextDefaulted,),
-        {
-            "__doc__": f"{tool} without its required {argument} is served with a placeholder "
-            f"{argument} instead of refused.",
-            "__module__": __name__,
-            "tool": tool,
-            "argument": argument,
-        },
-    )
-    for tool, argument in _required_texts()
-}
+REQUIRED_TEXT_DEFAULTED = _per_argument(
+    RequiredTextDefaulted,
+    _required_texts(),
+    "{Tool}Without{Argument}Served",
+    "{tool} without its required {argument} is served with a placeholder {argument} instead "
+    "of refused.",
+)
 
 
 class NullThrows(Handlers):
@@ -235,8 +254,6 @@ class TakesOneArgumentOfAnyType(Handlers):
 
     tool: ClassVar[str]
     argument: ClassVar[str]
-    #: coerced though optional (taken as absent, the call would be refused for another reason)
-    coerced: ClassVar[bool] = False
 
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
         arguments = dict(params.arguments or {})
@@ -244,7 +261,8 @@ class TakesOneArgumentOfAnyType(Handlers):
         schema = _schema_of(self.tool)
         declared = schema["properties"][self.argument].get("type")
         if params.name == self.tool and value is not None and not _of_type(value, declared):
-            if self.argument in schema.get("required", ()) or self.coerced:
+            coerced = (self.tool, self.argument) in COERCED_WHEN_OPTIONAL
+            if self.argument in schema.get("required", ()) or coerced:
                 arguments[self.argument] = _coerced(value, declared)
             else:
                 del arguments[self.argument]
@@ -287,21 +305,13 @@ def _typed_arguments() -> list[tuple[str, str]]:
 
 
 #: ERR-005: each typed argument sent of another JSON type -> a server that takes it
-OF_ANY_TYPE = {
-    (tool, argument): type(
-        f"{_camel(tool.removeprefix('mem_'))}Takes{_camel(argument)}OfAnyType",
-        (TakesOneArgumentOfAnyType,),
-        {
-            "__doc__": f"{tool} takes a {argument} of another JSON type (dropped when optional, "
-            "coerced when required) instead of refusing it.",
-            "__module__": __name__,
-            "tool": tool,
-            "argument": argument,
-            "coerced": (tool, argument) in COERCED_WHEN_OPTIONAL,
-        },
-    )
-    for tool, argument in _typed_arguments()
-}
+OF_ANY_TYPE = _per_argument(
+    TakesOneArgumentOfAnyType,
+    _typed_arguments(),
+    "{Tool}Takes{Argument}OfAnyType",
+    "{tool} takes a {argument} of another JSON type (dropped when optional, coerced when "
+    "required) instead of refusing it.",
+)
 
 
 #: each mutant and what it breaks
@@ -320,26 +330,6 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (MissingObservationIsText, mem_caught("ERR-004")),
     (WrongTypesTakenAsAbsent, mem_caught("ERR-005")),
     (MissingTitleFromContent, mem_caught("ERR-005")),
-    *(
-        (
-            mutant,
-            Caught(
-                ("ERR-005",),
-                about={"ERR-005": f"{tool} without its required {name} "},
-                contract="mem",
-            ),
-        )
-        for (tool, name), mutant in REQUIRED_TEXT_DEFAULTED.items()
-    ),
-    *(
-        (
-            mutant,
-            Caught(
-                ("ERR-005",),
-                about={"ERR-005": f"{tool} with {name} of another JSON type "},
-                contract="mem",
-            ),
-        )
-        for (tool, name), mutant in OF_ANY_TYPE.items()
-    ),
+    *_cases(REQUIRED_TEXT_DEFAULTED, "{tool} without its required {argument} "),
+    *_cases(OF_ANY_TYPE, "{tool} with {argument} of another JSON type "),
 ]
