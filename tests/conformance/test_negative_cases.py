@@ -9,8 +9,9 @@ HOST-011, HOST-010, HOST-023) on every tool, the other purposes (HOST-006), and 
 (``confirmation_cases``: GATE-003 to GATE-006) on every tool that may be gated. The labelled
 argument examples are ``tests/spec/test_examples_break_one_thing.py``'s, the argument faults and
 extra arguments ``test_argument_faults.py``'s, the mem contract's broken calls
-``tests/conformance/mem/test_broken_calls.py``'s. ``NOT_BUILT`` lists the negative cases none of
-them builds, each with why.
+``tests/conformance/mem/test_broken_calls.py``'s, the captures refused for a host policy or the
+clock ``test_refused_capture_twins.py``'s. ``NOT_BUILT`` lists the negative cases none of them
+builds here, each with why.
 """
 
 from __future__ import annotations
@@ -57,10 +58,13 @@ NOT_BUILT = {
     ("GATE-001", "GATE-007", "GATE-010", "GATE-012", "GATE-013"): "no approval at all, or "
     "an approval of the kinds tested here (stale: GATE-005's; another target: GATE-003's), "
     "sent on a live target whose control, the same call approved, the check makes",
-    ("IDEM-005", "SCOPE-001", "LIFE-003", "PAGE-004", "RET-002", "SEARCH-010", "PRIV-006"): "a "
-    "key used before, another scope's target, a cursor after a change, a host policy, a "
-    "credential judged at admission: what these break is the server's state or its host's "
-    "policy, which their checks build by calls, each beside its control call on that state",
+    ("IDEM-005", "SCOPE-001", "LIFE-003", "PAGE-004", "SEARCH-010", "PRIV-006"): "a "
+    "key used before, another scope's target, a cursor after a change, a credential judged at "
+    "admission: what these break is the server's state, which their checks build by calls, "
+    "each beside its control call on that state",
+    ("RET-002", "RET-004", "LIFE-021"): "a host policy or the clock, judged by the service: "
+    "``test_refused_capture_twins.py`` shows each refused capture the same as its accepted "
+    "control but for the one broken part (and its key)",
 }
 
 

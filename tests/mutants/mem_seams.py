@@ -13,6 +13,7 @@ catalogue's entry.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -29,9 +30,12 @@ from .caught import Caught
 PROJECT_AND_PERSONAL = "project = ?1 OR scope = 'personal'"
 
 
-def mem_caught(*rules: str, undecided: tuple[str, ...] = ()) -> Caught:
-    """What a mutant of the mem reference breaks (and leaves ``undecided``)."""
-    return Caught(rules, undecided, contract="mem")
+def mem_caught(
+    *rules: str, undecided: tuple[str, ...] = (), about: Mapping[str, str] | None = None
+) -> Caught:
+    """What a mutant of the mem reference breaks (and leaves ``undecided``; each failure of a
+    rule of ``about`` expecting something that contains its text)."""
+    return Caught(rules, undecided, about=about or {}, contract="mem")
 
 
 class CallMutant(Handlers):

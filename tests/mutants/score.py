@@ -24,6 +24,7 @@ from engram_conformance.conformance import contracts
 from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 from engram_conformance.reference_impl.engram_memory.server import Handlers
 
+from ..conftest import REPO_ROOT
 from .base import ServiceProxy
 from .caught import Caught
 
@@ -152,11 +153,12 @@ class Recording:
             self.record.runs.append(
                 Run(
                     mutants=[options["mutant"]],
-                    doc=f"over stdio: {' '.join(server[1:])}",
+                    doc=f"over stdio: {' '.join(_relative(part) for part in server[1:])}",
                     profile="quick",
                     seed=1,
                     broken={r: v for r, v in verdicts.items() if v in BROKEN},
                     undecided=sorted(r for r, v in verdicts.items() if v == "error"),
+                    contract=options.get("contract") or contracts.DEFAULT,
                 )
             )
             return rules
@@ -190,6 +192,13 @@ class Recording:
             return made
 
         return noted
+
+
+def _relative(part: str) -> str:
+    """A command's part, a path inside the repository written from its root (the page is the
+    same whichever checkout made it)."""
+    path = Path(part)
+    return str(path.relative_to(REPO_ROOT)) if path.is_relative_to(REPO_ROOT) else part
 
 
 @dataclass

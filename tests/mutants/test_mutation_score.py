@@ -13,11 +13,12 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from ..conftest import REPO_ROOT
-from .score import Meta, Record, Run, is_mutant_test, read, render
+from .score import Meta, Record, Recording, Run, is_mutant_test, read, render
 
 PAGE = REPO_ROOT / "docs" / "mutation-score.md"
 REGENERATE = "pytest -n 0 tests/mutants --mutation-score docs/mutation-score.md"
@@ -125,3 +126,21 @@ def test_each_rule_shows_its_cases_on_the_reference_and_its_killed_mutants() -> 
     assert "| engram-memory | ENV-006 | 7 | 1 |" in lines  # the most one reference run judged
     assert "| engram-memory | ENV-001 | 2 | 0 |" in lines
     assert "| engram-memory | ENV-002 | - | 0 |" in lines
+
+
+def test_a_mutant_over_stdio_is_charged_to_the_rules_of_its_contract(tmp_path: Path) -> None:
+    """A run of ``run_described`` names the contract it was given: the mem rule it breaks is
+    mem's (SAVE-008 is no engram-memory rule), and the command is written from the repository's
+    root, not from the checkout that made the page."""
+    record = Record("tests/mutants/test_a_mutants.py::test_x_is_caught", "x", "")
+    found = {"SAVE-008": SimpleNamespace(verdict="fail")}
+    recorded = Recording(record).run_described(lambda *_, **__: found)
+    server = [sys.executable, str(REPO_ROOT / "tests" / "mutants" / "stdio_server.py"), "f", "m"]
+    assert recorded(tmp_path, server, "SAVE-008", mutant="m", contract="mem") is found
+    (run,) = record.runs
+    assert (run.contract, run.broken) == ("mem", {"SAVE-008": "fail"})
+    assert run.doc == "over stdio: tests/mutants/stdio_server.py f m"
+    record.asserted, record.outcome = {"SAVE-008"}, "passed"
+    lines = render([record], Meta("pytest", "today", 1.0)).splitlines()
+    assert "| mem | SAVE-008 | - | 1 |" in lines
+    assert not any(line.startswith("- mem:") and "SAVE-008" in line for line in lines)

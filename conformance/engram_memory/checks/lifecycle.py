@@ -21,6 +21,7 @@ from .lifecycle_steps import (
     expect_refused_capture,
     expiring,
     outcome,
+    rekeyed,
     require_admission_accepted,
     wait_past,
     with_reconciliation,
@@ -522,14 +523,12 @@ async def valid_time_leaves_the_state_unchanged(ctx: CheckContext) -> None:
 
 @check(rules=("LIFE-021", "IDEM-014"), tools=(CAPTURE,))
 async def reconciliation_needs_host_consent(ctx: CheckContext) -> None:
-    unconsented = f"family:{ctx.unique('unconsented')}"
-    await expect_refused_capture(
-        ctx,
-        "LIFE-021",
-        with_reconciliation(ctx.capture_arguments(), [unconsented]),
-        "UNAUTHORIZED",
-        "a reconciliation family the host has not consented to",
-    )
+    """The refused capture's control is the same capture reconciling with no family."""
+    family = f"family:{ctx.unique('unconsented')}"
+    unconsented = with_reconciliation(ctx.capture_arguments(), [family])
+    put_right = with_reconciliation(rekeyed(ctx, unconsented), [])
+    why = "a reconciliation family the host has not consented to"
+    await expect_refused_capture(ctx, "LIFE-021", unconsented, "UNAUTHORIZED", why, put_right)
     consented = sorted(ctx.policy.reconciliation_families)[:1]
     if consented:
         captured = await ctx.capture(with_reconciliation(ctx.capture_arguments(), consented))

@@ -7,6 +7,7 @@ a refused capture wrote nothing.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
@@ -108,8 +109,19 @@ async def expect_hidden(ctx: CheckContext, rule: str, record_id: Any, word: str,
     )
 
 
+def rekeyed(ctx: CheckContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A copy of capture ``arguments`` under an idempotency key of its own: the twin of a
+    refused capture, to put its one broken part back in."""
+    return {**copy.deepcopy(arguments), "idempotency_key": ctx.key("capture")}
+
+
 async def expect_refused_capture(
-    ctx: CheckContext, rule: str, arguments: dict[str, Any], code: str, why: str
+    ctx: CheckContext,
+    rule: str,
+    arguments: dict[str, Any],
+    code: str,
+    why: str,
+    put_right: dict[str, Any] | None = None,
 ) -> None:
     """Record under ``rule`` that the capture answers ``code``, and under ``KEY_UNRESERVED``
     that it wrote nothing.
@@ -118,11 +130,14 @@ async def expect_refused_capture(
     call's key is then a first capture (committed_pending), not a replay or DIGEST_CONFLICT.
     That a refusal leaves the key free is DESIGN's reading of "writes nothing" (the seed's
     mutation guard reserves keys), so it is charged to that profile rule, not to ``rule``.
-    First a clean capture must be committed (the control): a refusal shows nothing of a server
-    that refuses that too.
+    First a capture must be committed (the control): a refusal shows nothing of a server
+    that refuses that too. The control is ``put_right`` where the check gives it, the refused
+    call with its one broken part put back (``rekeyed``), so that the refusal shows that part
+    refused and nothing else; a clean capture otherwise.
     """
-    control = await ctx.capture()
-    ctx.require_accepted(control, "a clean capture (the control)")
+    control = await ctx.capture(put_right)
+    what = "the call put right" if put_right is not None else "a clean capture"
+    ctx.require_accepted(control, f"{what} (the control)")
     refused = await ctx.capture(arguments)
     ctx.expect(rule, refused.code == code, expected=f"{code}: {why}", observed=refused)
     retried = await ctx.capture(ctx.capture_arguments(key=arguments["idempotency_key"]))

@@ -16,6 +16,7 @@ from .lifecycle_steps import (
     expires_at,
     expiring,
     outcome,
+    rekeyed,
     wait_past,
     with_reconciliation,
     with_retention,
@@ -28,11 +29,13 @@ SKEW_MS = 60_000
 
 @check(rules=("RET-002", "IDEM-014"), tools=(CAPTURE,))
 async def retain_needs_host_permission(ctx: CheckContext) -> None:
+    """Where the host does not permit retain, the refused capture's control is the same capture
+    with derivative_rule make-ineligible."""
     retain = with_retention(ctx.capture_arguments(), derivative_rule="retain")
     if not ctx.policy.retain_allowed:
-        await expect_refused_capture(
-            ctx, "RET-002", retain, "UNAUTHORIZED", "the host does not permit retain"
-        )
+        put_right = with_retention(rekeyed(ctx, retain), derivative_rule="make-ineligible")
+        why = "the host does not permit retain"
+        await expect_refused_capture(ctx, "RET-002", retain, "UNAUTHORIZED", why, put_right)
         return
     captured = await ctx.capture(retain)
     ctx.expect(
@@ -62,10 +65,12 @@ async def retention_ceiling_is_enforced(ctx: CheckContext) -> None:
 
 @check(rules=("RET-004", "IDEM-014"), tools=(CAPTURE,))
 async def expires_at_not_after_capture_is_invalid(ctx: CheckContext) -> None:
+    """The refused capture's control is the same capture expiring halfway to the ceiling."""
     past = expires_at(ctx.capture_arguments(), wall_clock_ms() - SKEW_MS)
-    await expect_refused_capture(
-        ctx, "RET-004", past, "INVALID_SCHEMA", "expires_at is not after capture time"
-    )
+    halfway = wall_clock_ms() + ctx.policy.retention_ceiling_s * 1000 // 2
+    put_right = expires_at(rekeyed(ctx, past), halfway)
+    why = "expires_at is not after capture time"
+    await expect_refused_capture(ctx, "RET-004", past, "INVALID_SCHEMA", why, put_right)
 
 
 @check(rules=("RET-005",), tools=(CAPTURE,))

@@ -4,7 +4,8 @@ For each listed tool the check starts from a call the kit knows valid (``valid_c
 arguments under the names the tool's ``inputSchema`` publishes, on a memory and a project the
 check made itself) and breaks it by one condition at a time (``broken_calls``): each required
 property left out; each required string emptied where the schema gives it a ``minLength``; each
-published property given a value of a JSON type its schema does not allow. jsonschema's 2020-12
+published property given a value of a JSON type its schema does not allow (the project's on a
+valid call naming no session of it: ``project_bases``). jsonschema's 2020-12
 validator decides, against the server's own schema, that the valid call is valid and each broken
 one is not, so a schema written with ``anyOf`` or without types makes fewer cases, never a false
 one; a tool whose schema refuses the kit's valid call, or that has none, is left out.
@@ -24,7 +25,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from ..arguments import NotPublished, published_call
+from ..arguments import NotPublished, published_call, published_name
 from ..facts import MemoryId
 from .context import MemContext
 from .refusing import other_types, refused
@@ -32,6 +33,8 @@ from .registry import check
 from .steps import START, Project, fresh_project, save_arguments, saved_memory, what_why
 
 RULE = "ERR-005"
+#: What the valid call's session id gets to name a session not started yet.
+ANOTHER_SESSION = "another"
 
 
 def learnings(token: str) -> str:
@@ -84,10 +87,45 @@ def wrong_values(schema: Any, given: Any) -> tuple[Any, ...]:
     return values
 
 
-def broken_calls(schema: Mapping[str, Any], valid: dict[str, Any]) -> Iterator[tuple[str, dict]]:
+def without_its_session(tool: str, kit: dict[str, Any]) -> dict[str, Any]:
+    """A valid call of ``tool`` under the kit's names (``valid_calls``) naming no session of
+    its project: without its session_id, and for the call that starts a session, one not
+    started yet."""
+    if tool == START:
+        return kit | {"id": f"{kit['id']}-{ANOTHER_SESSION}"}
+    return {name: value for name, value in kit.items() if name != "session_id"}
+
+
+def project_bases(
+    tool: str, schema: Mapping[str, Any], kit: dict[str, Any], valid: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """The valid call the project's wrong-type cases are made on, by its published name, where
+    it is not ``valid`` (the published ``kit``): ``without_its_session``, when the schema takes
+    it. A session belongs to a project: made on a call naming the check's session, the case
+    would be refused by a server that reads the project it cannot take as absent, or as
+    another project, for naming a session of another project, not for the project's type."""
+    properties = schema.get("properties")
+    name = published_name(tool, "project", properties if isinstance(properties, Mapping) else {})
+    if name is None:
+        return {}
+    try:
+        free = published_call(tool, schema, without_its_session(tool, kit))
+    except NotPublished:
+        return {}
+    if free == valid or not Draft202012Validator(schema).is_valid(free):
+        return {}
+    return {name: free}
+
+
+def broken_calls(
+    schema: Mapping[str, Any],
+    valid: dict[str, Any],
+    bases: Mapping[str, dict[str, Any]] | None = None,
+) -> Iterator[tuple[str, dict]]:
     """``valid`` broken by one condition at a time, each with what breaks it: each required
     property left out, each required string emptied below its ``minLength``, each property of a
-    type its schema does not allow."""
+    type its schema does not allow (made on ``bases``' call for that property where it names
+    one, else on ``valid``)."""
     properties = schema.get("properties")
     properties = properties if isinstance(properties, Mapping) else {}
     required = schema.get("required")
@@ -101,8 +139,9 @@ def broken_calls(schema: Mapping[str, Any], valid: dict[str, Any]) -> Iterator[t
         if isinstance(shortest, int) and shortest > 0:
             yield f"with its required {name} empty", valid | {name: ""}
     for name, spec in properties.items():
-        for value in wrong_values(spec, valid.get(name)):
-            yield f"with {name} of another JSON type", valid | {name: value}
+        base = (bases or {}).get(name, valid)
+        for value in wrong_values(spec, base.get(name)):
+            yield f"with {name} of another JSON type", base | {name: value}
 
 
 @check(rules=(RULE,))
@@ -123,10 +162,11 @@ async def schema_refused_arguments_are_refused(ctx: MemContext) -> None:
             if not validator.is_valid(valid):
                 ctx.not_applicable(RULE, f"{tool}: its inputSchema refuses the kit's valid call")
                 continue
+            bases = project_bases(tool, schema, kit, valid)
         except (NotPublished, SchemaError) as unusable:
             ctx.not_applicable(RULE, f"{tool}: no valid call under its inputSchema ({unusable})")
             continue
-        for breakage, arguments in broken_calls(schema, valid):
+        for breakage, arguments in broken_calls(schema, valid, bases):
             if validator.is_valid(arguments):
                 continue
             sent += 1

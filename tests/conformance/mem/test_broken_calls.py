@@ -1,8 +1,12 @@
 """Every negative case of the mem checks that is built from a valid call breaks exactly one thing
 (issue 29): ERR-005's broken calls (``refusals.broken_calls``) and ERR-004's calls without an
 id or of an id no memory has (``errors.WITHOUT_ID``). Each differs from a valid call of its tool
-(``refusals.valid_calls``, under the names the reference publishes) in one argument; the
-reference refuses it, and accepts it once that argument is put back.
+(``refusals.valid_calls``, under the names the reference publishes; for the project, that call
+naming no session of it, ``refusals.project_bases``) in one argument; the reference refuses it,
+and accepts it once that argument is put back, and once it is left out where the schema does
+not require it: a server that takes an argument of the wrong type as absent is then refused for
+nothing else. The project's cases were made on a call naming the check's session, which a
+server reading the project as absent (or as "42") refused for naming another project's session.
 
 Not built here: ERR-001's and ERR-003's calls are no cases of a condition (they provoke any
 failure and judge only its form, an ``isError`` result, whatever made the server refuse); the
@@ -21,7 +25,11 @@ from typing import Any
 import pytest
 from engram_conformance.conformance.mem.arguments import published_call
 from engram_conformance.conformance.mem.checks.errors import WITHOUT_ID
-from engram_conformance.conformance.mem.checks.refusals import broken_calls, valid_calls
+from engram_conformance.conformance.mem.checks.refusals import (
+    broken_calls,
+    project_bases,
+    valid_calls,
+)
 from engram_conformance.conformance.mem.checks.steps import Project
 from engram_conformance.reference_impl.mem.catalogue import TOOLS
 from engram_conformance.reference_impl.mem.project import current_project
@@ -53,18 +61,21 @@ class Reference:
         return published_call(tool, TOOLS[tool].input_schema, kit)
 
 
-def _broken() -> list[tuple[str, str, dict[str, Any]]]:
+def _broken() -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
     """ERR-005's cases on the reference's published schemas, as the check selects them (those
-    the schema refuses), on a valid call whose memory id is 1."""
+    the schema refuses), on a valid call whose memory id is 1, each with the valid call it was
+    made from."""
     cases = []
-    for tool in valid_calls(PLACE, TOKEN, 1):
+    for tool, kit in valid_calls(PLACE, TOKEN, 1).items():
         schema = TOOLS[tool].input_schema
-        valid = published_call(tool, schema, valid_calls(PLACE, TOKEN, 1)[tool])
+        valid = published_call(tool, schema, kit)
         validator = Draft202012Validator(schema)
         assert validator.is_valid(valid), tool
-        for breakage, arguments in broken_calls(schema, valid):
+        bases = project_bases(tool, schema, kit, valid)
+        for breakage, arguments in broken_calls(schema, valid, bases):
             if not validator.is_valid(arguments):
-                cases.append((tool, breakage, arguments))
+                base = bases.get(breakage.split()[1], valid)
+                cases.append((tool, breakage, arguments, base))
     return cases
 
 
@@ -90,21 +101,37 @@ def _put_back(case: dict[str, Any], valid: dict[str, Any], name: str) -> dict[st
     return restored | ({name: valid[name]} if name in valid else {})
 
 
+#: Cases whose broken argument, left out, leaves a call the reference refuses for another
+#: reason: a server that takes such an argument as absent is refused anyway.
+LEFT_OUT_REFUSED = {
+    ("mem_update", "title"): "an update of nothing: the call's one field to update is its title",
+}
+
+
 @pytest.mark.parametrize(
-    ("tool", "breakage", "arguments"), BROKEN, ids=[f"{t} {b}" for t, b, _ in BROKEN]
+    ("tool", "breakage", "arguments", "valid"),
+    BROKEN,
+    ids=[f"{t} {b}" for t, b, _, _ in BROKEN],
 )
 def test_each_broken_call_breaks_one_argument(
-    tmp_path: Path, tool: str, breakage: str, arguments: dict[str, Any]
+    tmp_path: Path, tool: str, breakage: str, arguments: dict[str, Any], valid: dict[str, Any]
 ) -> None:
-    reference = Reference(tmp_path)
-    valid = reference.valid(tool)
+    """The case differs from the valid call it was made from (``Reference.valid``, or the
+    project's free of its session) in one argument; refused, it is accepted with that argument
+    put back, and with it left out where the schema does not require it (a server that takes
+    an argument of the wrong type as absent is then refused for nothing else)."""
+    reference = Reference(tmp_path / "put-back")
     name = _one_place(arguments, valid)
     assert not reference.accepts(tool, arguments), f"{tool} {breakage} is refused"
     assert reference.accepts(tool, _put_back(arguments, valid, name)), f"{name} put back"
+    required = TOOLS[tool].input_schema.get("required", [])
+    if name not in required and (tool, name) not in LEFT_OUT_REFUSED:
+        left_out = {key: value for key, value in arguments.items() if key != name}
+        assert Reference(tmp_path / "left-out").accepts(tool, left_out), f"{name} left out"
 
 
 def test_every_published_tool_has_broken_calls() -> None:
-    assert {tool for tool, _, _ in BROKEN} == {
+    assert {tool for tool, _, _, _ in BROKEN} == {
         tool for tool in valid_calls(PLACE, TOKEN, 1) if TOOLS[tool].input_schema.get("properties")
     }
 

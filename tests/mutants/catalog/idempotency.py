@@ -85,7 +85,28 @@ class KeyedPerTool(ContextProxy):
     """Keys are reserved per tool: a key reused with another tool is a first call."""
 
     def rebind(self, tool: str, arguments: Any, context: InvocationContext) -> InvocationContext:
-        return replace(context, principal=f"{context.principal}|{tool}")
+        return replace(context, principal=f"{context.principal}|{self.keyed_with(tool)}")
+
+    def keyed_with(self, tool: str) -> str:
+        """The tools whose keys ``tool``'s share (here its own alone)."""
+        return tool
+
+
+class CaptureKeysApart(KeyedPerTool):
+    """Capture keys and lifecycle keys are kept in two tables: a capture's key reused to admit
+    or withdraw, or an admission's by a capture, is a first call (an admission's key reused to
+    forget still conflicts)."""
+
+    def keyed_with(self, tool: str) -> str:
+        return "capture" if tool == CAPTURE else "lifecycle"
+
+
+class RecordKeysApart(KeyedPerTool):
+    """Keys of calls on records (forget) are kept apart from those on candidates: an
+    admission's key reused to forget is a first call (the others still conflict)."""
+
+    def keyed_with(self, tool: str) -> str:
+        return "record" if tool == FORGET else "candidate"
 
 
 class ConflictAnsweredAsReplay(ServiceProxy):
@@ -117,6 +138,26 @@ class ContentOverlooked(ConflictAnsweredAsReplay):
 
     def overlooks(self, first: dict[str, Any], again: dict[str, Any]) -> bool:
         return all(first.get(name) == again.get(name) for name in TARGETS)
+
+
+class EvidenceOverlooked(ConflictAnsweredAsReplay):
+    """A capture key's request digest covers the payload alone: the same key and payload with
+    another evidence is answered as a replay (another payload still conflicts)."""
+
+    def overlooks(self, first: dict[str, Any], again: dict[str, Any]) -> bool:
+        return "payload" in first and first["payload"] == again.get("payload")
+
+
+class ReasonOverlooked(ConflictAnsweredAsReplay):
+    """The request digest of withdraw and forget leaves reason_ref out (taken for a note, not
+    part of the request): the same key and target with another reason is answered as a
+    replay."""
+
+    def overlooks(self, first: dict[str, Any], again: dict[str, Any]) -> bool:
+        def besides_reason(arguments: dict[str, Any]) -> dict[str, Any]:
+            return {name: v for name, v in arguments.items() if name != "reason_ref"}
+
+        return "reason_ref" in first and besides_reason(first) == besides_reason(again)
 
 
 class TargetOverlooked(ConflictAnsweredAsReplay):
@@ -329,8 +370,18 @@ MUTANTS: dict[str, tuple[Any, Caught]] = {
     ),
     "replay-new-event": (ReplayNewEvent, Caught(("IDEM-015",))),
     "content-overlooked": (ContentOverlooked, Caught(("IDEM-005", "IDEM-009"))),
+    "evidence-overlooked": (
+        EvidenceOverlooked,
+        Caught(("IDEM-005",), about={"IDEM-005": f"{CAPTURE}: the key again with other"}),
+    ),
+    "reason-overlooked": (
+        ReasonOverlooked,
+        Caught(("IDEM-005",), about={"IDEM-005": "the key again with other content"}),
+    ),
     "target-overlooked": (TargetOverlooked, Caught(("IDEM-006",))),
     "keyed-per-tool": (KeyedPerTool, Caught(("IDEM-007",))),
+    "capture-keys-apart": (CaptureKeysApart, Caught(("IDEM-007",))),
+    "record-keys-apart": (RecordKeysApart, Caught(("IDEM-007",))),
     "semantic-deduplication": (SemanticDeduplication, Caught(("IDEM-002",))),
     "keys-without-principal": (KeysWithoutPrincipal, Caught(("IDEM-008",))),
     "keys-across-scopes": (KeysAcrossScopes, Caught(("IDEM-008",))),

@@ -172,6 +172,25 @@ class SoftDeletesTwice(DeletesFinding):
         return memory is not None
 
 
+class DeletesBeyondItsCounter(ServiceMutant):
+    """A delete of an id the store never issued (beyond its id counter) answers success: the
+    server asks its counter whether an id exists, not its rows (an id it issued, hard-deleted
+    since or not, is looked up as the reference does)."""
+
+    def patch(self, service: MemService) -> None:
+        store, delete = service.store, service.memories.delete
+
+        def deleting(observation_id: int, *, hard: bool) -> bool:
+            issued = store.connection.execute(
+                "SELECT seq FROM sqlite_sequence WHERE name = 'observations'"
+            ).fetchone()
+            return observation_id > (issued[0] if issued else 0) or delete(
+                observation_id, hard=hard
+            )
+
+        service.memories.delete = deleting  # type: ignore[method-assign]
+
+
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (SoftDeletedStillSearchable, mem_caught("DEL-001")),
@@ -183,7 +202,8 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (UnlistsHard, mem_caught("DEL-004")),
     (HardDeleteSkipsSoftDeleted, mem_caught("DEL-006")),
     (SoftDeleteAlwaysSucceeds, mem_caught("DEL-006", "DEL-007")),
-    (SoftDeletesTwice, mem_caught("DEL-007")),
+    (SoftDeletesTwice, mem_caught("DEL-007", about={"DEL-007": "of soft-deleted"})),
+    (DeletesBeyondItsCounter, mem_caught("DEL-007", about={"DEL-007": "of unknown"})),
 ]
 
 

@@ -7,10 +7,13 @@ argument its schema refuses taken (dropped when of a wrong type, defaulted when 
 
 from __future__ import annotations
 
+import json
 from typing import Any, ClassVar
 
 import anyio
 import mcp_types as types
+from engram_conformance.conformance.mem.checks.refusals import valid_calls
+from engram_conformance.conformance.mem.checks.steps import Project
 from engram_conformance.reference_impl.mem.catalogue import TOOLS
 from engram_conformance.reference_impl.mem.server import Handlers
 from jsonschema import Draft202012Validator
@@ -144,21 +147,40 @@ def _camel(name: str) -> str:
     return "".join(part.title() for part in name.split("_"))
 
 
+def _per_argument(
+    base: type[Handlers], pairs: list[tuple[str, str]], name: str, doc: str
+) -> dict[tuple[str, str], type[Handlers]]:
+    """A subclass of ``base`` for each (tool, argument) of ``pairs``: its class name ``name``
+    and docstring ``doc``, formatted with ``tool`` and ``argument`` (``Tool`` and
+    ``Argument`` in camel case)."""
+    made: dict[tuple[str, str], type[Handlers]] = {}
+    for tool, argument in pairs:
+        words = {"tool": tool, "argument": argument}
+        words |= {"Tool": _camel(tool.removeprefix("mem_")), "Argument": _camel(argument)}
+        fields = {"__doc__": doc.format(**words), "__module__": __name__}
+        made[tool, argument] = type(
+            name.format(**words), (base,), fields | {"tool": tool, "argument": argument}
+        )
+    return made
+
+
+def _cases(mutants: dict[tuple[str, str], type[Handlers]], case: str) -> list[Any]:
+    """Each of ``mutants`` with what it breaks: ERR-005, each failure of its ``case``
+    (formatted with ``tool`` and ``argument``)."""
+    return [
+        (mutant, mem_caught("ERR-005", about={"ERR-005": case.format(tool=t, argument=a)}))
+        for (t, a), mutant in mutants.items()
+    ]
+
+
 #: ERR-005: each required text argument left out -> a server that fills it in
-REQUIRED_TEXT_DEFAULTED = {
-    (tool, argument): type(
-        f"{_camel(tool.removeprefix('mem_'))}Without{_camel(argument)}Served",
-        (RequiredTextDefaulted,),
-        {
-            "__doc__": f"{tool} without its required {argument} is served with a placeholder "
-            f"{argument} instead of refused.",
-            "__module__": __name__,
-            "tool": tool,
-            "argument": argument,
-        },
-    )
-    for tool, argument in _required_texts()
-}
+REQUIRED_TEXT_DEFAULTED = _per_argument(
+    RequiredTextDefaulted,
+    _required_texts(),
+    "{Tool}Without{Argument}Served",
+    "{tool} without its required {argument} is served with a placeholder {argument} instead "
+    "of refused.",
+)
 
 
 class NullThrows(Handlers):
@@ -224,6 +246,74 @@ class MissingObservationIsText(CallMutant):
         return result
 
 
+class TakesOneArgumentOfAnyType(Handlers):
+    """Base: a call of ``tool`` whose ``argument`` is of another JSON type than its schema's is
+    served instead of refused: the argument dropped, as if not sent (upstream's way), where the
+    schema does not require it; coerced to its type as a loosely typed handler does (``42``
+    read as ``"42"``, ``"7"`` as ``7``, ``"yes"`` as ``true``) where it does."""
+
+    tool: ClassVar[str]
+    argument: ClassVar[str]
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
+        arguments = dict(params.arguments or {})
+        value = arguments.get(self.argument)
+        schema = _schema_of(self.tool)
+        declared = schema["properties"][self.argument].get("type")
+        if params.name == self.tool and value is not None and not _of_type(value, declared):
+            coerced = (self.tool, self.argument) in COERCED_WHEN_OPTIONAL
+            if self.argument in schema.get("required", ()) or coerced:
+                arguments[self.argument] = _coerced(value, declared)
+            else:
+                del arguments[self.argument]
+        return await super().call_tool(ctx, params.model_copy(update={"arguments": arguments}))
+
+
+def _coerced(value: Any, declared: str) -> Any:
+    """``value`` read as a value of the JSON type ``declared`` by a loosely typed language."""
+    if declared == "string":
+        return value if isinstance(value, str) else json.dumps(value)
+    if declared == "number":
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            return 0
+    if declared == "boolean":
+        return bool(value)
+    return value
+
+
+#: Optional arguments a server must read, not drop, to serve the call: mem_update's title is
+#: the one field its valid call changes (an update of nothing is refused).
+COERCED_WHEN_OPTIONAL = {("mem_update", "title")}
+#: Arguments of another type no reading makes the call's: the session to end is one the check
+#: started, and 42 read as "42" names no session (a refusal for that, not for the type).
+NO_READING = {("mem_session_end", "id")}
+
+
+def _typed_arguments() -> list[tuple[str, str]]:
+    """(tool, argument) for each argument the check's valid calls can send of another JSON
+    type (those of the tools it calls whose schema gives a type) that a server can read into
+    a call it serves, but ``NO_READING``."""
+    called = valid_calls(Project("p", "s"), "t", 1)
+    return [
+        (tool, name)
+        for tool in called
+        for name, schema in _schema_of(tool).get("properties", {}).items()
+        if schema.get("type") in _TYPES and (tool, name) not in NO_READING
+    ]
+
+
+#: ERR-005: each typed argument sent of another JSON type -> a server that takes it
+OF_ANY_TYPE = _per_argument(
+    TakesOneArgumentOfAnyType,
+    _typed_arguments(),
+    "{Tool}Takes{Argument}OfAnyType",
+    "{tool} takes a {argument} of another JSON type (dropped when optional, coerced when "
+    "required) instead of refusing it.",
+)
+
+
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (EmptyErrorText, mem_caught("ERR-001")),
@@ -240,15 +330,6 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (MissingObservationIsText, mem_caught("ERR-004")),
     (WrongTypesTakenAsAbsent, mem_caught("ERR-005")),
     (MissingTitleFromContent, mem_caught("ERR-005")),
-    *(
-        (
-            mutant,
-            Caught(
-                ("ERR-005",),
-                about={"ERR-005": f"{tool} without its required {name} "},
-                contract="mem",
-            ),
-        )
-        for (tool, name), mutant in REQUIRED_TEXT_DEFAULTED.items()
-    ),
+    *_cases(REQUIRED_TEXT_DEFAULTED, "{tool} without its required {argument} "),
+    *_cases(OF_ANY_TYPE, "{tool} with {argument} of another JSON type "),
 ]

@@ -77,10 +77,21 @@ class StoresTheWholeText(ServingMutant):
 
 
 class ContentOptional(CallMutant):
-    """mem_capture_passive without content (or a blank one) captures nothing, without error."""
+    """mem_capture_passive takes a missing content for an empty text: it captures nothing,
+    without error (an empty content given is still refused)."""
 
     def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        if tool == CAPTURE and not content_of(arguments).strip():
+        if tool == CAPTURE and "content" not in arguments:
+            return arguments | {"content": "(no content)"}
+        return arguments
+
+
+class EmptyContentTaken(CallMutant):
+    """mem_capture_passive checks that content is given, not that it holds anything: an empty
+    one captures nothing, without error (a missing one is still refused)."""
+
+    def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if tool == CAPTURE and arguments.get("content") == "":
             return arguments | {"content": "(no content)"}
         return arguments
 
@@ -129,7 +140,8 @@ class QuadraticCapture(SlowerThanLinear):
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (CapturesOnlyUnderHeading, mem_caught("PASS-001")),
     (StoresTheWholeText, mem_caught("PASS-002")),
-    (ContentOptional, mem_caught("PASS-003")),
+    (ContentOptional, mem_caught("PASS-003", about={"PASS-003": "of no content"})),
+    (EmptyContentTaken, mem_caught("PASS-003", about={"PASS-003": "of {'content': ''}"})),
     (NothingToLearnIsAnError, mem_caught("PASS-003")),
     (CaptureStoresRepeats, mem_caught("PASS-004")),
     (CapturedAsLearning, mem_caught("PASS-005")),

@@ -3,10 +3,12 @@ wrong record, or serve another query than the one that issued them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from engram_conformance.reference_impl.engram_memory.paging import PageCursor
+from engram_conformance.spec.engram_memory.tool_names import ADMIT
 
+from ..answers import status
 from ..base import ServiceProxy
 from ..caught import Caught
 from ..search_answers import SEARCH, ranked, refused, value_of, with_packets, with_value
@@ -84,11 +86,38 @@ class CursorServesAnyQuery(RemembersCursors):
 class CursorKeepsItsParameters(RemembersCursors):
     """A cursor goes on with the parameters that issued it, whatever the call says (PAGE-005)."""
 
+    #: the parameters a cursor is not bound to (None: any but the query)
+    unbound: ClassVar[frozenset[str] | None] = None
+
     def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
         issuing = self.issuing(tool, arguments)
         if issuing is not None and issuing["query"] == arguments["query"]:
-            arguments = {**issuing, "page_cursor": arguments["page_cursor"]}
+            changed = {n for n in issuing.keys() | arguments.keys() if n != "page_cursor"}
+            changed = {n for n in changed if issuing.get(n) != arguments.get(n)}
+            if self.unbound is None or changed <= self.unbound:
+                arguments = {**issuing, "page_cursor": arguments["page_cursor"]}
         return super().call(tool, arguments, context)
+
+
+class CursorUnboundToLimit(CursorKeepsItsParameters):
+    """A cursor is bound to its query, byte budget and capability policy, not to its limit: used
+    with another limit, it goes on with the one that issued it."""
+
+    unbound = frozenset({"limit"})
+
+
+class CursorUnboundToByteBudget(CursorKeepsItsParameters):
+    """A cursor is bound to its query, limit and capability policy, not to max_packet_bytes:
+    used with another byte budget, it goes on with the one that issued it."""
+
+    unbound = frozenset({"max_packet_bytes"})
+
+
+class CursorUnboundToPolicy(CursorKeepsItsParameters):
+    """A cursor is bound to its query, limit and byte budget, not to capability_policy: used
+    with another policy, it goes on with the one that issued it."""
+
+    unbound = frozenset({"capability_policy"})
 
 
 class UnknownCursorRestarts(RemembersCursors):
@@ -130,17 +159,30 @@ class CursorIgnoresExpiry(CursorIgnoresChanges):
         self.writes: dict[Any, int] = {}
         self.issued_at: dict[str, int] = {}
 
+    def noticed(self, tool: str, answer: dict[str, Any]) -> bool:
+        """Whether a call's answer counts as a write that makes cursors stale."""
+        return tool != SEARCH and answer["ok"]
+
     def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
         scope = context.scope
         cursor = arguments.get("page_cursor") if tool == SEARCH else None
         if cursor is not None and self.issued_at.get(cursor) == self.writes.get(scope, 0):
             arguments = self.rebound(arguments, context)
         answer = self.inner.call(tool, arguments, context)
-        if tool != SEARCH and answer["ok"]:
+        if self.noticed(tool, answer):
             self.writes[scope] = self.writes.get(scope, 0) + 1
         elif tool == SEARCH and answer["ok"] and "next_page_cursor" in value_of(answer):
             self.issued_at[value_of(answer)["next_page_cursor"]] = self.writes.get(scope, 0)
         return answer
+
+
+class CursorIgnoresForgets(CursorIgnoresExpiry):
+    """A cursor goes stale when a record is accepted to its scope after it, not when one is
+    forgotten: the results it pages through lost a record unnoticed (PAGE-006, the forget
+    case)."""
+
+    def noticed(self, tool: str, answer: dict[str, Any]) -> bool:
+        return tool == ADMIT and status(answer) == "accepted"
 
 
 #: (mutant, what it breaks and what it leaves undecided)
@@ -157,7 +199,17 @@ MUTANTS: list[tuple[type, Caught]] = [
     (RanksRestartOnEachPage, Caught(("PAGE-003",))),
     (CursorServesAnyQuery, Caught(("PAGE-004",))),
     (CursorKeepsItsParameters, Caught(("PAGE-005",))),
+    (CursorUnboundToLimit, Caught(("PAGE-005",), about={"PAGE-005": "another limit"})),
+    (
+        CursorUnboundToByteBudget,
+        Caught(("PAGE-005",), about={"PAGE-005": "another max_packet_bytes"}),
+    ),
+    (
+        CursorUnboundToPolicy,
+        Caught(("PAGE-005",), about={"PAGE-005": "another capability_policy"}),
+    ),
     (CursorIgnoresChanges, Caught(("PAGE-006",))),
+    (CursorIgnoresForgets, Caught(("PAGE-006",), about={"PAGE-006": "was forgotten"})),
     (UnknownCursorRestarts, Caught(("PAGE-007",))),
 ]
 #: What a cursor blind to expiry breaks, as the full profile's check that waits reports it.

@@ -344,6 +344,36 @@ class EmptyFamilyRefsRefused(EmptyMaximaRefused):
     place = "/payload/reconciliation/family_refs"
 
 
+#: The capture's singular opaque references (list items aside), each bounded at 512 bytes alone.
+SINGULAR_REFERENCES = (
+    "/payload/purpose_ref",
+    "/payload/primary_component_id",
+    "/payload/primary_event/type_ref",
+    "/payload/primary_event/citation_id",
+    "/evidence/evidence_ref",
+)
+#: InnoDB's largest index key, in bytes.
+INDEX_KEY_BYTES = 2048
+
+
+class ReferencesShareOneKey(ServiceProxy):
+    """capture keeps its singular references in one index key of at most 2,048 bytes, as a
+    store with a bounded key does: each reference within its own 512 bytes fits, several at
+    512 at once do not, and such a valid capture is refused INVALID_SCHEMA."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        overlong = tool == CAPTURE and self._key_bytes(arguments) > INDEX_KEY_BYTES
+        if overlong and validate_arguments(tool, arguments, clock=None, spec=self.inner.spec).ok:
+            return refusal("INVALID_SCHEMA", context)
+        return self.inner.call(tool, arguments, context)
+
+    def _key_bytes(self, arguments: Any) -> int:
+        held = [value_at(arguments, pointer) for pointer in SINGULAR_REFERENCES]
+        return sum(
+            len(ref.encode("utf-8", "surrogatepass")) for ref in held if isinstance(ref, str)
+        )
+
+
 def _by(rule: str, checks: set[str]) -> Caught:
     """``rule`` broken, reported by exactly the ``checks``."""
     return Caught.reported({rule: checks})
@@ -411,6 +441,8 @@ MUTANTS: list[tuple[type, Caught]] = [
         Caught.reported({"SCHEMA-004": examples("capture"), "SCHEMA-038": examples("capture")}),
     ),
     (EmptyFamilyRefsRefused, _by("SCHEMA-038", examples("capture"))),
+    # no one bound is wrong: the valid example setting every singular reference at 512 bytes
+    (ReferencesShareOneKey, _by("SCHEMA-039", examples("capture"))),
 ]
 #: Mutants that change what a capture's reconciliation carries: they run against a deployment
 #: consenting to the examples' families, so that what they let through is committed.

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
-from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, GET, SEARCH, WITHDRAW
+from engram_conformance.spec.engram_memory.tool_names import (
+    ADMIT,
+    CAPTURE,
+    FORGET,
+    GET,
+    SEARCH,
+    WITHDRAW,
+)
 
 from .. import search_answers
 from ..answers import refusal, value
@@ -31,22 +38,73 @@ class ForeignGetUnauthorized(ServiceProxy):
         return envelope
 
 
-class ForeignWithdrawSucceeds(ContextProxy):
-    """withdraw finds a candidate by its id alone: another scope's candidate is withdrawn."""
+class FindsByIdAlone(ContextProxy):
+    """Base: ``tool`` finds its target by the id in ``target`` alone: another scope's candidate
+    or record is acted on in its owner's scope."""
+
+    tool: ClassVar[str]
+    target: ClassVar[str]
 
     def __init__(self, inner: Any) -> None:
         super().__init__(inner)
         self.owners: dict[str, Any] = {}
 
     def rebind(self, tool: str, arguments: Any, context: Any) -> Any:
-        if tool == WITHDRAW and arguments["candidate_id"] in self.owners:
-            return in_scope(context, self.owners[arguments["candidate_id"]])
+        if tool == self.tool and arguments[self.target] in self.owners:
+            return in_scope(context, self.owners[arguments[self.target]])
         return context
 
     def alter(self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]) -> Any:
         if tool == CAPTURE and envelope["ok"]:
             self.owners[value(envelope)["candidate_id"]] = context.scope
+        record = value(envelope).get("outcome", {}).get("record_id")
+        if tool == ADMIT and record:
+            self.owners[record] = self.owners.get(arguments["candidate_id"], context.scope)
         return envelope
+
+
+class ForeignWithdrawSucceeds(FindsByIdAlone):
+    """withdraw finds a candidate by its id alone: another scope's candidate is withdrawn."""
+
+    tool, target = WITHDRAW, "candidate_id"
+
+
+class ForeignAdmissionDecides(FindsByIdAlone):
+    """request_admission finds a candidate by its id alone: another scope's candidate is
+    admitted."""
+
+    tool, target = ADMIT, "candidate_id"
+
+
+class ForeignForgetSucceeds(FindsByIdAlone):
+    """forget finds a record by its id alone: another scope's record is forgotten."""
+
+    tool, target = FORGET, "record_id"
+
+
+class MissingTargetMisread(ServiceProxy):
+    """Base: ``tool`` of a target its scope does not hold (unknown, or another scope's, which
+    the scope cannot tell apart) answers ``code``, not NOT_FOUND."""
+
+    tool: ClassVar[str]
+    code: ClassVar[str]
+
+    def alter(self, tool: str, arguments: Any, context: Any, envelope: dict[str, Any]) -> Any:
+        if tool == self.tool and envelope.get("error", {}).get("code") == "NOT_FOUND":
+            return refusal(self.code, context)
+        return envelope
+
+
+class MissingCandidateNotPending(MissingTargetMisread):
+    """withdraw reads a candidate it cannot find as one no longer pending: ILLEGAL_TRANSITION."""
+
+    tool, code = WITHDRAW, "ILLEGAL_TRANSITION"
+
+
+class MissingRecordForgotten(MissingTargetMisread):
+    """forget reads a record it cannot find as one already forgotten: ALREADY_TERMINAL."""
+
+    tool, code = FORGET, "ALREADY_TERMINAL"
 
 
 class SearchIgnoresWorkspace(ContextProxy):
@@ -123,13 +181,27 @@ class GlobalCursors(ServiceProxy):
         return envelope
 
 
+def _foreign(tool: str) -> Caught:
+    """A foreign mutation of ``tool`` that takes effect: SCOPE-003's failures are all of that
+    tool's call on another scope's id."""
+    about = {"SCOPE-003": f"{tool} of another scope's id"}
+    return Caught(("SCOPE-003", "SCOPE-005", "SCOPE-006"), about=about)
+
+
+def _missing(tool: str) -> Caught:
+    """A missing target of ``tool`` misread: SCOPE-003's failures are all of that tool."""
+    return Caught(("SCOPE-003",), about={"SCOPE-003": f"{tool} of "})
+
+
 #: Test id -> the mutant, and what it breaks: run with the IDEM rules, which keys per scope.
 MUTANTS: dict[str, tuple[type, Caught]] = {
     "foreign-get-unauthorized": (ForeignGetUnauthorized, Caught(("SCOPE-003", "SCOPE-004"))),
-    "foreign-withdraw-succeeds": (
-        ForeignWithdrawSucceeds,
-        Caught(("SCOPE-003", "SCOPE-005", "SCOPE-006")),
-    ),
+    "foreign-withdraw-succeeds": (ForeignWithdrawSucceeds, _foreign(WITHDRAW)),
+    "foreign-admission-decides": (ForeignAdmissionDecides, _foreign(ADMIT)),
+    "foreign-forget-succeeds": (ForeignForgetSucceeds, _foreign(FORGET)),
+    # an unknown id and another scope's are both missing from the scope: answered alike
+    "missing-candidate-not-pending": (MissingCandidateNotPending, _missing(WITHDRAW)),
+    "missing-record-forgotten": (MissingRecordForgotten, _missing(FORGET)),
     "search-ignores-workspace": (SearchIgnoresWorkspace, Caught(("SCOPE-001", "SCOPE-002"))),
     "search-falls-back": (SearchFallsBack, Caught(("SCOPE-001", "SCOPE-002", "SCOPE-007"))),
     "memory-per-principal": (MemoryPerPrincipal, Caught(("SCOPE-008",))),
