@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engram_conformance.conformance import runner
+from engram_conformance.conformance.recheck import Rechecked
 
 from .caught import Selecting
 from .score import Meta, Record, Recording, first_paragraph, is_mutant_test
@@ -56,6 +58,21 @@ def selecting(pytestconfig: pytest.Config) -> Selecting:
     if pytestconfig.getoption("mutation_score", None):
         return lambda caught, named: named
     return lambda caught, named: tuple(dict.fromkeys((*caught.rules, *_single_rules(named))))
+
+
+@pytest.fixture(autouse=True)
+def _no_recheck(pytestconfig: pytest.Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``--mutation-score`` a mutant's run checks no failure again (as ``run
+    --no-recheck``): a re-check only tells the gate a flaky failure from a confirmed one, and
+    the verdicts and failures the tests assert are the run's own, decided without it
+    (``runner.decide`` reads the run's ledger). It ran each broken rule's checks twice. The slow
+    kill matrix (``--mutation-score``) still re-checks, as a vendor's run does."""
+    if not pytestconfig.getoption("mutation_score", None):
+        monkeypatch.setattr(runner._RunSteps, "recheck", _nothing_rechecked)
+
+
+async def _nothing_rechecked(steps: Any) -> Rechecked:
+    return Rechecked()
 
 
 def _single_rules(named: tuple[str, ...]) -> tuple[str, ...]:
