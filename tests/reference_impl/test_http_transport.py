@@ -8,6 +8,7 @@ timeout. Every wait is bounded by ``TIMEOUT_S``; nothing is timed.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import socket
@@ -19,7 +20,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 import pytest
-from engram_conformance.reference_impl.streamable_http import MAX_BODY_BYTES, Origins
+from engram_conformance.reference_impl.streamable_http import MAX_BODY_BYTES, Origins, bind
 
 from .servers import INITIALIZE, TIMEOUT_S, RawHttp, RunningServer, http_server, request
 
@@ -321,3 +322,32 @@ def test_a_token_given_by_file_and_no_token_at_all(tmp_path: Path, host_key_file
     with http_server(tmp_path / "state", host_key_file, *options, log=tmp_path / "open") as s:
         assert s.token is None and _serves(s)
         assert "no token required (--no-auth)" in s.log.read_text()
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_accepted_connections_answer_without_waiting_for_acknowledgements(host: str) -> None:
+    """The sockets a bound socket accepts have Nagle's algorithm off, as asyncio sets it on TCP
+    sockets it knows for TCP: an answer's body is not held back until the client acknowledges
+    its head (40 ms a request on a kept-alive connection, issue 25)."""
+    try:
+        listening = bind(host, 0)
+    except OSError:
+        pytest.skip(f"{host} cannot be bound here")
+
+    async def accepted_nodelay() -> int:
+        accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Accepting(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                accepted.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+        server = await asyncio.get_running_loop().create_server(Accepting, sock=listening)
+        async with server:
+            _, writer = await asyncio.open_connection(*listening.getsockname()[:2])
+            try:
+                return await asyncio.wait_for(accepted, TIMEOUT_S)
+            finally:
+                writer.close()
+
+    assert asyncio.run(accepted_nodelay()) == 1
