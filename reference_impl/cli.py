@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import signal
 import socket
 import sys
 from collections.abc import Callable, Sequence
@@ -205,7 +206,8 @@ def serve(
         if transport == "stdio":
             _configure_logging(verbose)
             logger.info("serving on stdio")
-            anyio.run(_serve_stdio, server)
+            if anyio.run(_serve_stdio, server):
+                raise KeyboardInterrupt  # exits EXIT_INTERRUPTED, as an interrupted command does
             return
         token_path = None if no_auth else token_file or state_dir / TOKEN_FILE
         token = None if token_path is None else _token(token_path)
@@ -246,10 +248,28 @@ def _listening(host: str, port: int) -> socket.socket:
         raise Unusable(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
 
 
-async def _serve_stdio(server: Server[Any]) -> None:
+async def _serve_stdio(server: Server[Any]) -> bool:
+    """Serve until the input ends, or SIGINT (True). SIGINT cancels the server's own scope: the
+    event loop's default answer, cancelling the main task, could be absorbed by a task group
+    ending at that moment, and the server then ran on (a CI run, under load); it is caught even
+    when the parent started the server with SIGINT ignored, as a background job is."""
     protocol_in, protocol_out = claim_standard_streams()
-    async with stdio_streams(protocol_in, protocol_out) as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    interrupted = False
+    async with anyio.create_task_group() as serving:
+
+        async def stop_on_interrupt() -> None:
+            nonlocal interrupted
+            with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    serving.cancel_scope.cancel()
+                    return
+
+        serving.start_soon(stop_on_interrupt)
+        async with stdio_streams(protocol_in, protocol_out) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        serving.cancel_scope.cancel()
+    return interrupted
 
 
 def _configure_logging(verbose: bool) -> None:

@@ -51,18 +51,28 @@ def test_a_line_at_the_limit_is_read() -> None:
     assert read is not None and isinstance(read.message, JSONRPCRequest)
 
 
+def _ignoring_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("started", ["as usual", "ignoring SIGINT"])
 @pytest.mark.parametrize("contract", ["mem", "engram-memory"])
 def test_an_interrupt_stops_the_server_while_its_input_stays_open(
-    tmp_path: Path, contract: str, host_key_file: Path
+    tmp_path: Path, contract: str, host_key_file: Path, started: str
 ) -> None:
     """Attack round 5: after SIGINT the server ran on until its next input line (a reader
-    thread blocked in readline kept the process alive)."""
+    thread blocked in readline kept the process alive). It stops on SIGINT even when started
+    as a background job is, with SIGINT ignored (and so whatever the test runner's own)."""
     command = [str(Path(sys.executable).with_name("engram-reference")), "serve"]
     command += ["--contract", contract, "--state-dir", str(tmp_path / "state")]
     if contract == "engram-memory":
         command += ["--host-public-key", str(host_key_file)]
     with subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=_ignoring_interrupts if started == "ignoring SIGINT" else None,
     ) as server:
         try:
             assert server.stdin is not None and server.stdout is not None
