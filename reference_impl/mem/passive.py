@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
 
 from .text import CONTENT_CAP, REDACTED, one_line, redact
 
@@ -96,7 +97,7 @@ def _under_heading(text: str) -> list[str]:
             start = mark.end()
             end = marks[holder + 1].start() if holder + 1 < len(marks) else len(text)
             found = _NUMBERED.findall(text, start, end) or _BULLET.findall(text, start, end)
-            if found and (kept := _substantial(found)):
+            if found and (kept := list(_substantial(found))):
                 return kept
         unread = bisect_left(items, mark.start(), key=re.Match.start)
     return []
@@ -105,22 +106,21 @@ def _under_heading(text: str) -> list[str]:
 def _from_paragraphs(text: str) -> list[str]:
     """The first ``MAX_PARAGRAPHS`` substantial paragraphs that report a failure, else the first
     substantial one; paragraphs after the last one needed are not cleaned."""
-    shortest = MIN_CHARS - _MOST_GROWTH
     first: list[str] = []
     signalled: list[str] = []
-    for paragraph in [part for part in _PARAGRAPH_BREAK.split(text) if len(part) >= shortest]:
-        for kept in _substantial([paragraph]):
-            first = first or [kept]
-            if _SIGNAL.search(kept[:CONTENT_CAP].lower()):
-                signalled.append(kept)
-                if len(signalled) == MAX_PARAGRAPHS:
-                    return signalled
+    for kept in _substantial(_PARAGRAPH_BREAK.split(text)):
+        first = first or [kept]
+        if _SIGNAL.search(kept[:CONTENT_CAP].lower()):
+            signalled.append(kept)
+            if len(signalled) == MAX_PARAGRAPHS:
+                break
     return signalled or first
 
 
-def _substantial(items: list[str]) -> list[str]:
-    """The items cleaned, of ``MIN_CHARS`` at least. They are redacted again once cleaned: the
-    text was redacted as it was read, but removing markers can make a tag (``<priv**ate>``)."""
+def _substantial(items: list[str]) -> Iterator[str]:
+    """The items cleaned, of ``MIN_CHARS`` at least, one by one as they are read. They are
+    redacted again once cleaned: the text was redacted as it was read, but removing markers can
+    make a tag (``<priv**ate>``)."""
     shortest = MIN_CHARS - _MOST_GROWTH
     cleaned = (redact(one_line(_MARKERS.sub("", item))) for item in items if len(item) >= shortest)
-    return [item for item in cleaned if len(item) >= MIN_CHARS]
+    return (item for item in cleaned if len(item) >= MIN_CHARS)
