@@ -180,8 +180,11 @@ def _cause(cause: Cause) -> str:
 
 
 def _evidence(failure: FailureRecord) -> str:
-    items = [("Expected", _pre(failure.expected)), ("Observed", _pre(failure.observed))]
-    items += _replaying(failure, f"Calls ({len(failure.calls)})")
+    """What was expected, how to see it again, then what came (the command before the answer,
+    which may be long: both on the first screen)."""
+    items = [("Expected", _pre(failure.expected)), *_reproducing(failure)]
+    items.append(("Observed", _pre(failure.observed)))
+    items += _recorded(failure, f"Calls ({len(failure.calls)})")
     if failure.seed is not None:
         items.append(("Seed", str(failure.seed)))
     return _listed(items)
@@ -190,9 +193,16 @@ def _evidence(failure: FailureRecord) -> str:
 def _replaying(record: FailureRecord | ErrorRecord, calls_title: str) -> list[tuple[str, str]]:
     """How to see ``record`` again: the command, the calls as sent (with their answers) and
     the transcript."""
+    return _reproducing(record) + _recorded(record, calls_title)
+
+
+def _reproducing(record: FailureRecord | ErrorRecord) -> list[tuple[str, str]]:
+    return [("Reproduce", _pre(record.reproduce))] if record.reproduce else []
+
+
+def _recorded(record: FailureRecord | ErrorRecord, calls_title: str) -> list[tuple[str, str]]:
+    """The calls as sent, with their answers, and the transcript's path."""
     items = []
-    if record.reproduce:
-        items.append(("Reproduce", _pre(record.reproduce)))
     if record.calls:
         items.append((calls_title, _pre("\n\n".join(_exchange(call) for call in record.calls))))
     if record.transcript:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import copy
 import os
+import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +23,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 #: the first screen: a laptop's window
 WIDTH, HEIGHT = 1280, 800
+#: the reference with one planted bug (a capture replay answers a candidate never issued)
+PLANTED = Path(__file__).parents[1] / "conformance" / "fixtures" / "planted_bug_server.py"
 
 webdriver = pytest.importorskip("selenium.webdriver")
 if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
@@ -111,6 +116,61 @@ def test_the_filters_show_only_what_is_asked(page: object) -> None:
     visible = [row.get_attribute("id") for row in rows if row.is_displayed()]
     assert visible == [f"rule-IDEM-{100 + n}" for n in range(1, 13)]
     assert shown.text == f"12 of {len(rows)} rules shown"
+
+
+def _first_cause_item(driver: object, label: str) -> object:
+    """The value under ``label`` in the first cause's evidence."""
+    path = f"(//section[contains(@class, 'cause')])[1]//dt[.='{label}']/following-sibling::dd[1]"
+    return driver.find_element("xpath", path)  # type: ignore[attr-defined]
+
+
+def _window_height(driver: object) -> int:
+    return int(driver.execute_script("return window.innerHeight"))  # type: ignore[attr-defined]
+
+
+def _in_shell(command: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` run by bash in ``folder``, as a vendor pastes it, the kit's commands found
+    on the ``PATH``."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=folder,
+        env={**os.environ, "PATH": path},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_a_failing_runs_first_screen_holds_a_reproduction_that_runs_as_pasted(
+    browser: object, tmp_path: Path
+) -> None:
+    """Issue 26, done when: the report of a real failing run, opened in the browser, shows the
+    first failure's evidence and its reproduction on the first screen; the reproduction's text,
+    taken from the page, runs as printed from the run's folder."""
+    server = shlex.join([sys.executable, str(PLANTED), "{state_dir}", "{host_public_key_file}"])
+    run = _in_shell(
+        f"engram-conformance run --stdio {shlex.quote(server)} --only IDEM-001 --report-dir out",
+        tmp_path,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr  # IDEM-001 fails: the gate is shut
+    driver = browser
+    driver.get((tmp_path / "out" / "report.html").as_uri())  # type: ignore[attr-defined]
+    driver.execute_script("window.scrollTo(0, 0)")  # type: ignore[attr-defined]
+    cause = "#fails section.cause"
+    assert "IDEM-001" in driver.find_element("css selector", cause).text  # type: ignore[attr-defined]
+    # a real answer is long: the evidence's end, past the calls, is a scroll away, but what was
+    # expected and the reproduction are whole on the first screen, and what came begins there
+    for label, whole in (("Expected", True), ("Reproduce", True), ("Observed", False)):
+        box = _first_cause_item(driver, label).rect  # type: ignore[attr-defined]
+        seen = box["y"] + (box["height"] if whole else 20)
+        assert box["y"] >= 0 and seen <= _window_height(driver), (label, box)
+    reproduce = _first_cause_item(driver, "Reproduce")
+    assert reproduce.text.startswith("engram-conformance replay out/transcripts/")  # type: ignore[attr-defined]
+    replayed = _in_shell(reproduce.text, tmp_path)  # type: ignore[attr-defined]
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "calls replayed, 0 answered differently" in replayed.stdout
 
 
 def _keep_screenshot(driver: object, name: str) -> None:
