@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from engram_conformance.conformance.targets.descriptor import load_descriptor
 
@@ -142,7 +143,10 @@ def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -
         "ref": "${{ env.KIT_REF }}",
         "path": ".engram-conformance",
     }
-    assert re.fullmatch(r"v\d+\.\d+\.\d+", workflow["env"]["KIT_REF"])
+    assert workflow["env"] == {
+        "KIT_REPOSITORY": "${{ vars.ENGRAM_CONFORMANCE_REPOSITORY }}",
+        "KIT_REF": "${{ vars.ENGRAM_CONFORMANCE_REF }}",
+    }
     (install,) = [step for step in steps() if step.get("name") == "Install the conformance kit"]
     assert steps().index(kit) + 1 == steps().index(install)
     assert "${{" not in install["run"]
@@ -165,3 +169,34 @@ def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -
         timeout=120,
     )
     assert version.returncode == 0 and "engram-conformance, version" in version.stdout
+
+
+@pytest.mark.parametrize(
+    "workflow",
+    [WORKFLOW, REPO_ROOT / "docs" / "examples" / "fuzz-nightly.yml"],
+    ids=lambda p: p.stem,
+)
+def test_a_job_without_the_kits_home_stops_before_the_install_and_names_what_to_set(
+    tmp_path: Path, workflow: Path
+) -> None:
+    """The kit's home is the vendor's to say (the kit is on no package index, and a fork will
+    do): no repository name is made up. Unset, the step before the checkout fails with an
+    error annotation naming both variables; set, it lets the job go on."""
+    (job,) = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"].values()
+    names = [step.get("name") for step in job["steps"]]
+    guard = job["steps"][names.index("Say where the conformance kit comes from")]
+    assert names[names.index(guard["name"]) + 1] == "Check out the conformance kit"
+    unset = {"KIT_REPOSITORY": "", "KIT_REF": ""}
+    stopped = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", guard["run"]],
+        cwd=tmp_path,
+        env={**os.environ, **unset},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert stopped.returncode == 1
+    assert stopped.stdout.startswith("::error::")
+    assert "ENGRAM_CONFORMANCE_REPOSITORY" in stopped.stdout
+    assert "ENGRAM_CONFORMANCE_REF" in stopped.stdout
+    run_step(guard, tmp_path, {"KIT_REPOSITORY": "owner/kit", "KIT_REF": "v0.1.0"}, 60)
