@@ -112,7 +112,20 @@ def test_the_first_screen_holds_the_failure_its_evidence_and_reproduction() -> N
     assert "→ engram_memory_get {&quot;id&quot;: &quot;mem_x&quot;}" in first  # as sent
     assert "← {&quot;ok&quot;: false, " in first  # as received
     assert "engram-conformance replay " in first
+    assert "Check: envelope_has_contract_shape, which took 0.50 s (7 calls)." in first
     assert page.index('<section id="warnings">') > page.index('<section id="errors">')
+
+
+def test_errors_point_at_the_servers_stderr_when_it_wrote_any() -> None:
+    """What a server that faulted wrote last is a click away from its errors."""
+    data = copy.deepcopy(small())
+    assert any(rule["verdict"] == "error" for rule in data["rules"])
+    assert '<a href="#stderr">' not in html.render(ReportDocument.from_dict(data))
+    data["target"]["stderr_tail"] = "panic: index out of range"
+    page = html.render(ReportDocument.from_dict(data))
+    link = page.index('<a href="#stderr">')
+    assert page.index('<section id="errors">') < link < page.index('<table id="rules">')
+    assert page.index('<section id="stderr">') < page.index("panic: index out of range")
 
 
 def test_a_clean_run_says_so_first() -> None:
