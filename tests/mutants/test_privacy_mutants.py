@@ -19,7 +19,15 @@ from engram_conformance.reports.document import load as load_report
 
 from ..conformance.inprocess import run_against
 from .base import Planting, plant
-from .catalog.privacy import DETECTORS, MISSED, MUTANTS, UNDETECTED, no_credential_detector
+from .catalog.privacy import (
+    BLIND,
+    DETECTORS,
+    MISSED,
+    MUTANTS,
+    UNDETECTED,
+    blind_caught,
+    no_credential_detector,
+)
 from .caught import Caught, Selecting, all_pass, assert_caught, family_verdicts
 
 
@@ -54,6 +62,17 @@ def test_a_detector_that_misses_one_class_is_caught(
     whose checks use a plain credential, still passes (``--mutation-score``)."""
     planted = plant(mutant, monkeypatch, tmp_path)
     assert_caught(run_against(tmp_path, only=selecting(MISSED, ("PRIV",)), **planted), MISSED)
+
+
+@pytest.mark.parametrize("kind", BLIND, ids=BLIND.keys())
+def test_a_detector_blind_to_one_kind_is_caught(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, selecting: Selecting
+) -> None:
+    # PRIV-006 reads broken, every failure about that one kind: each kind the catalogue check
+    # sends is caught on its own (no docstring: the page shows the planting's, naming the kind)
+    caught = blind_caught(kind)
+    planted = plant(BLIND[kind], monkeypatch, tmp_path)
+    assert_caught(run_against(tmp_path, only=selecting(caught, ("PRIV",)), **planted), caught)
 
 
 def test_the_reference_passes_every_privacy_rule(tmp_path: Path) -> None:

@@ -93,7 +93,8 @@ async def credentials_are_never_stored(ctx: CheckContext) -> None:
     """One capture per entry of the credential catalogue (every form of section 4, and
     evasions: format characters, fullwidth forms, a pair split over two components): each is
     rejected at admission and never returned, once a clean capture's admission is accepted
-    (the control). All carry one marker word, searched for once at the end."""
+    (the control). All carry one marker word, searched for once at the end: each admitted one
+    is judged by its kind (get and search), and search returns no rejected one."""
     if not ctx.policy.rejects_secrets:
         ctx.not_applicable("PRIV-006", "the target does not reject credentials (rejects_secrets)")
         return
@@ -112,6 +113,12 @@ async def credentials_are_never_stored(ctx: CheckContext) -> None:
         if "record_id" in outcome(answer):
             admitted[credential.label] = outcome(answer)["record_id"]
     found = await ctx.found(marker)
-    ctx.expect("PRIV-006", found == [], expected="search never returns them", observed=found)
+    stray = [record_id for record_id in found if record_id not in admitted.values()]
+    ctx.expect(
+        "PRIV-006",
+        stray == [],
+        expected="search never returns a capture whose admission was rejected",
+        observed=stray,
+    )
     for label, record_id in admitted.items():
         await expect_hidden(ctx, "PRIV-006", record_id, marker, f"it carries a {label}")

@@ -14,11 +14,16 @@ Every broken call must be refused: an ``isError`` result or a JSON-RPC error (wh
 is ERR-001's business). Each is a case of its own (``BaseContext.case``). Seed 003 names no
 refusal, so ERR-005 is a profile rule: the server's published schema and MCP's "servers MUST
 validate all tool inputs" back it. The wrong value of an integer is the string spelling it (the
-id of the check's own memory, so that a server that coerces touches nothing of another check's).
+id of the check's own memory, so that a server that coerces touches nothing of another check's),
+and that of a numeral string the integer it spells: the check's session id is a numeral where
+the server takes the kit's, so that ``mem_session_end`` of that session with its id as a number
+breaks only the id's type (a server that reads 42 as "42" ends the very session the valid call
+ends, where another number would name no session and be refused for that).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -79,12 +84,30 @@ def valid_calls(project: Project, token: str, memory: MemoryId) -> dict[str, dic
 
 def wrong_values(schema: Any, given: Any) -> tuple[Any, ...]:
     """Values of a JSON type a property's ``schema`` does not allow; for an integer the kit gave
-    (``given``), its spelling as a string stands for the other types' stand-in."""
+    (``given``), its spelling as a string stands for the other types' stand-in, and for a
+    numeral string the kit gave, the integer it spells."""
     declared = schema.get("type") if isinstance(schema, dict) else None
     values = other_types(declared)
     if isinstance(given, int) and not isinstance(given, bool):
         values = tuple(str(given) if isinstance(value, str) else value for value in values)
+    if isinstance(given, str) and is_numeral(given):
+        values = tuple(int(given) if _is_integer(value) else value for value in values)
     return values
+
+
+def is_numeral(text: str) -> bool:
+    """Whether ``text`` is the decimal spelling of an integer (no sign, no leading zero)."""
+    return text.isascii() and text.isdigit() and str(int(text)) == text
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def numeral(token: str) -> str:
+    """A numeral string made from ``token``: 48 bits of its digest, so unique as it is, and
+    exact as a JSON number in every language."""
+    return str(int.from_bytes(hashlib.sha256(token.encode()).digest()[:6], "big"))
 
 
 def without_its_session(tool: str, kit: dict[str, Any]) -> dict[str, Any]:
@@ -146,7 +169,7 @@ def broken_calls(
 
 @check(rules=(RULE,))
 async def schema_refused_arguments_are_refused(ctx: MemContext) -> None:
-    project = await fresh_project(ctx, "errschema")
+    project = await fresh_project(ctx, "errschema", numeral(ctx.unique("errsession")))
     token = ctx.unique("errschema")
     memory = await saved_memory(ctx, project, token)
     listed = await ctx.listed()

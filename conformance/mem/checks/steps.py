@@ -206,11 +206,14 @@ async def names_projects(ctx: MemContext) -> bool:
     )
 
 
-async def fresh_project(ctx: MemContext, label: str = "proj") -> Project:
-    """A new project, made by starting a session for it; the session is the one the server
-    answers (the kit's own id only where the schema takes one; ``None`` where the answer names
-    none the kit can read). A server that cannot be told a project works in its own: a check
-    needing a second one is then not applicable."""
+async def fresh_project(
+    ctx: MemContext, label: str = "proj", session: str | None = None
+) -> Project:
+    """A new project, made by starting a session for it (the kit's id ``session``, else a
+    fresh one); the session is the one the server answers (the kit's own id only where the
+    schema takes one; ``None`` where the answer names none the kit can read). A server that
+    cannot be told a project works in its own: a check needing a second one is then not
+    applicable."""
     ctx.projects_made += 1
     if ctx.projects_made > 1 and not await names_projects(ctx):
         ctx.undecided(
@@ -218,7 +221,7 @@ async def fresh_project(ctx: MemContext, label: str = "proj") -> Project:
             f"({SAVE} and {START} name none)"
         )
     name = ctx.unique(label).lower()
-    arguments = await start_arguments(ctx, name, ctx.unique("sess"))
+    arguments = await start_arguments(ctx, name, session or ctx.unique("sess"))
     return await project_started(ctx, name, arguments, await ctx.call(START, arguments))
 
 

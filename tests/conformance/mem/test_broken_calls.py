@@ -27,6 +27,7 @@ from engram_conformance.conformance.mem.arguments import published_call
 from engram_conformance.conformance.mem.checks.errors import WITHOUT_ID
 from engram_conformance.conformance.mem.checks.refusals import (
     broken_calls,
+    numeral,
     project_bases,
     valid_calls,
 )
@@ -38,7 +39,9 @@ from jsonschema import Draft202012Validator
 
 from .inprocess import DEDUPE_WINDOW, PROJECT
 
-PLACE = Project("broken-calls", "session-broken-calls")
+#: Its session id is a numeral, as the check's is: a session id of another JSON type is the
+#: number it spells, which a server that reads 42 as "42" takes for the very same session.
+PLACE = Project("broken-calls", numeral("broken-calls"))
 TOKEN = "brokencallstoken"
 
 
@@ -148,3 +151,15 @@ def test_each_call_without_a_known_id_breaks_only_its_id(
     assert _one_place(arguments, restored) == name
     assert not reference.accepts(tool, arguments)
     assert reference.accepts(tool, restored)
+
+
+def test_a_session_id_of_another_type_is_the_number_it_spells() -> None:
+    """mem_session_end's id of another JSON type names the valid call's very session: read as
+    a string, it ends that session (the reference accepts it put back, above)."""
+    sent = [
+        arguments["id"]
+        for tool, breakage, arguments, _ in BROKEN
+        if tool == "mem_session_end" and breakage == "with id of another JSON type"
+    ]
+    assert PLACE.session is not None
+    assert sent == [int(PLACE.session)]

@@ -286,21 +286,19 @@ def _coerced(value: Any, declared: str) -> Any:
 #: Optional arguments a server must read, not drop, to serve the call: mem_update's title is
 #: the one field its valid call changes (an update of nothing is refused).
 COERCED_WHEN_OPTIONAL = {("mem_update", "title")}
-#: Arguments of another type no reading makes the call's: the session to end is one the check
-#: started, and 42 read as "42" names no session (a refusal for that, not for the type).
-NO_READING = {("mem_session_end", "id")}
 
 
 def _typed_arguments() -> list[tuple[str, str]]:
     """(tool, argument) for each argument the check's valid calls can send of another JSON
     type (those of the tools it calls whose schema gives a type) that a server can read into
-    a call it serves, but ``NO_READING``."""
+    a call it serves (mem_session_end's id too: the check's session id is a numeral, sent as
+    the number it spells)."""
     called = valid_calls(Project("p", "s"), "t", 1)
     return [
         (tool, name)
         for tool in called
         for name, schema in _schema_of(tool).get("properties", {}).items()
-        if schema.get("type") in _TYPES and (tool, name) not in NO_READING
+        if schema.get("type") in _TYPES
     ]
 
 

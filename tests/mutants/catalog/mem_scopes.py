@@ -12,7 +12,7 @@ from typing import Any
 
 import mcp_types as types
 from engram_conformance.reference_impl.mem.server import Handlers
-from engram_conformance.reference_impl.mem.service import MemService
+from engram_conformance.reference_impl.mem.service import Answer, MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ..caught import Caught
@@ -21,6 +21,7 @@ from ..mem_seams import (
     Ignores,
     ListsRecent,
     ServiceMutant,
+    ServingMutant,
     answering,
     mem_caught,
     text_of,
@@ -100,6 +101,32 @@ class PersonalSearchStaysInProject(ServiceMutant):
         service.store.search = confined  # type: ignore[method-assign]
 
 
+class PersonalContextStaysInProject(ServingMutant):
+    """mem_context without a project shows only the current project's personal memories; told
+    a project, it shows every project's (mem_search is left as the reference has it)."""
+
+    def serve(self, tool: str, sent: Any) -> Answer:
+        if tool != "mem_context" or sent.get("project") is not None:
+            return self.reference(tool, sent)
+        recent = self.store.recent
+
+        def confined(
+            project: str, scope: str | None, limit: int, *, besides: int | None = None
+        ) -> list[Observation]:
+            rows = recent(project, scope, _EVERY_ROW, besides=besides)
+            return [row for row in rows if row.project == project][:limit]
+
+        self.store.recent = confined  # type: ignore[method-assign]
+        try:
+            return self.reference(tool, sent)
+        finally:
+            del self.store.recent
+
+
+#: more rows than any run saves: ``recent`` then lists them all, to be filtered
+_EVERY_ROW = 1_000_000
+
+
 #: each mutant and what it breaks
 MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (DefaultScopePersonal, mem_caught("SCOPE-001")),
@@ -107,7 +134,11 @@ MUTANTS: list[tuple[type[Handlers], Caught]] = [
     (SearchIgnoresProject, mem_caught("SCOPE-003")),
     (ContextShowsEveryProject, mem_caught("SCOPE-003")),
     (ContextPersonalOnlyOfItsProject, mem_caught("SCOPE-004")),
-    (PersonalSearchStaysInProject, mem_caught("SCOPE-005")),
+    (PersonalSearchStaysInProject, mem_caught("SCOPE-005", about={"SCOPE-005": "mem_search"})),
+    (
+        PersonalContextStaysInProject,
+        mem_caught("SCOPE-005", about={"SCOPE-005": "mem_context"}),
+    ),
     (ScopeFilterIgnored, mem_caught("SCOPE-006")),
     (UnknownScopeStoredAsProject, mem_caught("SCOPE-007")),
 ]

@@ -129,6 +129,53 @@ class UnknownCursorRestarts(RemembersCursors):
         return super().call(tool, arguments, context)
 
 
+class ForeignCursorIgnored(ServiceProxy):
+    """A page_cursor not in the server's own form (base64url of a JSON object opens ``eyJ``) is
+    read as no cursor: the first page. One of its form that does not decode is still STALE_PAGE
+    (PAGE-007, the never-issued case)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        cursor = arguments.get("page_cursor") if tool == SEARCH else None
+        if isinstance(cursor, str) and not cursor.startswith(OWN_FORM):
+            arguments = _without_cursor(arguments)
+        return super().call(tool, arguments, context)
+
+
+#: How every cursor the reference issues opens: base64url of ``{"``.
+OWN_FORM = "eyJ"
+
+
+class ResolvesCursors(RemembersCursors):
+    """Base of the mutants that take a cursor it never issued for one it did (``resolved``)."""
+
+    def call(self, tool: str, arguments: Any, context: Any) -> dict[str, Any]:
+        cursor = arguments.get("page_cursor") if tool == SEARCH else None
+        if isinstance(cursor, str) and cursor not in self.issued:
+            known = next((c for c in self.issued if self.resolves(cursor, c)), None)
+            arguments = arguments if known is None else {**arguments, "page_cursor": known}
+        return super().call(tool, arguments, context)
+
+    def resolves(self, sent: str, issued: str) -> bool:
+        raise NotImplementedError
+
+
+class CutCursorContinues(ResolvesCursors):
+    """Cursors are looked up by prefix: an issued cursor cut short at its end continues the one
+    issued (PAGE-007, the cut-short case)."""
+
+    def resolves(self, sent: str, issued: str) -> bool:
+        return issued.startswith(sent)
+
+
+class AlteredCursorContinues(ResolvesCursors):
+    """A cursor is known by its length and its first and last 16 characters: one with a
+    character changed between them continues the one issued (PAGE-007, the altered case)."""
+
+    def resolves(self, sent: str, issued: str) -> bool:
+        ends = (sent[:16], sent[-16:]) == (issued[:16], issued[-16:])
+        return len(sent) == len(issued) and ends
+
+
 class CursorIgnoresChanges(ServiceProxy):
     """A cursor holds an offset into whatever the results are now: changes go unnoticed (PAGE-006).
 
@@ -211,6 +258,12 @@ MUTANTS: list[tuple[type, Caught]] = [
     (CursorIgnoresChanges, Caught(("PAGE-006",))),
     (CursorIgnoresForgets, Caught(("PAGE-006",), about={"PAGE-006": "was forgotten"})),
     (UnknownCursorRestarts, Caught(("PAGE-007",))),
+    (
+        ForeignCursorIgnored,
+        Caught(("PAGE-007",), about={"PAGE-007": "a cursor the server never issued"}),
+    ),
+    (CutCursorContinues, Caught(("PAGE-007",), about={"PAGE-007": "cut short"})),
+    (AlteredCursorContinues, Caught(("PAGE-007",), about={"PAGE-007": "character changed"})),
 ]
 #: What a cursor blind to expiry breaks, as the full profile's check that waits reports it.
 BLIND_TO_EXPIRY = Caught.reported({"PAGE-006": "cursor_goes_stale_when_a_record_expires"})

@@ -16,9 +16,10 @@ import pytest
 from engram_conformance.conformance.engram_memory.checks.context import CAPTURE, WITHDRAW
 from engram_conformance.reference_impl.engram_memory import credentials
 from engram_conformance.reference_impl.engram_memory.tools import admission
+from engram_conformance.strategies.engram_memory.credentials import CATALOGUE, DEFAULT
 
 from ..answers import edited
-from ..base import InStateFolder, ServiceProxy
+from ..base import InStateFolder, Planting, ServiceProxy
 from ..caught import Caught
 
 
@@ -102,6 +103,28 @@ def no_pgp_blocks(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return {}
 
 
+def blind_to(kind: str) -> Planting:
+    """A detector blind to one kind of the catalogue: a capture whose texts, folded and run
+    together, hold the catalogue's example of ``kind`` reads clean (its evasions fold back to
+    it); every other capture is judged as the reference judges it."""
+    example = next(c.parts[0] for c in CATALOGUE if c.kind == kind and c.evasion == "none")
+
+    def planting(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+        reference = admission.carries_credential
+
+        def detector(texts: Any, fields: Any = ()) -> bool:
+            texts = list(texts)
+            if example in "".join(credentials.fold(text) for text in texts):
+                return False
+            return reference(texts, fields)
+
+        monkeypatch.setattr(admission, "carries_credential", detector)
+        return {}
+
+    planting.__doc__ = f"The detector misses every {kind} (the catalogue's, evasions too)."
+    return planting
+
+
 #: (mutant, the rules it breaks, each with the check that reports it)
 MUTANTS: list[tuple[type, Caught]] = [
     (
@@ -128,3 +151,13 @@ DETECTORS = {
 #: What each of them breaks: only PRIV-006, reported by the catalogue check (every other PRIV
 #: rule's checks use a plain credential).
 MISSED = Caught.reported({"PRIV-006": "credentials_are_never_stored"})
+#: Test id (a kind of the catalogue) -> a detector that misses that kind alone.
+BLIND = {kind: blind_to(kind) for kind in dict.fromkeys(c.kind for c in CATALOGUE)}
+
+
+def blind_caught(kind: str) -> Caught:
+    """What a detector blind to ``kind`` breaks: PRIV-006, each failure about that kind. PRIV-002's
+    check, which ends a candidate carrying the default credential, is left undecided when that
+    is the kind missed."""
+    undecided = ("PRIV-002",) if kind == DEFAULT.kind else ()
+    return Caught(("PRIV-006",), undecided, about={"PRIV-006": f"a {kind}"})
