@@ -22,6 +22,7 @@ from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
 
 from .check_context import BaseContext
 from .exceptions import ServerFault
+from .fuzz_database import WithoutEmptyExamples
 from .ledger import Reproduction
 from .observation import Observation
 
@@ -68,10 +69,14 @@ def stop_time(ctx: BaseContext, seconds: float) -> float:
 def quiet_settings(database: Path | None, **bounds: Any) -> settings:
     """Hypothesis settings for a search inside a run: no printing, one bug each, and failing
     examples kept in the folder ``database`` (none when None), where the next run that uses
-    the folder tries them first."""
+    the folder tries them first; never an empty one, which a search cut by the run's budget
+    while shrinking leaves (``WithoutEmptyExamples``)."""
+    kept = (
+        None if database is None else WithoutEmptyExamples(DirectoryBasedExampleDatabase(database))
+    )
     return settings(
         deadline=None,
-        database=None if database is None else DirectoryBasedExampleDatabase(database),
+        database=kept,
         derandomize=False,
         suppress_health_check=list(HealthCheck),
         verbosity=Verbosity.quiet,

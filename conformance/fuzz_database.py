@@ -3,7 +3,8 @@
 else a folder (workers on one machine).
 
 Every worker opens the database from its name: a Redis client cannot cross a process boundary.
-Whichever it is, it keeps no empty example (``WithoutEmptyExamples``).
+Whichever it is, it keeps no empty example (``WithoutEmptyExamples``), nor does the folder of
+a run's own searches (``bounded_search.quiet_settings``).
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 class WithoutEmptyExamples(ExampleDatabase):
     """``inner``, except that an empty example is never kept.
 
-    A campaign's search stops beginning examples at its bound, also while Hypothesis shrinks a
-    failure: the machine then rejects its example before making any choice, where the same
-    (shorter) choices made one before, and Hypothesis records the empty choice sequence as a
-    failing example (``FlakyStrategyDefinition``). Kept, that entry is the first one the next
-    search replays (the shortest), extended at random: a new example spent where a stored
-    failure should have been replayed. A state machine's example always makes choices, so
-    nothing real is lost.
+    A campaign's search (or a run's, at its budget) stops beginning examples at its bound, also
+    while Hypothesis shrinks a failure: the machine then rejects its example before making any
+    choice, where the same (shorter) choices made one before, and Hypothesis records the empty
+    choice sequence as a failing example (``FlakyStrategyDefinition``). Kept, that entry is
+    the first one the next search replays (the shortest), extended at random: a new example
+    spent where a stored failure should have been replayed. A state machine's example always
+    makes choices, so nothing real is lost.
     """
 
     def __init__(self, inner: ExampleDatabase) -> None:

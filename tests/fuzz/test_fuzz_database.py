@@ -1,14 +1,20 @@
-"""The campaign's example database keeps no empty example (``fuzz_database``)."""
+"""The campaign's example database keeps no empty example (``fuzz_database``), nor does the folder
+of a run's own searches (``bounded_search.quiet_settings``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from engram_conformance.conformance.bounded_search import quiet_settings
 from engram_conformance.conformance.fuzz_database import is_redis, opened
 
 
-def test_an_empty_example_is_never_kept_and_others_are(tmp_path: Path) -> None:
-    database = opened(str(tmp_path / "db"))
+@pytest.mark.parametrize("kept_by", ["a campaign", "a run"])
+def test_an_empty_example_is_never_kept_and_others_are(tmp_path: Path, kept_by: str) -> None:
+    folder = tmp_path / "db"
+    database = opened(str(folder)) if kept_by == "a campaign" else quiet_settings(folder).database
+    assert database is not None
     database.save(b"key", b"")
     database.save(b"key", b"\x00A\x01")
     assert list(database.fetch(b"key")) == [b"\x00A\x01"]
