@@ -1,9 +1,11 @@
 """Large HTTP bodies are parsed one at a time (attack round 5): a flood of small JSON values costs
 about 50 times its size in memory while it is built, so eight 8 MiB bodies at once held 3.5 GB.
-Small bodies are not held up by them."""
+Small bodies are not held up by them, and a refused body's message is freed as soon as it is
+answered."""
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from typing import Any
@@ -60,11 +62,17 @@ async def _post(gate: Gate, body: bytes) -> int:
     return next(message["status"] for message in sent if message["type"] == "http.response.start")
 
 
-async def test_large_bodies_wait_for_each_other(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "size",
+    [LARGE_BODY_BYTES + 1, 1024 * 1024 - 28],
+    ids=["just over the bound", "just under 1 MiB (attack round 6: forty at once held 2 GB)"],
+)
+async def test_large_bodies_wait_for_each_other(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
     parses = _Parses()
     monkeypatch.setattr(streamable_http.wire, "read", parses.read)
     gate = Gate(lambda *_: None, Origins.of(("127.0.0.1",), 8000), HttpLimits(), None)  # type: ignore[arg-type]
-    large = b"[" + b"[]," * (LARGE_BODY_BYTES // 3 + 1) + b"x"  # not JSON: answered -32700
+    large = (b"[" + b"[]," * (size // 3))[: size - 1] + b"x"  # not JSON: answered -32700
+    assert len(large) == size
     statuses: list[int] = []
 
     async def post(body: bytes) -> None:
@@ -76,3 +84,25 @@ async def test_large_bodies_wait_for_each_other(monkeypatch: pytest.MonkeyPatch)
         group.start_soon(post, b"{")
     assert statuses == [400] * 5
     assert parses.large_most == 1
+
+
+async def test_a_refused_body_leaves_nothing_read_for_the_collector() -> None:
+    """Attack round 6: a refusal raised across the worker thread made a cycle that kept each
+    message read (50 times its body) until the cyclic collector ran, which the parses keep
+    paused: forty refused bodies of 1 MiB at once held 2 GB."""
+    gate = Gate(lambda *_: None, Origins.of(("127.0.0.1",), 8000), HttpLimits(), None)  # type: ignore[arg-type]
+    refused = b'[{"a": 1, "a": 2},' + b"{}," * 5_000 + b"{}]"  # a batch: -32600
+    assert await _post(gate, refused) == 400
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what the collector finds unreachable is kept to be seen
+    try:
+        for body in (refused, b"{", refused + b"x"):
+            assert await _post(gate, body) == 400
+        gc.collect()
+        kept = [found for found in gc.garbage if isinstance(found, list) and len(found) > 5_000]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert kept == []
