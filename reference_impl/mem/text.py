@@ -21,6 +21,13 @@ REDACTED = "[REDACTED]"
 #: possessive: two runs that could trade blanks made a long run quadratic (attack round 5: a
 #: ``<`` and 40,000 blanks held the server for 17 s).
 _TAG = re.compile(r"<\s*+(/?)\s*+private(?:\s[^<>]*+)?>", re.IGNORECASE)
+#: The invisible format characters that can sit unseen inside a word of Latin letters (a soft
+#: hyphen, zero width characters, direction marks, word joiners, a byte order mark, tags): a
+#: tag spelled with them inside reads as a tag to a person (attack round 6).
+_INVISIBLE = re.compile(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\U000e0001\U000e0020-\U000e007f]"
+)
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -28,11 +35,17 @@ def redact(text: str) -> str:
     """``text`` with each ``<private>…</private>`` (any spelling of ``_TAG``, across lines)
     replaced by ``[REDACTED]``, then trimmed. It fails closed: a span holding others is
     redacted whole, to the closing tag of its own opening one, and an opening tag never closed
-    redacts everything after it; a closing tag with no opening one stays as it is.
+    redacts everything after it; a closing tag with no opening one stays as it is. A text that
+    holds a tag only a reader sees (in fullwidth forms, or with invisible characters inside:
+    ``_loosely``) is redacted as read loosely, and kept in that form.
 
     One scan of the tags rather than a regular expression: a non-greedy pattern over text with
     many openings and no closing tag takes quadratic time, and contents are not bounded before
     redaction (the cap applies after, so that a secret that straddles it is never half kept)."""
+    if not text.isascii():
+        loose = _loosely(text)
+        if loose != text and _TAG.findall(loose) != _TAG.findall(text):
+            text = loose
     pieces: list[str] = []
     kept_from, depth = 0, 0
     for tag in _TAG.finditer(text):
@@ -49,6 +62,12 @@ def redact(text: str) -> str:
     if depth == 0:  # else the last span runs to the end: nothing after it is kept
         pieces.append(text[kept_from:])
     return "".join(pieces).strip()
+
+
+def _loosely(text: str) -> str:
+    """``text`` as a reader sees it: compatibility forms folded (NFKC: a fullwidth less-than
+    sign is ``<``), invisible characters dropped."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
 
 
 def has_private_span(text: str) -> bool:

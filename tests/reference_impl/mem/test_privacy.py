@@ -174,6 +174,29 @@ def test_every_spelling_of_the_tag_is_read_as_one(text: str, stored: str) -> Non
     assert redact(text) == stored
 
 
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("a <pri\u200bvate>b</pri\u200bvate> c", "a [REDACTED] c"),  # a zero width space
+        ("a <pri\u00advate>b</private> c", "a [REDACTED] c"),  # a soft hyphen
+        ("a \uff1cprivate\uff1eb\uff1c/private\uff1e c", "a [REDACTED] c"),  # fullwidth
+        (
+            "a \uff1c\uff50\uff52\uff49\uff56\uff41\uff54\uff45\uff1eb",
+            "a [REDACTED]",
+        ),  # never closed: hidden to the end
+        ("\u65e5 <private>b</pri\u2060vate> \u672c", "\u65e5 [REDACTED] \u672c"),
+        ("\u65e5 <private>b</private> \u672c", "\u65e5 [REDACTED] \u672c"),
+        ("\u65e5\u200b <privateer>b", "\u65e5\u200b <privateer>b"),  # another tag
+        ("\uff21 <private>b</private> \u200b", "\uff21 [REDACTED] \u200b"),  # kept as written
+    ],
+)
+def test_a_tag_a_reader_cannot_tell_from_one_is_one(text: str, stored: str) -> None:
+    """Attack round 6: tags with a zero width space or a soft hyphen inside, or in fullwidth
+    brackets, were stored in clear, though names with them were refused. Such a text is kept
+    as read loosely (its invisible characters dropped, its compatibility forms folded)."""
+    assert redact(text) == stored
+
+
 def test_spelled_tags_cost_linear_time() -> None:
     hostile = "< private " * 100_000 + "<private\t" * 100_000
     assert redact(hostile) == hostile.strip()  # no bracket closes them: no tag, read once
