@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import ipaddress
 import logging
 import signal
 import socket
@@ -152,8 +153,9 @@ def cli() -> None:
 @click.option(
     "--no-auth",
     is_flag=True,
-    help="HTTP: require no token, so that every local user can call the server and read or "
-    "delete its memories.",
+    help="HTTP: require no token, so that every local user (and, bound to an address other "
+    "than loopback, every host that reaches it) can call the server and read or delete its "
+    "memories.",
 )
 @click.option("--verbose", is_flag=True, help="Log each call's tool, audit id and outcome.")
 @contract_options
@@ -216,7 +218,7 @@ def serve(
         bound_port = sock.getsockname()[1]
         logger.info("serving streamable HTTP at http://%s:%d%s", host, bound_port, ENDPOINT)
         if token_path is None:
-            logger.warning("no token required (--no-auth): every local user can call this server")
+            logger.warning("no token required (--no-auth): %s can call this server", _open_to(host))
         else:
             logger.info("HTTP clients must send the bearer token in %s", token_path)
         limits = HttpLimits(
@@ -230,6 +232,19 @@ def serve(
         anyio.run(serve_http, server, sock, token, (host, *allowed_hosts), limits)
     finally:
         close()
+
+
+def _open_to(host: str) -> str:
+    """Who reaches a server bound to ``host`` that asks for no token. Bound to any other
+    address than loopback, the Host check does not keep other hosts out: they may send a
+    ``Host`` of ``localhost`` (attack round 6)."""
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name other than localhost: whatever it resolves to
+        loopback = False
+    return (
+        "every local user" if loopback else f"every local user and every host that reaches {host}"
+    )
 
 
 def _token(path: Path) -> BearerToken:

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.serialization import (
     PrivateFormat,
     PublicFormat,
 )
-from engram_conformance.reference_impl.cli import main
+from engram_conformance.reference_impl.cli import _open_to, main
 
 from .servers import EXECUTABLE, TIMEOUT_S
 
@@ -176,3 +176,20 @@ def test_no_auth_and_a_token_file_exclude_each_other(
 ) -> None:
     options = ("--http", "--no-auth", "--token-file", tmp_path / "token")
     assert "exclude each other" in refused(*serve(tmp_path / "state", host_key_file, *options))
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("127.0.0.1", "every local user"),
+        ("::1", "every local user"),
+        ("localhost", "every local user"),
+        ("0.0.0.0", "every local user and every host that reaches 0.0.0.0"),
+        ("192.0.2.7", "every local user and every host that reaches 192.0.2.7"),
+        ("my-host.example", "every local user and every host that reaches my-host.example"),
+    ],
+)
+def test_no_auth_says_who_can_call_the_server(host: str, said: str) -> None:
+    """Attack round 6: bound to 0.0.0.0 without a token, any host could call the server (it
+    sends a Host of localhost), but the warning spoke of local users only."""
+    assert _open_to(host) == said
