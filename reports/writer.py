@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -103,12 +104,28 @@ def _rendering(fmt: str, data: Mapping[str, Any]) -> str | None:
         return None
 
 
+def _replace(path: Path, text: str) -> None:
+    """``path`` holds ``text`` whole or is left as it was: written beside it (created as an
+    ordinary file is, the umask applied), then renamed over it, which replaces a link planted
+    there rather than writing where it points (attack round 6: a report folder others could
+    write into let them aim report.html at any file)."""
+    beside = path.with_name(f".{path.name}.{secrets.token_hex(8)}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        with os.fdopen(os.open(beside, flags, 0o666), "w", encoding="utf-8") as written:
+            written.write(text)
+        beside.replace(path)
+    except BaseException:
+        beside.unlink(missing_ok=True)
+        raise
+
+
 def _write(texts: dict[str, str], report_dir: Path | str) -> dict[str, Path]:
     folder = Path(report_dir)
     folder.mkdir(parents=True, exist_ok=True)
     paths = {fmt: folder / FILE_NAMES[fmt] for fmt in texts}
     for fmt, text in texts.items():
-        paths[fmt].write_text(text, encoding="utf-8")
+        _replace(paths[fmt], text)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary and "markdown" in texts:
         with Path(step_summary).open("a", encoding="utf-8") as summary:

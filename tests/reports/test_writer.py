@@ -76,3 +76,18 @@ def test_sarif_is_written_when_asked_for(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(ValueError, match="no such optional report format: pdf"):
         write_reports(document, tmp_path / "other", formats=["sarif", "pdf"])
     assert not (tmp_path / "other").exists()
+
+
+def test_a_link_planted_in_the_folder_is_replaced_not_followed(tmp_path: Path) -> None:
+    """Attack round 6: with report.html linked to another file, that file was overwritten."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept", encoding="utf-8")
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "report.html").symlink_to(victim)
+    (folder / "summary.md").symlink_to(tmp_path / "made-elsewhere.md")
+    paths = write_reports(ReportDocument.from_dict(small()), folder)
+    assert victim.read_text(encoding="utf-8") == "kept"
+    assert not (tmp_path / "made-elsewhere.md").exists()
+    assert not paths["html"].is_symlink() and "<!DOCTYPE html>" in paths["html"].read_text()
+    assert sorted(p.name for p in folder.iterdir()) == sorted(p.name for p in paths.values())
