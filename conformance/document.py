@@ -28,6 +28,7 @@ from engram_conformance.reports import (
     TargetInfo,
     Timing,
     Verdict,
+    replace_file,
     tally,
 )
 from engram_conformance.reports import CheckTiming as ReportCheckTiming
@@ -338,6 +339,6 @@ def write_transcripts(result: RunResult, report_dir: Path) -> dict[str, str]:
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{check}.jsonl"
         lines = [json_text(call, default=str) for call in calls]
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        replace_file(path, "\n".join(lines) + "\n")
         paths[check] = f"transcripts/{check}.jsonl"
     return paths

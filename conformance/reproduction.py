@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import hypothesis
+from engram_conformance.reports import replace_file
 
 from .ledger import Failure, Reproduction
 from .request import RunRequest, ready, run_request
@@ -96,7 +97,7 @@ def write_reproductions(
             folder = report_dir / FOLDER
             folder.mkdir(parents=True, exist_ok=True)
             text = _test_file(rule, failure, failure.reproduction, target, contract, result.seed)
-            (folder / name).write_text(text, "utf-8")
+            replace_file(folder / name, text)
             paths[(rule, failure.check)] = f"{FOLDER}/{name}"
     return paths
 

@@ -32,7 +32,7 @@ from .document import (
     validate,
     worst,
 )
-from .writer import write_reports, write_reports_as_built
+from .writer import replace_file, write_reports, write_reports_as_built
 
 __all__ = [
     "COUNTED_ORDER",
@@ -56,6 +56,7 @@ __all__ = [
     "Timing",
     "Verdict",
     "load",
+    "replace_file",
     "schema",
     "tally",
     "validate",

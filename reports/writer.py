@@ -104,7 +104,7 @@ def _rendering(fmt: str, data: Mapping[str, Any]) -> str | None:
         return None
 
 
-def _replace(path: Path, text: str) -> None:
+def replace_file(path: Path, text: str) -> None:
     """``path`` holds ``text`` whole or is left as it was: written beside it (created as an
     ordinary file is, the umask applied), then renamed over it, which replaces a link planted
     there rather than writing where it points (attack round 6: a report folder others could
@@ -125,7 +125,7 @@ def _write(texts: dict[str, str], report_dir: Path | str) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = {fmt: folder / FILE_NAMES[fmt] for fmt in texts}
     for fmt, text in texts.items():
-        _replace(paths[fmt], text)
+        replace_file(paths[fmt], text)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary and "markdown" in texts:
         with Path(step_summary).open("a", encoding="utf-8") as summary:
