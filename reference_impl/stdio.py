@@ -73,7 +73,7 @@ async def _read(
         def pump() -> None:
             try:
                 while (message := _next(stdin)) is not None:
-                    is_answer = isinstance(message.message, JSONRPCError)
+                    is_answer = isinstance(message, _ReadersAnswer)
                     send = (answers if is_answer else messages).send
                     anyio.from_thread.run(send, message, token=token)
                 anyio.from_thread.run_sync(ended.set, token=token)
@@ -115,9 +115,15 @@ def _decode(line: bytes) -> SessionMessage:
     return SessionMessage(reading.message, metadata=metadata)
 
 
+class _ReadersAnswer(SessionMessage):
+    """The reader's own answer to a line it refused: written out as it is, where a JSON-RPC
+    error the client sent (its answer to a request of the server's) goes to the server, which
+    was echoed back word for word when both were told apart by their type (attack round 6)."""
+
+
 def _error(request_id: str | int | None, code: int, message: str) -> SessionMessage:
     error = ErrorData(code=code, message=message)
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+    return _ReadersAnswer(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
 async def _write(

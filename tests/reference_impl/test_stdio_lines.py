@@ -83,3 +83,29 @@ def test_an_interrupt_stops_the_server_while_its_input_stays_open(
             assert server.wait(timeout=30) == 128 + signal.SIGINT  # the input is still open
         finally:
             server.kill()
+
+
+def test_an_error_the_client_sends_is_not_written_back(tmp_path: Path) -> None:
+    """Attack round 6: a JSON-RPC error object sent to the server (a client's answer to a
+    request of the server's) came back on its output word for word."""
+    command = [str(Path(sys.executable).with_name("engram-reference")), "serve"]
+    command += ["--contract", "mem", "--state-dir", str(tmp_path / "state")]
+    sent = {"jsonrpc": "2.0", "id": 5, "error": {"code": 1, "message": "the client's"}}
+    lines = [_line(1), json.dumps(sent).encode() + b"\n", b"{\n", _line(2)]
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as server:
+        try:
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write(b"".join(lines))
+            server.stdin.flush()
+            # three answers (the reader's own may come first), then what else came before EOF
+            answers = [json.loads(server.stdout.readline()) for _ in range(3)]
+            server.stdin.close()
+            answers += [json.loads(line) for line in server.stdout.read().splitlines()]
+            assert server.wait(timeout=30) == 0
+        finally:
+            server.kill()
+    assert sorted((answer.get("id") for answer in answers), key=str) == [1, 2, None]
+    assert next(a for a in answers if a.get("id") is None)["error"]["code"] == -32700  # "{"
+    assert all("the client's" not in json.dumps(answer) for answer in answers)
