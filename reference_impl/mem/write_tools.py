@@ -86,12 +86,21 @@ def mem_update(call: Call) -> str:
     return f"Memory updated: #{updated.id} {title} ({updated.type}, scope={updated.scope})"
 
 
+#: the two names of a delete's flag: upstream's and the seed's
+_HARD = ("hard_delete", "hard")
+
+
 def mem_delete(call: Call) -> str:
     """Soft delete by default; ``hard_delete`` (upstream's name) or ``hard`` (the seed's) true
-    deletes for good."""
+    deletes for good. Both given, they must agree: which one meant it is not for the server
+    to guess, and nothing is deleted (attack round 6: ``hard_delete`` false and ``hard`` true
+    deleted for good)."""
     arguments = call.arguments
     observation_id = arguments.identifier("id")
-    hard = any([arguments.flag("hard_delete"), arguments.flag("hard")])  # both type-checked
+    flags = {name: arguments.flag(name) for name in _HARD if name in arguments.sent}  # typed
+    if len(set(flags.values())) > 1:
+        raise ToolError("hard_delete and hard disagree: nothing was deleted (give one of them)")
+    hard = any(flags.values())
     if not call.memories.delete(observation_id, hard=hard):
         raise not_found(observation_id)
     done = "permanently deleted" if hard else "soft-deleted"

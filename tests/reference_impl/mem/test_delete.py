@@ -70,3 +70,17 @@ async def test_false_flags_soft_delete(mem: Client) -> None:
 )
 async def test_delete_errors(mem: Client, arguments: dict[str, object], message: str) -> None:
     assert await failed(mem, "mem_delete", **arguments) == message
+
+
+@pytest.mark.parametrize("hard_delete", [True, False])
+async def test_the_two_flags_disagreeing_delete_nothing(mem: Client, hard_delete: bool) -> None:
+    """Attack round 6: hard_delete false with hard true deleted for good."""
+    word, project = fresh("kept"), fresh()
+    memory = await save(mem, title=f"Kept {word}", content=word, project=project)
+    refused = await failed(
+        mem, "mem_delete", id=memory, hard_delete=hard_delete, hard=not hard_delete
+    )
+    assert refused == "hard_delete and hard disagree: nothing was deleted (give one of them)"
+    assert word in await ok(mem, "mem_get_observation", id=memory)
+    answer = await ok(mem, "mem_delete", id=memory, hard_delete=True, hard=True)
+    assert answer == f"Memory #{memory} permanently deleted"
