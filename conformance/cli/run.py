@@ -7,6 +7,7 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 from engram_conformance.reports import InvalidReport, ReportDocument, Verdict, load
@@ -14,6 +15,7 @@ from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as
 
 from ..exceptions import Interrupted, StartupFailed
 from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
+from ..sharding import BadShard, Shard
 from ..targets.eras import REQUESTS
 from . import PROG, main, stopped_by, subcommand, unusable
 from .options import comma_separated, target_name, target_options
@@ -32,10 +34,37 @@ def _formats(ctx: click.Context, param: click.Parameter, value: tuple[str, ...])
     return formats
 
 
+formats_option = click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    metavar="FORMAT",
+    callback=_formats,
+    help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
+    "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
+)
+
+
 def _budget(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise click.BadParameter(f"{value} is not a number of seconds above 0")
     return value
+
+
+class ShardValue(click.ParamType):
+    """``--shard I/N``: the part I (from 1) of a run split into N."""
+
+    name = "I/N"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        try:
+            return Shard.parse(str(value))
+        except BadShard as error:
+            self.fail(str(error), param, ctx)
 
 
 def _writable_folder(path: Path | None, option: str) -> None:
@@ -100,14 +129,13 @@ def _writable_folder(path: Path | None, option: str) -> None:
     is_flag=True,
     help="Do not check failures again alone (flaky failures then fail the gate).",
 )
+@formats_option
 @click.option(
-    "--format",
-    "formats",
-    multiple=True,
-    metavar="FORMAT",
-    callback=_formats,
-    help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
-    "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
+    "--shard",
+    type=ShardValue(),
+    help="Run only part I of N of the run's rules (each in exactly one part, the same parts on "
+    "every machine), for CI jobs side by side; give every part the same --seed, and put their "
+    "report.json together with 'engram-conformance merge'.",
 )
 @click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first rule that fails.")
 @click.option(
@@ -139,6 +167,7 @@ def run_command(
     no_example_db: bool,
     no_recheck: bool,
     formats: tuple[str, ...],
+    shard: Shard | None,
     exitfirst: bool,
     last_failed: bool,
     quiet: bool,
@@ -153,6 +182,9 @@ def run_command(
         wanted = _last_failed(report_dir, wanted)
     if only and not wanted:
         raise click.BadParameter("names no rule or family", param_hint="'--only'")
+    if shard is not None and seed is None:
+        problem = "needs --seed: the shards of one run generate the same data (give each the same)"
+        raise click.BadParameter(problem, param_hint="'--shard'")
     request = RunRequest(
         target=target_name(target, reference, stdio, url, contract),
         contract=contract,
@@ -165,6 +197,7 @@ def run_command(
         recheck=not no_recheck,
         exitfirst=exitfirst,
         era=era,
+        shard=shard,
     )
     try:
         prepared = ready(request)
@@ -191,7 +224,7 @@ def run_command(
         except Interrupted as stopped:
             return stopped_by(stopped)
     saying = Saying(quiet=quiet, verbose=verbose, color=False if no_color else None)
-    return _reported(document, report_dir, formats, saying)
+    return reported(document, report_dir, formats, saying)
 
 
 def _last_failed(report_dir: Path, wanted: tuple[str, ...]) -> tuple[str, ...]:
@@ -210,7 +243,7 @@ def _last_failed(report_dir: Path, wanted: tuple[str, ...]) -> tuple[str, ...]:
     return failed
 
 
-def _reported(
+def reported(
     document: ReportDocument, report_dir: Path, formats: tuple[str, ...], saying: Saying
 ) -> int:
     """Write the reports and say the verdicts on the terminal; the run's exit code (2 when
