@@ -95,6 +95,8 @@ def _differ(what: str, first: Any, other: Any) -> str:
 
 
 def _shown(value: Any) -> str:
+    if value is None:
+        return "none"
     if isinstance(value, tuple):
         return " ".join(str(part) for part in value if part is not None) or "none"
     return str(value)
