@@ -64,6 +64,8 @@ class RunRequest:
     era: str | None = None
     #: the part of the run to make (its plan is made for the contract: ``sharding.planned``)
     shard: Shard | None = None
+    #: check -> seconds (an earlier run's), to balance the shards by; None: by number of checks
+    shard_costs: Mapping[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -161,7 +163,8 @@ def prepared_for(
     )
     if request.shard is not None:
         rules = [rule.id for rule in spec.rules.values() if rule_selected(rule, options)]
-        shard = planned(request.shard, contract.checks(), rules, options.profile)
+        checks = contract.checks()
+        shard = planned(request.shard, checks, rules, options.profile, request.shard_costs)
         options = replace(options, shard=shard)
     return PreparedRun(descriptor, contract, spec, options, baseline)
 

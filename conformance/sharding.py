@@ -9,14 +9,15 @@ kit's registry and spec, the profile and ``--only``: never on the server, the ma
 seed, so that every job of a CI matrix makes the same plan.
 
 The kit declares no expected cost of a check, so the groups are balanced by their number of
-checks (then of rules): largest first, each to the part with the least so far, the lower
-index on a tie.
+checks (then of rules), or by the seconds each check took in an earlier run's report when one
+is given (``--shard-costs``: the same file in every part, then, for the same plan): heaviest
+first, each to the part with the least so far, the lower index on a tie.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -64,25 +65,50 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def planned(shard: Shard, checks: Checks, rules: Iterable[str], profile: str) -> Shard:
+def planned(
+    shard: Shard,
+    checks: Checks,
+    rules: Iterable[str],
+    profile: str,
+    costs: Mapping[str, float] | None = None,
+) -> Shard:
     """``shard`` with the plan of a run of ``rules`` (in the spec's order) in ``profile``."""
-    return Shard(
-        shard.index, shard.count, MappingProxyType(plan(checks, rules, profile, shard.count))
-    )
+    parts = plan(checks, rules, profile, shard.count, costs)
+    return Shard(shard.index, shard.count, MappingProxyType(parts))
 
 
-def plan(checks: Checks, rules: Iterable[str], profile: str, count: int) -> dict[str, int]:
-    """Every rule of ``rules`` -> its part (1..``count``), in the order of ``rules``."""
+def plan(
+    checks: Checks,
+    rules: Iterable[str],
+    profile: str,
+    count: int,
+    costs: Mapping[str, float] | None = None,
+) -> dict[str, int]:
+    """Every rule of ``rules`` -> its part (1..``count``), in the order of ``rules``; the
+    groups weigh their number of checks, or with ``costs`` (check -> seconds, as an earlier
+    run measured them) their checks' seconds, a check it did not measure the median's."""
     ordered = list(rules)
-    groups = _groups(checks, ordered, profile)
-    load = [(0, 0)] * count  # (checks, rules) in each part so far
+    weigh = _weigher(costs)
+    weighed = [
+        ((weigh(group_checks), len(group_rules)), group_rules)
+        for group_checks, group_rules in _groups(checks, ordered, profile)
+    ]
+    load: list[tuple[float, int]] = [(0, 0)] * count  # (weight, rules) of each part so far
     part_of: dict[str, int] = {}
-    for group_checks, group_rules in sorted(groups, key=lambda g: (-len(g[0]), -len(g[1]))):
+    for (weight, size), group_rules in sorted(weighed, key=lambda g: (-g[0][0], -g[0][1])):
         least = min(range(count), key=lambda index: load[index])
-        done_checks, done_rules = load[least]
-        load[least] = (done_checks + len(group_checks), done_rules + len(group_rules))
+        load[least] = (load[least][0] + weight, load[least][1] + size)
         part_of.update(dict.fromkeys(group_rules, least + 1))
     return {rule: part_of[rule] for rule in ordered}
+
+
+def _weigher(costs: Mapping[str, float] | None) -> Callable[[set[str]], float]:
+    """What a group of checks weighs: their number, or their ``costs`` added."""
+    if costs is None:
+        return len
+    known = sorted(costs.values())
+    unknown = known[len(known) // 2] if known else 1.0
+    return lambda group: sum(costs.get(check, unknown) for check in sorted(group))
 
 
 def _groups(checks: Checks, rules: list[str], profile: str) -> list[tuple[set[str], list[str]]]:

@@ -137,6 +137,13 @@ def _writable_folder(path: Path | None, option: str) -> None:
     "every machine), for CI jobs side by side; give every part the same --seed, and put their "
     "report.json together with 'engram-conformance merge'.",
 )
+@click.option(
+    "--shard-costs",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="REPORT",
+    help="Balance the shards by the seconds each check took in this earlier report.json "
+    "(give every shard the same one) instead of by their number of checks.",
+)
 @click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first rule that fails.")
 @click.option(
     "--lf",
@@ -168,6 +175,7 @@ def run_command(
     no_recheck: bool,
     formats: tuple[str, ...],
     shard: Shard | None,
+    shard_costs: Path | None,
     exitfirst: bool,
     last_failed: bool,
     quiet: bool,
@@ -185,6 +193,8 @@ def run_command(
     if shard is not None and seed is None:
         problem = "needs --seed: the shards of one run generate the same data (give each the same)"
         raise click.BadParameter(problem, param_hint="'--shard'")
+    if shard_costs is not None and shard is None:
+        raise click.BadParameter("balances shards: give --shard too", param_hint="'--shard-costs'")
     request = RunRequest(
         target=target_name(target, reference, stdio, url, contract),
         contract=contract,
@@ -198,6 +208,7 @@ def run_command(
         exitfirst=exitfirst,
         era=era,
         shard=shard,
+        shard_costs=None if shard_costs is None else _check_costs(shard_costs),
     )
     try:
         prepared = ready(request)
@@ -225,6 +236,22 @@ def run_command(
             return stopped_by(stopped)
     saying = Saying(quiet=quiet, verbose=verbose, color=False if no_color else None)
     return reported(document, report_dir, formats, saying)
+
+
+def _check_costs(report: Path) -> dict[str, float]:
+    """Check -> the seconds it took in ``report`` (``--shard-costs``); BadParameter for a file
+    that is no report, or a report without its checks' timing."""
+    try:
+        timing = load(report).run.timing
+    except InvalidReport as error:
+        raise click.BadParameter(f"not a report: {error}", param_hint="'--shard-costs'") from None
+    except OSError as error:
+        problem = f"{report} cannot be read: {error.strerror or error}"
+        raise click.BadParameter(problem, param_hint="'--shard-costs'") from None
+    if timing is None or not timing.checks:
+        problem = f"{report} holds no timing of its checks (a report of a run that made none)"
+        raise click.BadParameter(problem, param_hint="'--shard-costs'")
+    return {check.check: check.time_s for check in timing.checks}
 
 
 def _last_failed(report_dir: Path, wanted: tuple[str, ...]) -> tuple[str, ...]:

@@ -4,10 +4,12 @@ rules; a bad ``--shard`` is one line and exit 2."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +18,8 @@ from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.runner import RunOptions, rule_selected, selected
 from engram_conformance.conformance.sharding import BadShard, Shard, plan, planned
 from engram_conformance.spec import registry
+
+from ..reports.documents import small
 
 CASES = [(name, profile) for name in registry.names() for profile in ("quick", "full")]
 
@@ -128,3 +132,37 @@ def test_a_shard_without_a_seed_is_one_line_and_exit_2() -> None:
     assert result.exit_code == 2
     (line,) = result.output.strip().splitlines()
     assert "'--shard': needs --seed" in line
+
+
+def test_costs_of_an_earlier_run_balance_the_shards_by_seconds() -> None:
+    """One slow check of its own group weighs as much as all the others: with the costs it is
+    alone in its shard; by number of checks it is not."""
+    contract = contracts.contract("mem")
+    checks, rules = contract.checks(), list(contract.load_spec().rules)
+    quick = [c for c in checks.scripted.values() if c.profile == "quick"]
+    slow = next(c for c in quick if len(checks.of_rule()[c.rules[0]]) == 1 and len(c.rules) == 1)
+    costs = {check.id: 1.0 for check in quick} | {slow.id: float(len(quick))}
+    by_cost = plan(checks, rules, "quick", 2, costs)
+    assert sum(by_cost[c.rules[0]] == by_cost[slow.rules[0]] for c in quick) == 1
+    by_count = plan(checks, rules, "quick", 2)
+    assert sum(by_count[c.rules[0]] == by_count[slow.rules[0]] for c in quick) > 1
+    assert plan(checks, rules, "quick", 2, {}) == plan(checks, rules, "quick", 2, {"x": 3.0})
+
+
+def test_shard_costs_need_a_shard_and_a_report_with_timing(tmp_path: Path) -> None:
+    no_timing = small()
+    del no_timing["run"]["timing"]
+    bare, junk = tmp_path / "bare.json", tmp_path / "junk.json"
+    bare.write_text(json.dumps(no_timing), encoding="utf-8")
+    junk.write_text("[]", encoding="utf-8")
+    cases = {
+        ("--shard-costs", str(bare)): "balances shards: give --shard too",
+        ("--shard", "1/2", "--shard-costs", str(bare)): "holds no timing",
+        ("--shard", "1/2", "--shard-costs", str(junk)): "not a report",
+    }
+    for arguments, problem in cases.items():
+        result = CliRunner().invoke(main, ["run", "--reference", "--seed", "1", *arguments])
+        assert result.exit_code == 2, result.output
+        (line,) = result.output.strip().splitlines()
+        assert line.startswith("engram-conformance: Invalid value for '--shard-costs':")
+        assert problem in line
