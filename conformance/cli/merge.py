@@ -10,11 +10,10 @@ from pathlib import Path
 
 import click
 
-from ..execution import DEFAULT_REPORT_DIR
 from ..shard_merge import NotMergeable, copy_evidence, merged
 from . import PROG, main, subcommand, unusable
 from .compare import loaded
-from .run import formats_option, reported
+from .run import formats_option, report_dir_option, reported, saying_options
 from .saying import Saying
 
 
@@ -22,17 +21,9 @@ from .saying import Saying
 @click.argument(
     "reports", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-@click.option(
-    "--report-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_REPORT_DIR,
-    show_default=True,
-    help="Where the merged reports go, with the shards' transcripts and reproductions.",
-)
+@report_dir_option("Where the merged reports go, with the shards' transcripts and reproductions.")
 @formats_option
-@click.option("-q", "--quiet", is_flag=True, help="Say only the final line and the reports.")
-@click.option("-v", "--verbose", is_flag=True, help="Also list the rules not applicable.")
-@click.option("--no-color", is_flag=True, help="No colours, even on a terminal.")
+@saying_options
 @subcommand
 def merge_command(
     reports: tuple[Path, ...],

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import shlex
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from engram_conformance.reports import InvalidReport, ReportDocument, Verdict, load
@@ -22,6 +24,7 @@ from .options import comma_separated, target_name, target_options
 from .progress import progress_display
 from .saying import Saying
 
+F = TypeVar("F", bound=Callable[..., Any])
 SEEDS = click.IntRange(0, 2**32 - 1)  # the range a random seed is drawn from
 
 
@@ -43,6 +46,29 @@ formats_option = click.option(
     help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
     "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
 )
+
+
+def report_dir_option(help: str) -> Callable[[F], F]:
+    """``--report-dir``, the folder the reports are written in."""
+    return click.option(
+        "--report-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=DEFAULT_REPORT_DIR,
+        show_default=True,
+        help=help,
+    )
+
+
+def saying_options(command: F) -> F:
+    """``-q``, ``-v`` and ``--no-color``: what the terminal is told of a report (``Saying``)."""
+    options = [
+        click.option(
+            "-q", "--quiet", is_flag=True, help="Say only the final line and the reports."
+        ),
+        click.option("-v", "--verbose", is_flag=True, help="Also list the rules not applicable."),
+        click.option("--no-color", is_flag=True, help="No colours, even on a terminal."),
+    ]
+    return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)
 
 
 def _budget(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -108,12 +134,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
     callback=_budget,
     help="Stop starting checks after this long.",
 )
-@click.option(
-    "--report-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_REPORT_DIR,
-    show_default=True,
-)
+@report_dir_option("Where the reports go.")
 @click.option(
     "--baseline", type=click.Path(dir_okay=False, path_type=Path), help="Known failures (JSON)."
 )
@@ -153,9 +174,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
     help="Run only the rules that failed or erred in the report already in --report-dir "
     "(every rule when it holds none).",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Say only the final line and the reports.")
-@click.option("-v", "--verbose", is_flag=True, help="Also list the rules not applicable.")
-@click.option("--no-color", is_flag=True, help="No colours, even on a terminal.")
+@saying_options
 @subcommand
 def run_command(
     target: Path | None,
