@@ -145,9 +145,10 @@ def build_document(
         tally(rule.verdict for rule in rules),
         result.discovery_failed,
     )
-    if options.only:  # the class speaks of the whole contract: say what part of it was judged
-        line += f" (only {', '.join(options.only)}: {len(rules)} of {len(spec.rules)} rules)"
     shard = None if options.shard is None else shard_info(options.shard)
+    if options.only:  # the class speaks of the whole contract: say what part of it was judged
+        judged = len(rules) if shard is None else len(shard.plan)  # of the run, in every shard
+        line += f" (only {', '.join(options.only)}: {judged} of {len(spec.rules)} rules)"
     if shard is not None:
         line += shard_note(shard)
     identity = contract.identity(spec)

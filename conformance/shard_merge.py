@@ -148,13 +148,13 @@ def _merged_timing(timings: list[RunTiming]) -> RunTiming | None:
 def copy_evidence(shard_folders: Sequence[Path], report_dir: Path) -> None:
     """Copy the transcripts and reproductions of each shard's report folder into
     ``report_dir``, under the same relative paths, which the merged report names (each check
-    ran in one shard, so none is in two; a file already there is kept)."""
+    ran in one shard, so none is in two but the discovery's, alike in every shard)."""
     for folder in shard_folders:
         for pattern in _EVIDENCE:
             for evidence in folder.glob(pattern):
                 for source in (path for path in evidence.rglob("*") if path.is_file()):
                     copy = report_dir / source.relative_to(folder)
-                    if copy.exists():
+                    if copy.exists() and copy.samefile(source):
                         continue
                     copy.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(source, copy)
