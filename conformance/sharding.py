@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .check_registry import Checks
 
+#: More shards than a run has rules only makes empty ones.
+MOST_SHARDS = 1000
 _FORM = re.compile(r"([0-9]+)/([0-9]+)")
 
 
@@ -44,6 +46,8 @@ class Shard:
     def __post_init__(self) -> None:
         if self.count < 1:
             raise BadShard(f"{self.index}/{self.count}: a run has 1 shard or more, not 0")
+        if self.count > MOST_SHARDS:
+            raise BadShard(f"{self.index}/{self.count}: a run has {MOST_SHARDS} shards at most")
         if not 1 <= self.index <= self.count:
             raise BadShard(
                 f"{self.index}/{self.count}: the shard is counted from 1 to {self.count}"

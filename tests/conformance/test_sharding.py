@@ -112,6 +112,7 @@ def test_the_plan_is_the_same_in_another_process_with_another_hash_seed() -> Non
         ("a/b", "'a/b' is not I/N"),
         ("1/0", "'1/0': a run has 1 shard or more, not 0"),
         ("1/", "'1/' is not I/N"),
+        ("1/1001", "'1/1001': a run has 1000 shards at most"),
         ("-1/3", "'-1/3' is not I/N"),
     ],
 )
