@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,8 +55,14 @@ def shell(command: str, folder: Path, environment: dict[str, str]) -> str:
     return finished.stdout
 
 
-def test_the_guide_shows_the_sharded_workflow() -> None:
-    assert "examples/sharded-gate.yml" in GUIDE.read_text(encoding="utf-8")
+def test_the_guide_shows_the_sharded_workflow_and_its_shard_command() -> None:
+    guide = GUIDE.read_text(encoding="utf-8")
+    assert "examples/sharded-gate.yml" in guide
+    shown = [
+        " ".join(block.replace("\\\n", " ").split())
+        for block in re.findall(r"```bash\n(.*?)```", guide, re.DOTALL)
+    ]
+    assert " ".join(step("shard", "Run this job's shard")["run"].split()) in shown
 
 
 def test_the_merge_job_follows_every_shard_and_publishes_the_merged_report_alone() -> None:
