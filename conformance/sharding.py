@@ -3,10 +3,12 @@ each part that ``engram-conformance merge`` puts back together (``shard_merge``)
 
 A part is made of whole groups: checks that share a rule, and the per-call checks' rules with
 the checks that provoke the answers they judge (as ``--only`` runs them), are one group, so that
-every rule is decided in one shard by every check that decides it in a single run. Rules no
-selected check decides (untestable ones) are groups of their own. The plan depends only on the
-kit's registry and spec, the profile and ``--only``: never on the server, the machine or the
-seed, so that every job of a CI matrix makes the same plan.
+every rule is decided in one shard by every check that decides it in a single run (a per-call
+rule on the answers of its shard's checks alone: a breach only another shard's answers show is
+not its evidence, as with ``--only``). Rules no selected check decides (untestable ones) are
+groups of their own. The plan depends only on the kit's registry and spec, the profile and
+``--only``: never on the server, the machine or the seed, so that every job of a CI matrix
+makes the same plan.
 
 The kit declares no expected cost of a check, so the groups are balanced by their number of
 checks (then of rules), or by the seconds each check took in an earlier run's report when one
