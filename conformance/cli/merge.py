@@ -10,7 +10,6 @@ from pathlib import Path
 
 import click
 
-from ..shard_merge import NotMergeable, copy_evidence, merged
 from . import PROG, main, subcommand, unusable
 from .compare import loaded
 from .run import formats_option, report_dir_option, reported, saying_options
@@ -34,6 +33,8 @@ def merge_command(
     no_color: bool,
 ) -> int:
     """Merge the report.json of every shard of one run into its report; exit as run would."""
+    from ..shard_merge import NotMergeable, copy_evidence, merged  # the harness's, now
+
     documents = loaded(reports)
     if isinstance(documents, str):
         return unusable(documents)
