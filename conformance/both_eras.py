@@ -27,7 +27,7 @@ from engram_conformance.reports import (
     write_reports_as_built,
 )
 
-from .document import counted
+from .document import recounted
 from .exceptions import EraNotSpoken, StartupFailed
 from .request import PreparedRun, RunRequest
 from .targets.eras import BOTH, ERAS
@@ -82,7 +82,7 @@ def merged(documents: dict[str, ReportDocument], not_spoken: dict[str, str]) -> 
         for rule in last.rules
     )
     counts = tally(rule.verdict for rule in rules)
-    summary = last.conformance.summary.rpartition(": ")[0]
+    summary = recounted(last.conformance.summary, last.counts, counts)
     versions = {era: documents[era].target.protocol for era in eras}
     protocol = ProtocolInfo(
         era_requested=BOTH,
@@ -95,7 +95,7 @@ def merged(documents: dict[str, ReportDocument], not_spoken: dict[str, str]) -> 
         spec=last.spec,
         run=_merged_run([documents[era].run for era in eras]),
         target=replace(last.target, protocol=protocol),
-        conformance=replace(last.conformance, summary=f"{summary}: {counted(counts)}"),
+        conformance=replace(last.conformance, summary=summary),
         rules=rules,
     )
 

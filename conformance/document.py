@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from engram_conformance.reports import (
@@ -24,6 +25,7 @@ from engram_conformance.reports import (
     RunInfo,
     RunTiming,
     ServerInfo,
+    ShardInfo,
     SpecIdentity,
     TargetInfo,
     Timing,
@@ -40,6 +42,7 @@ from .contracts import Contract
 from .ledger import CheckTiming, Evidence, Failure
 from .recheck import FLAKY
 from .runner import RunOptions, RunResult
+from .sharding import Shard
 from .targets.json_text import infinities_named, json_text
 from .targets.launch import Target
 
@@ -54,6 +57,20 @@ ARGUMENT_END_CHARS = 256
 def counted(counts: Mapping[Verdict, int]) -> str:
     """The counts of a summary line ("188 pass, 0 fail, ...")."""
     return ", ".join(f"{count} {verdict.label}" for verdict, count in counts.items())
+
+
+def recounted(summary: str, was: Mapping[Verdict, int], now: Mapping[Verdict, int]) -> str:
+    """A summary line (``conformance_line``'s) whose counts ``was`` are now ``now``."""
+    return summary.replace(counted(was), counted(now), 1)
+
+
+def shard_note(shard: ShardInfo) -> str:
+    """What a shard's summary line adds: which part it is, and that the rest was not run."""
+    judged = len(shard.plan) - len(shard.elsewhere())
+    return (
+        f" (shard {shard.index} of {shard.count}, {judged} of {len(shard.plan)} rules; "
+        f"the other {len(shard.elsewhere())} belong to other shards, not run here)"
+    )
 
 
 def conformance_line(
@@ -76,6 +93,11 @@ def conformance_line(
     offered = [tool for tool in spec.tools if tool in listed and tool in claimed]
     klass, words = contract.conformance_class(spec, offered)
     return klass, f"{words}: {tallied}"
+
+
+def shard_info(shard: Shard) -> ShardInfo:
+    """The report's account of a run's shard."""
+    return ShardInfo(shard.index, shard.count, MappingProxyType(dict(shard.plan)))
 
 
 def protocol_info(target: Target) -> ProtocolInfo | None:
@@ -124,8 +146,12 @@ def build_document(
         tally(rule.verdict for rule in rules),
         result.discovery_failed,
     )
+    shard = None if options.shard is None else shard_info(options.shard)
     if options.only:  # the class speaks of the whole contract: say what part of it was judged
-        line += f" (only {', '.join(options.only)}: {len(rules)} of {len(spec.rules)} rules)"
+        judged = len(rules) if shard is None else len(shard.plan)  # of the run, in every shard
+        line += f" (only {', '.join(options.only)}: {judged} of {len(spec.rules)} rules)"
+    if shard is not None:
+        line += shard_note(shard)
     identity = contract.identity(spec)
     info = result.server_info
     return ReportDocument.from_rules(
@@ -145,6 +171,7 @@ def build_document(
             only=tuple(options.only),
             command=command,
             timing=run_timing(result.ledger.timings),
+            shard=shard,
         ),
         target=TargetInfo(
             name=target.name,

@@ -23,7 +23,8 @@ from .baseline import Baseline, BaselineError
 from .contracts import Contract
 from .launching import chosen_contract, claims_only_tools_of, run_launched, run_recognising
 from .ledger import Reproduction
-from .runner import Progress, RunOptions, RunResult
+from .runner import Progress, RunOptions, RunResult, rule_selected
+from .sharding import Shard, planned
 from .targets import eras
 from .targets.choice import named_descriptor
 from .targets.descriptor import DescriptorError, TargetDescriptor
@@ -61,6 +62,10 @@ class RunRequest:
     exitfirst: bool = False
     #: the MCP protocol era to speak (``eras.REQUESTS``); None: the descriptor's
     era: str | None = None
+    #: the part of the run to make (its plan is made for the contract: ``sharding.planned``)
+    shard: Shard | None = None
+    #: check -> seconds (an earlier run's), to balance the shards by; None: by number of checks
+    shard_costs: Mapping[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,11 @@ def prepared_for(
         recheck=request.recheck,
         exitfirst=request.exitfirst,
     )
+    if request.shard is not None:
+        rules = [rule.id for rule in spec.rules.values() if rule_selected(rule, options)]
+        checks = contract.checks()
+        shard = planned(request.shard, checks, rules, options.profile, request.shard_costs)
+        options = replace(options, shard=shard)
     return PreparedRun(descriptor, contract, spec, options, baseline)
 
 

@@ -27,6 +27,7 @@ from .executor import CheckExecutor
 from .ledger import Ledger, Reproduction, Verdict
 from .recheck import Rechecked, planned, recheck
 from .session import Session
+from .sharding import Shard
 from .targets.descriptor import BindingMode, Policy
 from .targets.launch import Target, describe
 from .targets.server_log import tail
@@ -50,6 +51,8 @@ class RunOptions:
     recheck: bool = True
     #: stop starting checks once a must rule fails (``run -x``)
     exitfirst: bool = False
+    #: run only the rules of this part of the run (``run --shard``), planned
+    shard: Shard | None = None
 
 
 @dataclass
@@ -78,7 +81,7 @@ def selected(checks: Checks, options: RunOptions) -> list[Check]:
     provoking = {
         check
         for per_call in checks.per_call.values()
-        if any(_named(options, rule) for rule in per_call.rules)
+        if any(_chosen(options, rule) for rule in per_call.rules)
         for check in per_call.provoked_by
     }
 
@@ -87,15 +90,22 @@ def selected(checks: Checks, options: RunOptions) -> list[Check]:
             return check.id == options.example.check
         if options.profile == "quick" and check.profile == "full":
             return False
-        if not options.only:
+        if not (options.only or options.shard):
             return True
-        return check.id in provoking or any(_named(options, rule) for rule in check.rules)
+        return check.id in provoking or any(_chosen(options, rule) for rule in check.rules)
 
     return [check for check in checks.scripted.values() if wanted(check)]
 
 
 def rule_selected(rule: Any, options: RunOptions) -> bool:
-    return not options.only or _named(options, rule.id)
+    return _chosen(options, rule.id)
+
+
+def _chosen(options: RunOptions, rule: str) -> bool:
+    """Whether the run judges ``rule``: ``--only`` names it (or says nothing) and it is in
+    the run's shard (or the run has none)."""
+    named = not options.only or _named(options, rule)
+    return named and (options.shard is None or options.shard.owns(rule))
 
 
 def _named(options: RunOptions, rule: str) -> bool:

@@ -118,6 +118,20 @@ class RunTiming:
 
 
 @dataclass(frozen=True)
+class ShardInfo:
+    """The part of a sharded run a report holds (``run --shard I/N``), and the plan of the
+    whole run: every rule, in the spec's order, -> the shard it belongs to."""
+
+    index: int
+    count: int
+    plan: Mapping[str, int]
+
+    def elsewhere(self) -> tuple[str, ...]:
+        """The rules of the run that belong to other shards: not run here."""
+        return tuple(rule for rule, index in self.plan.items() if index != self.index)
+
+
+@dataclass(frozen=True)
 class RunInfo:
     started_at: str
     duration_s: float
@@ -127,15 +141,22 @@ class RunInfo:
     only: tuple[str, ...]
     command: str
     timing: RunTiming | None = field(default=None, metadata=OPTIONAL)
+    #: a shard's report: which part of the run it holds
+    shard: ShardInfo | None = field(default=None, metadata=OPTIONAL)
+    #: a merged report: how many shards' reports it was made of
+    merged_shards: int | None = field(default=None, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunInfo:
-        timing = data.get("timing")
+        timing, shard = data.get("timing"), data.get("shard")
         return cls(
             **{
                 **data,
                 "only": tuple(data["only"]),
                 "timing": None if timing is None else RunTiming.from_dict(timing),
+                "shard": None
+                if shard is None
+                else ShardInfo(**{**shard, "plan": MappingProxyType(dict(shard["plan"]))}),
             }
         )
 
@@ -457,6 +478,7 @@ def _check_consistency(document: ReportDocument) -> None:
             problem = f"duplicate rule id {rule.id!r} (first at /rules/{first_index[rule.id]})"
             raise InvalidReport(f"/rules/{index}/id", problem)
         first_index[rule.id] = index
+    _check_shard(document)
     actual = tally(rule.verdict for rule in document.rules)
     for verdict in COUNTED_ORDER:
         if document.counts[verdict] != actual[verdict]:
@@ -471,6 +493,20 @@ def _check_consistency(document: ReportDocument) -> None:
         else:
             why = "fails (not in the baseline)"
         raise InvalidReport("/exit_code", f"is 0 but rule {gate.id} {why}")
+
+
+def _check_shard(document: ReportDocument) -> None:
+    """A shard's report holds the rules its plan gives it, and no others."""
+    shard = document.run.shard
+    if shard is None:
+        return
+    if shard.index > shard.count or any(not 1 <= i <= shard.count for i in shard.plan.values()):
+        raise InvalidReport("/run/shard", f"names a shard beyond its count, {shard.count}")
+    own = {rule for rule, index in shard.plan.items() if index == shard.index}
+    held = {rule.id for rule in document.rules}
+    if held != own:
+        strays = ", ".join(sorted(held ^ own)[:5])
+        raise InvalidReport("/rules", f"are not the rules the shard's plan gives it ({strays})")
 
 
 def pretty_json(data: Any, default: Callable[[Any], Any] | None = None) -> str:

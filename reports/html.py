@@ -28,7 +28,7 @@ from .document import (
 )
 from .html_assets import SCRIPT, STYLE
 from .sanitize import scrub, shorten, truncate
-from .text import era_findings, era_verdicts, notes
+from .text import era_findings, era_verdicts, notes, shard_line
 
 EVIDENCE_LIMIT = 20_000
 #: how many of the slowest checks the run's section lists
@@ -91,6 +91,8 @@ def _header(document: ReportDocument) -> str:
     info = document.target.server_info
     server = f"{info.name} {info.version}, MCP {info.protocol_version}" if info else "no server"
     only = f", only {', '.join(run.only)}" if run.only else ""
+    if run.shard is not None:
+        only += f", shard {run.shard.index} of {run.shard.count}"
     line = (
         f"{spec.contract} {spec.contract_version} · {run.profile} profile{only} · {server} · "
         f"{run.duration_s:.1f} s · exit code {document.exit_code}"
@@ -339,6 +341,7 @@ def _run(document: ReportDocument) -> str:
         "Duration": f"{run.duration_s:.1f} s (budget: {budget})",
         "Profile and seed": f"{run.profile}, seed {run.seed}",
         "Only": ", ".join(run.only) or "every rule",
+        "Shard": shard_line(document) or "none: the whole run",
         "Command": run.command,
         "Exit code": str(document.exit_code),
     }

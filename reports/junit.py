@@ -32,7 +32,7 @@ def render(document: ReportDocument) -> str:
     root = ET.Element("testsuites", name="engram-conformance")
     for family, rules in document.by_family().items():
         suite = ET.SubElement(root, "testsuite", name=family)
-        _protocol_properties(suite, document)
+        _run_properties(suite, document)
         for rule in rules:
             _testcase(suite, rule, document.spec.contract)
         _count(suite)
@@ -42,17 +42,28 @@ def render(document: ReportDocument) -> str:
     return _DECLARATION + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def _protocol_properties(suite: ET.Element, document: ReportDocument) -> None:
-    """The MCP era of the run, as properties of each testsuite (JUnit has none for the whole)."""
+def _run_properties(suite: ET.Element, document: ReportDocument) -> None:
+    """The MCP era of the run and its shard, as properties of each testsuite (JUnit has none
+    for the whole). A shard's testsuites hold its rules alone: the other shards' reports hold
+    the others, so that the JUnit files of every shard of a run name each rule once."""
+    named: list[tuple[str, str]] = []
     protocol = document.target.protocol
-    if protocol is None:
+    if protocol is not None:
+        named += [
+            ("mcp_era", protocol.era),
+            ("mcp_era_requested", protocol.era_requested),
+            ("mcp_protocol_version", protocol.protocol_version),
+        ]
+    shard = document.run.shard
+    if shard is not None:
+        named += [("shard", f"{shard.index}/{shard.count}")]
+        named += [("rules_not_run_here", str(len(shard.elsewhere())))]
+    if document.run.merged_shards is not None:
+        named += [("merged_shards", str(document.run.merged_shards))]
+    if not named:
         return
     properties = ET.SubElement(suite, "properties")
-    for name, value in (
-        ("mcp_era", protocol.era),
-        ("mcp_era_requested", protocol.era_requested),
-        ("mcp_protocol_version", protocol.protocol_version),
-    ):
+    for name, value in named:
         ET.SubElement(properties, "property", name=name, value=value)
 
 

@@ -15,7 +15,7 @@ import re
 from .causes import Cause, causes, tally
 from .document import ErrorRecord, FailureRecord, ReportDocument, RuleRecord, Verdict
 from .sanitize import scrub, shorten, truncate
-from .text import era_findings, era_verdicts, notes, protocol_line
+from .text import era_findings, era_verdicts, notes, protocol_line, shard_line
 
 BLOCK_LIMIT = 2_000
 CALL_LIMIT = 400  # per call, so that a block shows every step of a shrunk sequence
@@ -106,7 +106,7 @@ def _run_line(document: ReportDocument) -> str:
         f"**Target** {inline(target.name)} ({reached}), server {server} · "
         f"**contract** {spec.contract} {spec.contract_version}, "
         f"spec {spec.spec_version} `{spec.digest}` · "
-        f"**run** {run.profile} profile{_subset(document)}, seed {run.seed}, "
+        f"**run** {run.profile} profile{_subset(document)}{_shard(document)}, seed {run.seed}, "
         f"{run.duration_s:.1f} s{_timing(document)}, "
         f"exit code {document.exit_code}"
     )
@@ -118,6 +118,12 @@ def _timing(document: ReportDocument) -> str:
     if timing is None:
         return ""
     return f" (checks {timing.time_s:.1f} s: {timing.calls} calls, {timing.waited_s:.1f} s waiting)"
+
+
+def _shard(document: ReportDocument) -> str:
+    """Which part of a sharded run the report holds, or that it merges the parts."""
+    line = shard_line(document)
+    return f" ({line})" if line else ""
 
 
 def _subset(document: ReportDocument) -> str:
@@ -188,4 +194,21 @@ def _all_rules(document: ReportDocument) -> str:
         for rule in document.rules
     )
     table = f"| Rule | Level | Verdict | Statement |\n|---|---|---|---|\n{rows}" if rows else ""
-    return f"<details><summary>All rules ({len(document.rules)})</summary>\n\n{table}\n\n</details>"
+    title = "All rules" if document.run.shard is None else "Rules of this shard"
+    shown = f"<details><summary>{title} ({len(document.rules)})</summary>\n\n{table}\n\n</details>"
+    return shown + _elsewhere(document)
+
+
+def _elsewhere(document: ReportDocument) -> str:
+    """The rules of the other shards, which this shard's report does not judge."""
+    shard = document.run.shard
+    if shard is None or not shard.elsewhere():
+        return ""
+    by_shard: dict[int, list[str]] = {}
+    for rule in shard.elsewhere():
+        by_shard.setdefault(shard.plan[rule], []).append(rule)
+    lines = "\n".join(
+        f"- shard {index}: {', '.join(rules)}" for index, rules in sorted(by_shard.items())
+    )
+    summary = f"Not run here: the rules of other shards ({len(shard.elsewhere())})"
+    return f"\n\n<details><summary>{summary}</summary>\n\n{lines}\n\n</details>"

@@ -79,9 +79,19 @@ def sarif_log(document: ReportDocument) -> dict[str, Any]:
             "target": scrub(document.target.name),
             "profile": document.run.profile,
             "seed": document.run.seed,
+            **_shard_properties(document),
         },
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _shard_properties(document: ReportDocument) -> dict[str, Any]:
+    """A shard's run names its shard and the rules it did not run (they are neither results
+    nor rules of its log); a merged run, how many shards it was merged from."""
+    shard, merged = document.run.shard, document.run.merged_shards
+    if shard is not None:
+        return {"shard": f"{shard.index}/{shard.count}", "notRunHere": list(shard.elsewhere())}
+    return {} if merged is None else {"mergedShards": merged}
 
 
 def result_level(rule: RuleRecord) -> str | None:

@@ -79,6 +79,23 @@ def protocol_line(document: ReportDocument) -> str | None:
     return line
 
 
+def shard_line(document: ReportDocument) -> str | None:
+    """Which part of a sharded run the report holds, and that the other rules were not run
+    here ("shard 1 of 3: 70 of 215 rules; the other 145 belong to other shards and were not
+    run here"), or how many shards' reports were merged into it; None for a run made whole."""
+    run = document.run
+    if run.merged_shards is not None:
+        return f"merged from the reports of {run.merged_shards} shards"
+    if run.shard is None:
+        return None
+    elsewhere = len(run.shard.elsewhere())
+    return (
+        f"shard {run.shard.index} of {run.shard.count}: {len(run.shard.plan) - elsewhere} of "
+        f"{len(run.shard.plan)} rules; the other {elsewhere} belong to other shards and were "
+        "not run here"
+    )
+
+
 def era_verdicts(rule: RuleRecord) -> str:
     """Each era's verdict of a rule run in both ("2025-11-25 pass, 2026-07-28 fail")."""
     return ", ".join(f"{era} {verdict}" for era, verdict in (rule.eras or {}).items())

@@ -6,6 +6,6 @@ register itself on it without an import circle; this module imports the group an
 
 from __future__ import annotations
 
-from . import compare, explain, fuzz, main, replay, rules, run, spec, trace  # noqa: F401 - a command module registers its command
+from . import compare, explain, fuzz, main, merge, replay, rules, run, spec, trace  # noqa: F401 - a command module registers its command
 
 __all__ = ["main"]

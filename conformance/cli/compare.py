@@ -15,7 +15,7 @@ from . import EXIT_FAILED, EXIT_OK, main, subcommand, unusable
 _REPORT = click.Path(exists=True, dir_okay=False, path_type=Path)
 
 
-def _loaded(paths: tuple[Path, ...]) -> list[ReportDocument] | str:
+def loaded(paths: tuple[Path, ...]) -> list[ReportDocument] | str:
     """The reports, or the one-line problem of the first that cannot be read."""
     documents = []
     for path in paths:
@@ -34,7 +34,7 @@ def _loaded(paths: tuple[Path, ...]) -> list[ReportDocument] | str:
 @subcommand
 def diff_command(old: Path, new: Path) -> int:
     """Compare two runs' report.json: exit 1 when a rule that held now fails or errs."""
-    documents = _loaded((old, new))
+    documents = loaded((old, new))
     if isinstance(documents, str):
         return unusable(documents)
     try:
@@ -56,7 +56,7 @@ def diff_command(old: Path, new: Path) -> int:
 @subcommand
 def matrix_command(reports: tuple[Path, ...], html_path: Path | None) -> int:
     """Print, as a Markdown table, every rule's verdict in each report (one per implementation)."""
-    documents = _loaded(reports)
+    documents = loaded(reports)
     if isinstance(documents, str):
         return unusable(documents)
     try:

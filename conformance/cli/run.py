@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import shlex
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 from engram_conformance.reports import InvalidReport, ReportDocument, Verdict, load
@@ -14,12 +17,14 @@ from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as
 
 from ..exceptions import Interrupted, StartupFailed
 from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
+from ..sharding import BadShard, Shard
 from ..targets.eras import REQUESTS
 from . import PROG, main, stopped_by, subcommand, unusable
 from .options import comma_separated, target_name, target_options
 from .progress import progress_display
 from .saying import Saying
 
+F = TypeVar("F", bound=Callable[..., Any])
 SEEDS = click.IntRange(0, 2**32 - 1)  # the range a random seed is drawn from
 
 
@@ -32,10 +37,60 @@ def _formats(ctx: click.Context, param: click.Parameter, value: tuple[str, ...])
     return formats
 
 
+formats_option = click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    metavar="FORMAT",
+    callback=_formats,
+    help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
+    "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
+)
+
+
+def report_dir_option(help: str) -> Callable[[F], F]:
+    """``--report-dir``, the folder the reports are written in."""
+    return click.option(
+        "--report-dir",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=DEFAULT_REPORT_DIR,
+        show_default=True,
+        help=help,
+    )
+
+
+def saying_options(command: F) -> F:
+    """``-q``, ``-v`` and ``--no-color``: what the terminal is told of a report (``Saying``)."""
+    options = [
+        click.option(
+            "-q", "--quiet", is_flag=True, help="Say only the final line and the reports."
+        ),
+        click.option("-v", "--verbose", is_flag=True, help="Also list the rules not applicable."),
+        click.option("--no-color", is_flag=True, help="No colours, even on a terminal."),
+    ]
+    return functools.reduce(lambda decorated, option: option(decorated), reversed(options), command)
+
+
 def _budget(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise click.BadParameter(f"{value} is not a number of seconds above 0")
     return value
+
+
+class ShardValue(click.ParamType):
+    """``--shard I/N``: the part I (from 1) of a run split into N."""
+
+    name = "I/N"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Shard:
+        if isinstance(value, Shard):
+            return value
+        try:
+            return Shard.parse(str(value))
+        except BadShard as error:
+            self.fail(str(error), param, ctx)
 
 
 def _writable_folder(path: Path | None, option: str) -> None:
@@ -79,12 +134,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
     callback=_budget,
     help="Stop starting checks after this long.",
 )
-@click.option(
-    "--report-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=DEFAULT_REPORT_DIR,
-    show_default=True,
-)
+@report_dir_option("Where the reports go.")
 @click.option(
     "--baseline", type=click.Path(dir_okay=False, path_type=Path), help="Known failures (JSON)."
 )
@@ -100,14 +150,20 @@ def _writable_folder(path: Path | None, option: str) -> None:
     is_flag=True,
     help="Do not check failures again alone (flaky failures then fail the gate).",
 )
+@formats_option
 @click.option(
-    "--format",
-    "formats",
-    multiple=True,
-    metavar="FORMAT",
-    callback=_formats,
-    help="Also write this report: sarif (report.sarif, for code scanning). Repeatable or "
-    "comma-separated; report.json, junit.xml, summary.md and report.html are always written.",
+    "--shard",
+    type=ShardValue(),
+    help="Run only part I of N of the run's rules (each in exactly one part, the same parts on "
+    "every machine), for CI jobs side by side; give every part the same --seed, and put their "
+    "report.json together with 'engram-conformance merge'.",
+)
+@click.option(
+    "--shard-costs",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="REPORT",
+    help="Balance the shards by the seconds each check took in this earlier report.json "
+    "(give every shard the same one) instead of by their number of checks.",
 )
 @click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first rule that fails.")
 @click.option(
@@ -118,9 +174,7 @@ def _writable_folder(path: Path | None, option: str) -> None:
     help="Run only the rules that failed or erred in the report already in --report-dir "
     "(every rule when it holds none).",
 )
-@click.option("-q", "--quiet", is_flag=True, help="Say only the final line and the reports.")
-@click.option("-v", "--verbose", is_flag=True, help="Also list the rules not applicable.")
-@click.option("--no-color", is_flag=True, help="No colours, even on a terminal.")
+@saying_options
 @subcommand
 def run_command(
     target: Path | None,
@@ -139,6 +193,8 @@ def run_command(
     no_example_db: bool,
     no_recheck: bool,
     formats: tuple[str, ...],
+    shard: Shard | None,
+    shard_costs: Path | None,
     exitfirst: bool,
     last_failed: bool,
     quiet: bool,
@@ -153,6 +209,11 @@ def run_command(
         wanted = _last_failed(report_dir, wanted)
     if only and not wanted:
         raise click.BadParameter("names no rule or family", param_hint="'--only'")
+    if shard is not None and seed is None:
+        problem = "needs --seed: the shards of one run generate the same data (give each the same)"
+        raise click.BadParameter(problem, param_hint="'--shard'")
+    if shard_costs is not None and shard is None:
+        raise click.BadParameter("balances shards: give --shard too", param_hint="'--shard-costs'")
     request = RunRequest(
         target=target_name(target, reference, stdio, url, contract),
         contract=contract,
@@ -165,6 +226,8 @@ def run_command(
         recheck=not no_recheck,
         exitfirst=exitfirst,
         era=era,
+        shard=shard,
+        shard_costs=None if shard_costs is None else _check_costs(shard_costs),
     )
     try:
         prepared = ready(request)
@@ -191,7 +254,23 @@ def run_command(
         except Interrupted as stopped:
             return stopped_by(stopped)
     saying = Saying(quiet=quiet, verbose=verbose, color=False if no_color else None)
-    return _reported(document, report_dir, formats, saying)
+    return reported(document, report_dir, formats, saying)
+
+
+def _check_costs(report: Path) -> dict[str, float]:
+    """Check -> the seconds it took in ``report`` (``--shard-costs``); BadParameter for a file
+    that is no report, or a report without its checks' timing."""
+    try:
+        timing = load(report).run.timing
+    except InvalidReport as error:
+        raise click.BadParameter(f"not a report: {error}", param_hint="'--shard-costs'") from None
+    except OSError as error:
+        problem = f"{report} cannot be read: {error.strerror or error}"
+        raise click.BadParameter(problem, param_hint="'--shard-costs'") from None
+    if timing is None or not timing.checks:
+        problem = f"{report} holds no timing of its checks (a report of a run that made none)"
+        raise click.BadParameter(problem, param_hint="'--shard-costs'")
+    return {check.check: check.time_s for check in timing.checks}
 
 
 def _last_failed(report_dir: Path, wanted: tuple[str, ...]) -> tuple[str, ...]:
@@ -210,7 +289,7 @@ def _last_failed(report_dir: Path, wanted: tuple[str, ...]) -> tuple[str, ...]:
     return failed
 
 
-def _reported(
+def reported(
     document: ReportDocument, report_dir: Path, formats: tuple[str, ...], saying: Saying
 ) -> int:
     """Write the reports and say the verdicts on the terminal; the run's exit code (2 when

@@ -13,6 +13,7 @@ from engram_conformance.reports.text import (
     era_findings,
     era_verdicts,
     protocol_line,
+    shard_line,
     terminal_line,
 )
 
@@ -34,9 +35,9 @@ class Saying:
     def tell(self, document: ReportDocument, report_dir: Path) -> None:
         if not self.quiet:
             click.echo(document.conformance.summary)
-            era = protocol_line(document)
-            if era is not None:
-                click.echo(era)
+            for line in (protocol_line(document), shard_line(document)):
+                if line is not None:
+                    click.echo(line)
             self._era_findings(document)
             self._short_summary(document, report_dir)
         self._final_line(document)
