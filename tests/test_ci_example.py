@@ -173,7 +173,10 @@ def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     "workflow",
-    [WORKFLOW, REPO_ROOT / "docs" / "examples" / "fuzz-nightly.yml"],
+    [
+        WORKFLOW,
+        *(REPO_ROOT / "docs" / "examples" / f"{n}.yml" for n in ("fuzz-nightly", "sharded-gate")),
+    ],
     ids=lambda p: p.stem,
 )
 def test_a_job_without_the_kits_home_stops_before_the_install_and_names_what_to_set(
@@ -182,10 +185,13 @@ def test_a_job_without_the_kits_home_stops_before_the_install_and_names_what_to_
     """The kit's home is the vendor's to say (the kit is on no package index, and a fork will
     do): no repository name is made up. Unset, the step before the checkout fails with an
     error annotation naming both variables; set, it lets the job go on."""
-    (job,) = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"].values()
-    names = [step.get("name") for step in job["steps"]]
-    guard = job["steps"][names.index("Say where the conformance kit comes from")]
-    assert names[names.index(guard["name"]) + 1] == "Check out the conformance kit"
+    jobs = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"].values()
+    for job in jobs:  # every job that installs the kit says where it comes from first
+        names = [step.get("name") for step in job["steps"]]
+        checkout = names.index("Check out the conformance kit")
+        assert names[checkout - 1] == "Say where the conformance kit comes from"
+    steps = next(iter(jobs))["steps"]
+    guard = next(step for step in steps if step.get("name", "").startswith("Say where"))
     unset = {"KIT_REPOSITORY": "", "KIT_REF": ""}
     stopped = subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", guard["run"]],
