@@ -16,8 +16,12 @@ if TYPE_CHECKING:  # the harness is imported when a run starts, not for --help
 
 
 @contextlib.contextmanager
-def progress_display() -> Iterator[ProgressCallback]:
-    """A callback for ``runner.run``; it writes to standard error, never to standard output."""
+def progress_display(*, quiet: bool = False) -> Iterator[ProgressCallback]:
+    """A callback for ``runner.run``; it writes to standard error, never to standard output,
+    and nothing at all when ``quiet`` (``-q``: the final line and the reports only)."""
+    if quiet:
+        yield lambda _check, _done, _total: None
+        return
     if not sys.stderr.isatty():
 
         def plain(check: Any, done: int, total: int) -> None:

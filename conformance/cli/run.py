@@ -239,7 +239,7 @@ def run_command(
         return stopped_by(stopped)
     _writable_folder(report_dir, "--report-dir")
     _writable_folder(None if no_example_db else example_db, "--example-db")
-    with progress_display() as progress:
+    with progress_display(quiet=quiet) as progress:
         try:
             document = run_target(
                 prepared,

@@ -67,6 +67,15 @@ def test_lf_runs_the_rules_that_failed_or_erred_last_time(tmp_path: Path) -> Non
     assert output.splitlines()[0].startswith("==========")
 
 
+def test_q_says_no_progress_either(tmp_path: Path) -> None:
+    """Attack round 6: -q still wrote a line per check on standard error."""
+    arguments = ["run", "--stdio", ECHO, "--only", "ENV", "--report-dir", str(tmp_path)]
+    loud, quiet = (CliRunner().invoke(main, [*arguments, *more]) for more in ((), ("-q",)))
+    assert loud.exit_code == quiet.exit_code == 1
+    assert any(line.startswith("[1/") for line in loud.stderr.splitlines())
+    assert not any(line.startswith("[") for line in quiet.stderr.splitlines()), quiet.stderr
+
+
 def test_colour_only_where_wanted(tmp_path: Path) -> None:
     code, coloured = _run(tmp_path / "a", "-x", color=True)
     assert code == 1 and "\x1b[" in coloured
