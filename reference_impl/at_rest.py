@@ -70,6 +70,13 @@ def _tighten(path: Path) -> None:
         path.chmod(mode & ~SHARED_BITS)
 
 
+def refuse_irregular(path: Path, what: str) -> None:
+    """Raise ``UnsafeState`` when ``path`` (followed, if a link) is no regular file: reading a
+    FIFO there would hold the server at its start with nothing said (attack round 6)."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise UnsafeState(f"the {what} {path} is not a regular file; refused")
+
+
 def refuse_foreign(path: Path, what: str) -> None:
     """Raise ``UnsafeState`` when another user than the one running owns ``path``."""
     owner, running = path.stat().st_uid, os.geteuid()
@@ -82,14 +89,17 @@ def refuse_foreign(path: Path, what: str) -> None:
 
 def secret_file(path: Path, what: str) -> None:
     """Raise ``UnsafeState`` for a secret (a key, a token) that another user owns or others
-    than its owner may read or write."""
+    than its owner may read or write, or that is no regular file."""
+    refuse_irregular(path, what)
     refuse_foreign(path, what)
     refuse_shared(path, what, "chmod 600")
 
 
 def trusted_file(path: Path, what: str) -> None:
     """Raise ``UnsafeState`` for a file the server trusts (a public key it verifies with)
-    that another user owns or others than its owner may write: they could swap it."""
+    that another user owns or others than its owner may write (they could swap it), or that is
+    no regular file."""
+    refuse_irregular(path, what)
     refuse_foreign(path, what)
     mode = stat.S_IMODE(path.stat().st_mode)
     if mode & WRITABLE_BY_OTHERS:

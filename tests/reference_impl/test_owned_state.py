@@ -65,3 +65,22 @@ def test_a_host_key_others_may_write_is_refused(tmp_path: Path) -> None:
         trusted_file(key, "host public key")
     key.chmod(0o644)  # readable by all is fine: it is a public key
     trusted_file(key, "host public key")
+
+
+@pytest.mark.parametrize("check", [secret_file, trusted_file], ids=["a secret", "a trusted file"])
+@pytest.mark.parametrize("kind", ["a FIFO", "a folder", "a link to a FIFO"])
+def test_what_is_no_regular_file_is_refused_before_it_is_read(
+    tmp_path: Path, check: Callable[[Path, str], None], kind: str
+) -> None:
+    """Attack round 6: an http.token that was a FIFO held `serve` at its start, saying
+    nothing (reading it waits for a writer)."""
+    planted = tmp_path / "planted"
+    if kind == "a folder":
+        planted.mkdir(mode=0o700)
+    else:
+        fifo = tmp_path / "fifo" if kind == "a link to a FIFO" else planted
+        os.mkfifo(fifo, 0o600)
+        if fifo != planted:
+            planted.symlink_to(fifo)
+    with pytest.raises(UnsafeState, match=f"the token file {planted} is not a regular file"):
+        check(planted, "token file")
