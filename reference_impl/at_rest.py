@@ -48,14 +48,18 @@ def private_folder(path: Path) -> Path:
 def private_file(path: Path) -> None:
     """Create ``path`` (an SQLite database) empty with mode 0600 if it does not exist, whatever
     the umask: its WAL and shared-memory files then take the same mode. One that exists, or one
-    of its side files, that another user owns raises ``UnsafeState``; the running user's lose
-    the group's and others' bits (a database copied in as 0644 gave its WAL 0644 too)."""
+    of its side files, that another user owns, or that is a link (its target would be the
+    state: attack round 6 saw a linked database's target outside the folder made 0600 and
+    written) or no regular file, raises ``UnsafeState``; the running user's lose the group's
+    and others' bits (a database copied in as 0644 gave its WAL 0644 too)."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        refuse_foreign(path, "state file")
         for kept in (path, *(path.with_name(path.name + end) for end in SQLITE_SIDE_FILES)):
+            if kept.is_symlink():
+                raise UnsafeState(f"the state file {kept} is a link; refused") from None
             if kept.exists():
+                refuse_irregular(kept, "state file")
                 refuse_foreign(kept, "state file")
                 _tighten(kept)
         return

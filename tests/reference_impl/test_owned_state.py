@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from engram_conformance.reference_impl.at_rest import (
     UnsafeState,
+    private_file,
     private_folder,
     secret_file,
     trusted_file,
@@ -84,3 +85,19 @@ def test_what_is_no_regular_file_is_refused_before_it_is_read(
             planted.symlink_to(fifo)
     with pytest.raises(UnsafeState, match=f"the token file {planted} is not a regular file"):
         check(planted, "token file")
+
+
+@pytest.mark.parametrize("name", ["mem.db", "mem.db-wal"])
+def test_a_database_or_side_file_that_is_a_link_is_refused(tmp_path: Path, name: str) -> None:
+    """Attack round 6: a mem.db linked to a file outside the state folder was used, and its
+    target made 0600."""
+    outside = tmp_path / "outside.db"
+    outside.write_bytes(b"")
+    outside.chmod(0o644)
+    state = private_folder(tmp_path / "state")
+    (state / "mem.db").write_bytes(b"")
+    (state / name).unlink(missing_ok=True)
+    (state / name).symlink_to(outside)
+    with pytest.raises(UnsafeState, match=f"the state file {state / name} is a link"):
+        private_file(state / "mem.db")
+    assert outside.stat().st_mode & 0o777 == 0o644
