@@ -28,7 +28,7 @@ from .exceptions import NoAnswerInTime, ServerFault
 from .ledger import Failure, Ledger, Reproduction
 from .observation import Observation
 from .session import Session
-from .targets.descriptor import BindingMode, Policy
+from .targets.descriptor import BindingMode
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class BaseContext:
         *,
         check: str,
         spec: Any,
-        policy: Policy,
+        policy: Any,
         session: Session,
         ledger: Ledger,
         run_id: str,
@@ -71,11 +71,16 @@ class BaseContext:
         example: Reproduction | None = None,
         binding_mode: str = BindingMode.SIGNED_META,
         after_stop: list[AfterStop] | None = None,
+        claim: tuple[str, ...] | None = None,
     ) -> None:
         self.check = check
         #: the contract's loaded spec
         self.spec = spec
+        #: what the target's descriptor promises, as the contract reads it (its
+        #: ``Contract.settings``)
         self.policy = policy
+        #: the tools the target claims (None until the run settled the default claim)
+        self.claim = claim
         self.session = session
         self.ledger = ledger
         self.run_id = run_id
@@ -103,6 +108,14 @@ class BaseContext:
         self.waited_s = 0.0
 
     # recording ---------------------------------------------------------------------------
+    @property
+    def claimed_tools(self) -> tuple[str, ...]:
+        """The tools the target claims: its descriptor's, or the default claim the runner
+        settles once the server's tools are listed, before any check runs."""
+        if self.claim is None:
+            raise RuntimeError("the claimed tools are read before the run settled them")
+        return self.claim
+
     def calls(self) -> tuple[dict[str, Any], ...]:
         """This check's calls so far, as data."""
         return tuple(o.to_json() for o in self.session.transcript[self._first_call :])

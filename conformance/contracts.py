@@ -20,6 +20,7 @@ from engram_conformance.spec.registry import DEFAULT, UnknownContract
 
 from .check_registry import Checks
 from .spec_digest import spec_identity
+from .targets.contract_tables import NO_SETTINGS, ContractSettings
 
 if TYPE_CHECKING:
     from .check_context import BaseContext
@@ -152,6 +153,9 @@ class Contract(Generic[S]):
     #: the tools a target whose descriptor claims none is taken to claim, when the server
     #: lists these: those the contract's text requires, and the optional ones listed
     default_claim: Callable[[S, Collection[str]], tuple[str, ...]] = _every_tool
+    #: what a target's descriptor may promise to it: the tables it reads (their JSON Schema)
+    #: and the frozen policy it makes of them, which its checks read as ``ctx.policy``
+    settings: ContractSettings[Any] = NO_SETTINGS
     #: the host the harness plays for one run (spec, run id)
     host: Callable[[S, str], Host] = UnboundHost
     #: a check's context: ``check_context.BaseContext``'s arguments plus the host
@@ -181,6 +185,12 @@ def contract(name: str) -> Contract[Any]:
     if not isinstance(plugin, Contract) or plugin.name != name:
         raise registry.BadRegistration(f"{name}'s plug-in {path} is no Contract named {name!r}")
     return plugin
+
+
+def every_settings() -> list[ContractSettings[Any]]:
+    """Every registered contract's descriptor tables, which a descriptor is validated against
+    before the run knows its contract (``targets.descriptor.load_descriptor``)."""
+    return [contract(name).settings for name in names()]
 
 
 def recognised(tools: Collection[str]) -> Contract[Any] | None:

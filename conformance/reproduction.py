@@ -18,6 +18,7 @@ from pathlib import Path
 
 import hypothesis
 
+from .contracts import every_settings
 from .ledger import Failure, Reproduction
 from .request import RunRequest, ready, run_request
 from .runner import RunResult
@@ -48,7 +49,7 @@ def reproduce(
     ``tools/list`` shows): AssertionError with the evidence if ``check`` still finds ``rule``
     broken, ReproductionUnusable if it cannot run here."""
     try:
-        descriptor = named_descriptor(target)
+        descriptor = named_descriptor(target, every_settings())
     except NotOneTarget:
         raise ReproductionUnusable(
             f"the reproduction names its target as {dict(target)!r}, not by one of "

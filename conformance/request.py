@@ -20,7 +20,7 @@ from typing import Any
 from engram_conformance.spec.registry import BadRegistration, UnknownContract
 
 from .baseline import Baseline, BaselineError
-from .contracts import Contract
+from .contracts import Contract, every_settings
 from .launching import chosen_contract, claims_only_tools_of, run_launched, run_recognising
 from .ledger import Reproduction
 from .runner import Progress, RunOptions, RunResult
@@ -81,7 +81,7 @@ def descriptor_of(request: RunRequest) -> TargetDescriptor:
         descriptor = request.target
     else:
         try:
-            descriptor = named_descriptor(request.target)
+            descriptor = named_descriptor(request.target, every_settings())
         except (DescriptorError, UnknownContract, BadRegistration) as error:
             raise Unusable(str(error)) from None
     if request.era is None:
