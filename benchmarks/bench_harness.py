@@ -63,7 +63,7 @@ async def call_rates(calls: int, width: int) -> dict[str, float]:
     prepared = prepare(RunRequest(target=reference_descriptor("mem"), contract="mem"))
     contract, spec, descriptor = prepared.contract, prepared.spec, prepared.descriptor
     host = contract.host(spec, "bench")
-    with launched(descriptor, host) as target:
+    with launched(descriptor, host, contract) as target:
         async with target.connect() as connection:
             policy, options = promised(contract, descriptor, prepared.options)
             executor = CheckExecutor(

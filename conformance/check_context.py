@@ -28,7 +28,6 @@ from .exceptions import NoAnswerInTime, ServerFault
 from .ledger import Failure, Ledger, Reproduction
 from .observation import Observation
 from .session import Session
-from .targets.descriptor import BindingMode
 
 
 @dataclass(frozen=True)
@@ -69,7 +68,6 @@ class BaseContext:
         budget_ends_at: float | None = None,
         example_db: Path | None = None,
         example: Reproduction | None = None,
-        binding_mode: str = BindingMode.SIGNED_META,
         after_stop: list[AfterStop] | None = None,
         claim: tuple[str, ...] | None = None,
     ) -> None:
@@ -95,8 +93,6 @@ class BaseContext:
         self.example_db = example_db
         #: the one failing example a Hypothesis-driven check runs instead of searching
         self.example = example
-        #: how the target binds identities (signed-meta, process-env, http-headers)
-        self.binding_mode = binding_mode
         #: where judgements wait for the end of the run (None: the harness stops no server)
         self._after_stop = after_stop
         self._first_call = len(session.transcript)

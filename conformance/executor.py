@@ -82,7 +82,6 @@ class CheckExecutor:
             budget_ends_at=ends_at,
             example_db=self.options.example_db,
             example=example,
-            binding_mode=self.options.binding_mode,
             after_stop=self.after_stop,
             claim=self.claim,
         )

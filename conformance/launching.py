@@ -33,13 +33,18 @@ from .targets.launch import LaunchedTarget, Workspace
 
 
 @contextlib.contextmanager
-def launched(descriptor: TargetDescriptor, host: Any) -> Iterator[LaunchedTarget]:
+def launched(
+    descriptor: TargetDescriptor, host: Any, contract: Contract
+) -> Iterator[LaunchedTarget]:
     """The descriptor's target in a scratch workspace (state folder, the host's public key),
-    removed after."""
+    removed after, reached by each identity as ``contract`` reads the descriptor
+    (``ContractSettings.identities``)."""
+    settings = contract.settings
+    identities = settings.identities(settings.parse(descriptor.tables))
     with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
         root = Path(scratch)
         workspace = Workspace(root, host.write_public_key(root / "host-public-key.pem"))
-        yield LaunchedTarget(descriptor, workspace)
+        yield LaunchedTarget(descriptor, workspace, identities)
 
 
 def chosen_contract(descriptor: TargetDescriptor, forced: str | None = None) -> Contract:
@@ -76,7 +81,7 @@ def claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> No
 async def _recognised(descriptor: TargetDescriptor) -> Contract:
     default = contracts.contract(contracts.DEFAULT)
     host = default.host(default.load_spec(), secrets.token_hex(3))
-    with launched(descriptor, host) as target:
+    with launched(descriptor, host, default) as target:
         async with target.connect() as connection:
             return await _recognised_on(connection, target.call_timeout_s)
 
@@ -93,7 +98,7 @@ def run_launched(
     against. Raises StartupFailed when the server would not start."""
     policy, options = promised(contract, descriptor, options)
     host = contract.host(spec, secrets.token_hex(3))
-    with launched(descriptor, host) as server:
+    with launched(descriptor, host, contract) as server:
         work = functools.partial(run, server, contract, spec, policy, host, options, progress)
         return anyio.run(until_interrupted, work), server
 
@@ -131,7 +136,7 @@ def run_recognising(
     server again with that key. StartupFailed and Interrupted as ``run_launched``."""
     default = contracts.contract(contracts.DEFAULT)
     host = default.host(default.load_spec(), secrets.token_hex(3))
-    with launched(descriptor, host) as server:
+    with launched(descriptor, host, default) as server:
         work = functools.partial(_recognised_run, server, host, settle, progress)
         settled, contract, result = anyio.run(until_interrupted, work)
     if result is None:

@@ -150,7 +150,6 @@ def prepared_for(
         only=selection(request.only, spec),
         seed=request.seed,
         budget_s=request.budget_s,
-        binding_mode=descriptor.binding_mode,
         example_db=request.example_db,
         example=request.example,
         recheck=request.recheck,

@@ -27,7 +27,6 @@ from .executor import CheckExecutor
 from .ledger import Ledger, Reproduction, Verdict
 from .recheck import Rechecked, planned, recheck
 from .session import Session
-from .targets.descriptor import BindingMode
 from .targets.launch import Target, describe
 from .targets.server_log import tail
 
@@ -41,7 +40,6 @@ class RunOptions:
     only: tuple[str, ...] = ()
     seed: int | None = None
     budget_s: float | None = None
-    binding_mode: str = BindingMode.SIGNED_META
     #: the tools the target claims (``[policy] tools``); None: the contract's default claim
     #: for the tools the server lists
     claim: tuple[str, ...] | None = None
@@ -230,10 +228,10 @@ class _RunSteps:
                 for rule in check.rules:
                     ledger.errored(rule, check.id, OUT_OF_TIME)
                 continue
-            if check.binding is not None and check.binding != options.binding_mode:
+            unmet = check.requires(self.executor.policy) if check.requires is not None else None
+            if unmet is not None:
                 for rule in check.rules:
-                    reason = f"needs the {check.binding} binding; the target binds by"
-                    ledger.inapplicable(rule, check.id, f"{reason} {options.binding_mode}")
+                    ledger.inapplicable(rule, check.id, unmet)
                 continue
             blocked = [self.found.blocked[t] for t in check.tools if t in self.found.blocked]
             if blocked:

@@ -48,48 +48,6 @@ _NAMES = list(VOCABULARY)
 
 #: What the core still says, (file, word) -> why. Shrink it as the words move to the plug-ins.
 ALLOWED: dict[tuple[str, str], str] = {
-    # the [binding] table and how a target binds identities: the next step of issue 24 moves
-    # them, with the identity placeholders, into engram-memory's binder
-    **{
-        (path, word): "the binding modes still live in the core (issue 24, next step)"
-        for path, words in {
-            "conformance/targets/descriptor.py": (
-                "binding",
-                "signed-meta",
-                "process-env",
-                "http-headers",
-            ),
-            "conformance/targets/descriptor.schema.json": (
-                "binding",
-                "signed-meta",
-                "process-env",
-                "http-headers",
-            ),
-            "conformance/targets/launch.py": ("binding", "signed-meta", "http-headers"),
-            "conformance/targets/connection.py": (
-                "binding",
-                "signed-meta",
-                "process-env",
-                "http-headers",
-                "tenant",
-                "principal",
-                "agent_id",
-                "purpose_ref",
-            ),
-            "conformance/targets/raw_channel.py": ("binding",),
-            "conformance/check_context.py": (
-                "binding",
-                "signed-meta",
-                "process-env",
-                "http-headers",
-            ),
-            "conformance/check_registry.py": ("binding",),
-            "conformance/executor.py": ("binding",),
-            "conformance/request.py": ("binding",),
-            "conformance/runner.py": ("binding",),
-        }.items()
-        for word in words
-    },
     ("conformance/targets/descriptor.py", "ENGRAM_"): (
         "--stdio sets Engram's data folder variable to the run's state folder (STDIO_ENV); "
         "the next step moves it into the mem plug-in"

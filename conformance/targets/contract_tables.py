@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from .identities import IN_THE_CALL, Identities
+
 P_co = TypeVar("P_co", covariant=True)
 
 #: the descriptor's table whose keys the core and the contracts share: the core owns ``tools``
@@ -32,6 +34,10 @@ class NoPolicy:
 
 def _nothing_wrong(tables: Mapping[str, Any]) -> tuple[str, str] | None:
     return None
+
+
+def _in_the_call(policy: Any) -> Identities:
+    return IN_THE_CALL
 
 
 def _no_policy(tables: Mapping[str, Any]) -> NoPolicy:
@@ -51,6 +57,9 @@ class ContractSettings(Generic[P_co]):
     #: what the schema cannot say: (dotted key, problem) of a value it accepts and the
     #: contract cannot use, or None
     problem: Callable[[Mapping[str, Any]], tuple[str, str] | None] = _nothing_wrong
+    #: how identities reach a target promising this policy (default: in each call, so one
+    #: client carries every call and no template names an identity's part)
+    identities: Callable[[Any], Identities] = _in_the_call
 
 
 #: a contract's default: no table, nothing promised

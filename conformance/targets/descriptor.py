@@ -15,7 +15,6 @@ import tomllib
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,14 +27,6 @@ from .eras import AUTO
 SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text(encoding="utf-8"))
 #: A descriptor string's placeholder (``{port}``, ``{env[NAME]}``), filled in at launch.
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-
-
-class BindingMode(StrEnum):
-    """How a target binds each call to its identity (DESIGN.md, "Host binding")."""
-
-    SIGNED_META = "signed-meta"
-    PROCESS_ENV = "process-env"
-    HTTP_HEADERS = "http-headers"
 
 
 @dataclass
@@ -58,7 +49,7 @@ class TargetDescriptor:
     command: tuple[str, ...] = ()
     url: str | None = None
     env: dict[str, str] = field(default_factory=dict)
-    #: HTTP headers every request carries (templated), whatever the binding: say a credential
+    #: HTTP headers every request carries (templated), for every identity: say a credential
     headers: dict[str, str] = field(default_factory=dict)
     #: the folder the server starts in (placeholders filled; ``{work_dir}`` is an empty folder
     #: of the run); None: the harness's working folder
@@ -67,9 +58,6 @@ class TargetDescriptor:
     call_timeout_s: float = 10.0
     #: the MCP protocol era the run speaks (``eras.REQUESTS``): ``auto``, an era, or ``both``
     era: str = AUTO
-    binding_mode: str = BindingMode.SIGNED_META
-    binding_env: dict[str, str] = field(default_factory=dict)
-    binding_headers: dict[str, str] = field(default_factory=dict)
     #: the tools the target claims (``[policy] tools``); None: the contract's default claim
     #: once the server's tools are listed
     claim: tuple[str, ...] | None = None
@@ -106,7 +94,6 @@ class TargetDescriptor:
             if wrong := each.problem(tables):
                 raise DescriptorError(source, *wrong)
         server = data["server"]
-        binding = data.get("binding", {})
         policy = data.get("policy", {})
         return cls(
             name=data["name"],
@@ -119,9 +106,6 @@ class TargetDescriptor:
             startup_timeout_s=float(server.get("startup_timeout_s", 30)),
             call_timeout_s=float(server.get("call_timeout_s", 10)),
             era=server.get("era", AUTO),
-            binding_mode=BindingMode(binding.get("mode", BindingMode.SIGNED_META)),
-            binding_env=dict(binding.get("env", {})),
-            binding_headers=dict(binding.get("headers", {})),
             claim=tuple(policy["tools"]) if "tools" in policy else None,
             tables=tables,
             state_files=tuple(data.get("state", {}).get("files", ())),

@@ -94,7 +94,6 @@ def test_the_reference_descriptor_file_matches_the_built_in_one() -> None:
     assert parse(shipped.tables) == parse(built_in.tables)
     assert shipped.contract == built_in.contract == "engram-memory"
     assert shipped.state_files == built_in.state_files
-    assert shipped.binding_mode == built_in.binding_mode
     assert shipped.command[1:] == built_in.command[3:]
 
 

@@ -32,7 +32,7 @@ def run_over_stdio(descriptor: TargetDescriptor) -> RunResult:
     signer = ContextSigner(spec)
     host = Host(spec, signer, "extra")
     options = RunOptions(profile="full", only=RULES)
-    with launched(descriptor, host) as target, checks_only(*CHECKS):
+    with launched(descriptor, host, CONTRACT) as target, checks_only(*CHECKS):
         policy = CONTRACT.settings.parse(descriptor.tables)
         return anyio.run(run, target, CONTRACT, spec, policy, host, options)
 

@@ -149,16 +149,18 @@ def test_the_machine_runs_through_the_process_env_adapter() -> None:
         name="env-bound-reference",
         transport="stdio",
         command=(sys.executable, str(ENV_BOUND), "{state_dir}", "{host_public_key_file}"),
-        binding_mode="process-env",
-        binding_env={
-            "ENGRAM_TENANT": "{tenant}",
-            "ENGRAM_WORKSPACE": "{workspace}",
-            "ENGRAM_PRINCIPAL": "{principal}",
+        tables={
+            "binding": {
+                "mode": "process-env",
+                "env": {
+                    "ENGRAM_TENANT": "{tenant}",
+                    "ENGRAM_WORKSPACE": "{workspace}",
+                    "ENGRAM_PRINCIPAL": "{principal}",
+                },
+            }
         },
     )
-    options = RunOptions(
-        profile="full", only=RULES, seed=1, budget_s=30, binding_mode="process-env"
-    )
+    options = RunOptions(profile="full", only=RULES, seed=1, budget_s=30)
     result, _ = run_launched(CONTRACT, load(), descriptor, options)
     assert not machine_failures(result)
     verdicts = {rule: result.verdicts[rule].verdict for rule in RULES}
