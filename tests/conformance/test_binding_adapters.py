@@ -35,6 +35,29 @@ def carried(descriptor: TargetDescriptor) -> Identities:
     return identities(parse(descriptor.tables))
 
 
+#: The reference over stdio, one process per identity, bound by its environment.
+ENV_BOUND_REFERENCE = TargetDescriptor(
+    name="env-bound-reference",
+    transport="stdio",
+    command=(
+        sys.executable,
+        str(Path(__file__).with_name("fixtures") / "env_bound_reference.py"),
+        "{state_dir}",
+        "{host_public_key_file}",
+    ),
+    tables={
+        "binding": {
+            "mode": "process-env",
+            "env": {
+                "ENGRAM_TENANT": "{tenant}",
+                "ENGRAM_WORKSPACE": "{workspace}",
+                "ENGRAM_PRINCIPAL": "{principal}",
+            },
+        }
+    },
+)
+
+
 async def bound_tenants(descriptor: TargetDescriptor, root: Path) -> list[str]:
     spec = load()
     signer = ContextSigner(spec)
@@ -109,24 +132,8 @@ def test_a_check_needing_signed_meta_is_not_applicable_to_another_binding() -> N
     """HOST-001 forges a signed context, which a process-env target never reads: the run does
     not start the check and says why (``calls.signed_meta_only``), while a check any binding
     serves (ERR-001, about the answers' envelope) runs and passes."""
-    reference = Path(__file__).with_name("fixtures") / "env_bound_reference.py"
-    descriptor = TargetDescriptor(
-        name="env-bound-reference",
-        transport="stdio",
-        command=(sys.executable, str(reference), "{state_dir}", "{host_public_key_file}"),
-        tables={
-            "binding": {
-                "mode": "process-env",
-                "env": {
-                    "ENGRAM_TENANT": "{tenant}",
-                    "ENGRAM_WORKSPACE": "{workspace}",
-                    "ENGRAM_PRINCIPAL": "{principal}",
-                },
-            }
-        },
-    )
     options = RunOptions(only=("HOST-001", "ERR-001"), seed=1)
-    result, _ = run_launched(CONTRACT, load(), descriptor, options)
+    result, _ = run_launched(CONTRACT, load(), ENV_BOUND_REFERENCE, options)
     forged = result.verdicts["HOST-001"]
     assert forged.verdict == "not_applicable"
     assert forged.reason == "needs the signed-meta binding; the target binds by process-env"
