@@ -141,6 +141,10 @@ class Contract(Generic[S]):
     docs_page: str
     #: the contract as an OpenAPI 3.1 document (one POST operation per tool)
     openapi: Callable[[S], dict[str, Any]]
+    #: the contract's rules as a path of the kit's repository (``spec/<name>/rules.json``):
+    #: where SARIF results point when the run named no descriptor file (None: the kit's
+    #: layout, ``spec/<contract>/rules.json``)
+    rules_file: str | None = None
     #: every problem of a spec folder (``.file``, ``.pointer``, ``.message``)
     lint: Callable[[Path, str | None], Iterable[Problem]] = _no_problems
     #: what a sound spec holds, in a few words (``spec lint``'s last line)

@@ -52,10 +52,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "--stdio sets Engram's data folder variable to the run's state folder (STDIO_ENV); "
         "the next step moves it into the mem plug-in"
     ),
-    ("reports/sarif.py", "spec/engram_memory"): (
-        "a run's SARIF locations fall back to engram-memory's rules.json; the plug-in's SARIF "
-        "location is a later step"
-    ),
     ("reports/report.schema.json", "engram_memory_"): "an example tool name in a description",
 }
 

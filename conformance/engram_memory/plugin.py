@@ -71,4 +71,5 @@ CONTRACT: Contract[Spec] = Contract(
     context=_context,
     replay=_replay,
     settings=SETTINGS,
+    rules_file="spec/engram_memory/rules.json",
 )

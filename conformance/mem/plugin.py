@@ -75,4 +75,5 @@ CONTRACT: Contract[MemSpec] = Contract(
     context=_context,
     replay=_replay,
     settings=SETTINGS,
+    rules_file="spec/mem/rules.json",
 )
