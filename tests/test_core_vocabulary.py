@@ -48,10 +48,6 @@ _NAMES = list(VOCABULARY)
 
 #: What the core still says, (file, word) -> why. Shrink it as the words move to the plug-ins.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("conformance/targets/descriptor.py", "ENGRAM_"): (
-        "--stdio sets Engram's data folder variable to the run's state folder (STDIO_ENV); "
-        "the next step moves it into the mem plug-in"
-    ),
     ("reports/report.schema.json", "engram_memory_"): "an example tool name in a description",
 }
 

@@ -66,6 +66,11 @@ def _problem(declared: str) -> str | None:
     return None
 
 
+#: Engram's data folder variable set to the run's state folder, so that a mem server started by
+#: its command alone keeps the run's memories there, never in its user's own store
+#: (``~/.engram``)
+STDIO_ENV = {"ENGRAM_DATA_DIR": "{state_dir}"}
+
 SETTINGS: ContractSettings[Policy] = ContractSettings(
-    tables=_SCHEMA["properties"], parse=parse, problem=declaration_problem
+    tables=_SCHEMA["properties"], parse=parse, problem=declaration_problem, stdio_env=STDIO_ENV
 )

@@ -65,7 +65,7 @@ def named_descriptor(
     elif kind == "reference":
         descriptor = reference_descriptor(name)
     elif kind == "stdio":
-        descriptor = stdio_descriptor(name)
+        descriptor = stdio_descriptor(name, settings)
     else:
         descriptor = url_descriptor(name)
     return dataclasses.replace(descriptor, origin={kind: name})

@@ -60,6 +60,9 @@ class ContractSettings(Generic[P_co]):
     #: how identities reach a target promising this policy (default: in each call, so one
     #: client carries every call and no template names an identity's part)
     identities: Callable[[Any], Identities] = _in_the_call
+    #: the environment (templated) of a server started by its command line alone
+    #: (``--stdio``), so that it keeps its state in the run's state folder
+    stdio_env: Mapping[str, str] = field(default_factory=dict)
 
 
 #: a contract's default: no table, nothing promised

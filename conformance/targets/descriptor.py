@@ -114,16 +114,14 @@ class TargetDescriptor:
         )
 
 
-#: what a ``--stdio`` server is given, whatever its contract: Engram's data folder variable set
-#: to the run's state folder, so that a mem server started by its command alone keeps the run's
-#: memories there, never in its user's own store (``~/.engram``)
-STDIO_ENV = {"ENGRAM_DATA_DIR": "{state_dir}"}
-
-
-def stdio_descriptor(command_line: str) -> TargetDescriptor:
-    """The target ``--stdio COMMAND_LINE`` names (default policy, ``STDIO_ENV``), started in the
-    harness's folder (so that a relative path in the command works); DescriptorError for a blank
-    or unparsable command line."""
+def stdio_descriptor(
+    command_line: str, settings: Iterable[ContractSettings[Any]]
+) -> TargetDescriptor:
+    """The target ``--stdio COMMAND_LINE`` names (default policy), started in the harness's
+    folder (so that a relative path in the command works), with the environment each contract
+    of ``settings`` gives a server started by its command alone (``ContractSettings.stdio_env``:
+    the run's contract is not known yet); DescriptorError for a blank or unparsable command
+    line."""
     try:
         command = tuple(shlex.split(command_line))
     except ValueError as error:
@@ -131,9 +129,8 @@ def stdio_descriptor(command_line: str) -> TargetDescriptor:
         raise DescriptorError("--stdio", "", problem) from None
     if not command or not command[0].strip():
         raise DescriptorError("--stdio", "", f"{command_line!r} names no command to run")
-    return TargetDescriptor(
-        name=command_line, transport="stdio", command=command, env=dict(STDIO_ENV)
-    )
+    env = {name: value for each in settings for name, value in each.stdio_env.items()}
+    return TargetDescriptor(name=command_line, transport="stdio", command=command, env=env)
 
 
 def url_descriptor(url: str) -> TargetDescriptor:

@@ -59,7 +59,7 @@ def toy_server(*flags: str) -> str:
 
 
 def run_toy(plugin: contracts.Contract, *flags: str) -> RunResult:
-    descriptor = stdio_descriptor(toy_server(*flags))
+    descriptor = stdio_descriptor(toy_server(*flags), contracts.every_settings())
     return run_launched(plugin, plugin.load_spec(), descriptor, RunOptions(seed=1))[0]
 
 
@@ -108,12 +108,12 @@ def test_a_descriptor_promises_it_nothing_and_other_contracts_tables_stay_theirs
 
 
 def test_tools_list_decides_the_contract(toy: contracts.Contract) -> None:
-    assert chosen_contract(stdio_descriptor(toy_server())) is toy
-    reference = stdio_descriptor(shlex.join(reference_descriptor().command))
+    settings = contracts.every_settings()
+    toy_target = stdio_descriptor(toy_server(), settings)
+    assert chosen_contract(toy_target) is toy
+    reference = stdio_descriptor(shlex.join(reference_descriptor().command), settings)
     assert chosen_contract(reference).name == "engram-memory"
-    assert chosen_contract(stdio_descriptor(toy_server()), "engram-memory").name == (
-        "engram-memory"
-    )
+    assert chosen_contract(toy_target, "engram-memory").name == "engram-memory"
 
 
 def test_run_reports_the_toy_under_its_name(toy: contracts.Contract, tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_a_working_folder_that_is_no_folder_stops_the_run_with_exit_code_2(
 def test_a_stdio_command_keeps_a_mem_servers_memories_in_the_run(tmp_path: Path) -> None:
     """``--stdio "engram mcp"``: Engram's data folder is the run's state folder, never the
     user's own store."""
-    descriptor = stdio_descriptor("engram mcp")
+    descriptor = stdio_descriptor("engram mcp", every_settings())
     target = LaunchedTarget(descriptor, Workspace(tmp_path, None))
     assert target._env()["ENGRAM_DATA_DIR"] == str(tmp_path / "state")
     assert descriptor.cwd is None
