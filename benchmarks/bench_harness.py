@@ -30,7 +30,7 @@ from typing import Any
 
 import anyio
 from engram_conformance.conformance.executor import CheckExecutor
-from engram_conformance.conformance.launching import launched
+from engram_conformance.conformance.launching import launched, promised
 from engram_conformance.conformance.ledger import Ledger
 from engram_conformance.conformance.request import RunRequest, prepare
 from engram_conformance.conformance.session import Session
@@ -63,12 +63,12 @@ async def call_rates(calls: int, width: int) -> dict[str, float]:
     prepared = prepare(RunRequest(target=reference_descriptor("mem"), contract="mem"))
     contract, spec, descriptor = prepared.contract, prepared.spec, prepared.descriptor
     host = contract.host(spec, "bench")
-    with launched(descriptor, host) as target:
+    with launched(descriptor, host, contract) as target:
         async with target.connect() as connection:
+            policy, options = promised(contract, descriptor, prepared.options)
             executor = CheckExecutor(
-                contract, spec, descriptor.policy, host, target, prepared.options,
-                seed=1, after_stop=None,
-            )  # fmt: skip
+                contract, spec, policy, host, target, options, seed=1, after_stop=None
+            )
             session = Session(connection, target.call_timeout_s)
             session.observers.append(executor.observer(Ledger()))
 

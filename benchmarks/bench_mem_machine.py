@@ -24,6 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' planted bugs
 
+from engram_conformance.conformance.contracts import every_settings
 from engram_conformance.conformance.launching import run_launched
 from engram_conformance.conformance.mem.checks import model, registry
 from engram_conformance.conformance.mem.plugin import CONTRACT
@@ -89,7 +90,7 @@ def main() -> None:
     )
     peers = os.environ.get("ENGRAM_PEERS_DIR")
     if peers and (Path(peers) / "engram-v1" / "bin" / "engram").is_file():
-        engram = launched(load_descriptor(PEER))
+        engram = launched(load_descriptor(PEER, every_settings()))
         machine_tally.rate("Engram v1.20.0, stdio", engram, seeds, counted)
     else:
         print("Engram v1.20.0: not installed (tests/peers/install.sh, ENGRAM_PEERS_DIR)")

@@ -28,7 +28,6 @@ from .exceptions import NoAnswerInTime, ServerFault
 from .ledger import Failure, Ledger, Reproduction
 from .observation import Observation
 from .session import Session
-from .targets.descriptor import BindingMode, Policy
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ class BaseContext:
         *,
         check: str,
         spec: Any,
-        policy: Policy,
+        policy: Any,
         session: Session,
         ledger: Ledger,
         run_id: str,
@@ -69,13 +68,17 @@ class BaseContext:
         budget_ends_at: float | None = None,
         example_db: Path | None = None,
         example: Reproduction | None = None,
-        binding_mode: str = BindingMode.SIGNED_META,
         after_stop: list[AfterStop] | None = None,
+        claim: tuple[str, ...] | None = None,
     ) -> None:
         self.check = check
         #: the contract's loaded spec
         self.spec = spec
+        #: what the target's descriptor promises, as the contract reads it (its
+        #: ``Contract.settings``)
         self.policy = policy
+        #: the tools the target claims (None until the run settled the default claim)
+        self.claim = claim
         self.session = session
         self.ledger = ledger
         self.run_id = run_id
@@ -90,8 +93,6 @@ class BaseContext:
         self.example_db = example_db
         #: the one failing example a Hypothesis-driven check runs instead of searching
         self.example = example
-        #: how the target binds identities (signed-meta, process-env, http-headers)
-        self.binding_mode = binding_mode
         #: where judgements wait for the end of the run (None: the harness stops no server)
         self._after_stop = after_stop
         self._first_call = len(session.transcript)
@@ -103,6 +104,14 @@ class BaseContext:
         self.waited_s = 0.0
 
     # recording ---------------------------------------------------------------------------
+    @property
+    def claimed_tools(self) -> tuple[str, ...]:
+        """The tools the target claims: its descriptor's, or the default claim the runner
+        settles once the server's tools are listed, before any check runs."""
+        if self.claim is None:
+            raise RuntimeError("the claimed tools are read before the run settled them")
+        return self.claim
+
     def calls(self) -> tuple[dict[str, Any], ...]:
         """This check's calls so far, as data."""
         return tuple(o.to_json() for o in self.session.transcript[self._first_call :])

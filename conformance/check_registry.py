@@ -22,6 +22,9 @@ CheckFunction = Callable[[Any], Awaitable[None]]
 #: ``function(ctx)``: called for every answer of the run, with the call it judges
 PerCallFunction = Callable[[PerCallContext], None]
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+#: ``requires(policy)``: why a target promising ``policy`` leaves a check nothing to test
+#: (its rules are then not applicable, the check not run), or None
+Requirement = Callable[[Any], str | None]
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,9 @@ class Check:
     tools: tuple[str, ...]
     profile: Literal["quick", "full"]
     function: CheckFunction
-    binding: str | None  # the binding mode the check needs, if any
+    #: why the target's policy (its contract's value) leaves the check nothing to test, or
+    #: None when it may run; None: it may always run
+    requires: Requirement | None
 
     @property
     def family(self) -> str:
@@ -92,11 +97,11 @@ def registrars(
         rules: tuple[str, ...],
         tools: tuple[str, ...] = (),
         profile: Literal["quick", "full"] = "quick",
-        binding: str | None = None,
+        requires: Requirement | None = None,
     ) -> Decorator:
         def register(function: CheckFunction) -> CheckFunction:
             name = _new_name(function, rules, scripted, per_call)
-            scripted[name] = Check(name, tuple(rules), tuple(tools), profile, function, binding)
+            scripted[name] = Check(name, tuple(rules), tuple(tools), profile, function, requires)
             return function
 
         return register

@@ -20,6 +20,7 @@ from engram_conformance.spec.registry import DEFAULT, UnknownContract
 
 from .check_registry import Checks
 from .spec_digest import spec_identity
+from .targets.contract_tables import NO_SETTINGS, ContractSettings
 
 if TYPE_CHECKING:
     from .check_context import BaseContext
@@ -140,6 +141,10 @@ class Contract(Generic[S]):
     docs_page: str
     #: the contract as an OpenAPI 3.1 document (one POST operation per tool)
     openapi: Callable[[S], dict[str, Any]]
+    #: the contract's rules as a path of the kit's repository (``spec/<name>/rules.json``):
+    #: where SARIF results point when the run named no descriptor file (None: the kit's
+    #: layout, ``spec/<contract>/rules.json``)
+    rules_file: str | None = None
     #: every problem of a spec folder (``.file``, ``.pointer``, ``.message``)
     lint: Callable[[Path, str | None], Iterable[Problem]] = _no_problems
     #: what a sound spec holds, in a few words (``spec lint``'s last line)
@@ -152,6 +157,9 @@ class Contract(Generic[S]):
     #: the tools a target whose descriptor claims none is taken to claim, when the server
     #: lists these: those the contract's text requires, and the optional ones listed
     default_claim: Callable[[S, Collection[str]], tuple[str, ...]] = _every_tool
+    #: what a target's descriptor may promise to it: the tables it reads (their JSON Schema)
+    #: and the frozen policy it makes of them, which its checks read as ``ctx.policy``
+    settings: ContractSettings[Any] = NO_SETTINGS
     #: the host the harness plays for one run (spec, run id)
     host: Callable[[S, str], Host] = UnboundHost
     #: a check's context: ``check_context.BaseContext``'s arguments plus the host
@@ -181,6 +189,12 @@ def contract(name: str) -> Contract[Any]:
     if not isinstance(plugin, Contract) or plugin.name != name:
         raise registry.BadRegistration(f"{name}'s plug-in {path} is no Contract named {name!r}")
     return plugin
+
+
+def every_settings() -> list[ContractSettings[Any]]:
+    """Every registered contract's descriptor tables, which a descriptor is validated against
+    before the run knows its contract (``targets.descriptor.load_descriptor``)."""
+    return [contract(name).settings for name in names()]
 
 
 def recognised(tools: Collection[str]) -> Contract[Any] | None:

@@ -161,6 +161,7 @@ def build_document(
             contract_version=identity["contract_version"],
             spec_version=identity["spec_version"],
             digest=identity["digest"],
+            rules_file=contract.rules_file,
         ),
         run=RunInfo(
             started_at=instant(result.started_at_ms),

@@ -17,7 +17,6 @@ from .ledger import Ledger, Reproduction
 from .observation import Observation
 from .per_call_context import PerCallContext
 from .session import Observer, Session
-from .targets.descriptor import Policy
 from .targets.launch import Target, describe
 
 CHECK_TIMEOUT_S = 120.0
@@ -34,7 +33,7 @@ class CheckExecutor:
         self,
         contract: Contract,
         spec: Any,
-        policy: Policy,
+        policy: Any,
         host: Any,
         target: Target,
         options: Any,
@@ -44,7 +43,11 @@ class CheckExecutor:
     ) -> None:
         self.contract = contract
         self.spec = spec
+        #: the target's policy as the contract reads it (``Contract.settings``)
         self.policy = policy
+        #: the tools the target claims: the descriptor's, else (once the server's tools are
+        #: listed) the contract's default claim
+        self.claim: tuple[str, ...] | None = options.claim
         self.host = host
         self.target = target
         self.options = options
@@ -79,8 +82,8 @@ class CheckExecutor:
             budget_ends_at=ends_at,
             example_db=self.options.example_db,
             example=example,
-            binding_mode=self.options.binding_mode,
             after_stop=self.after_stop,
+            claim=self.claim,
         )
 
     async def run_one(self, check: Check, context: Any, ledger: Ledger) -> str | None:

@@ -14,6 +14,7 @@ import secrets
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
@@ -32,20 +33,25 @@ from .targets.launch import LaunchedTarget, Workspace
 
 
 @contextlib.contextmanager
-def launched(descriptor: TargetDescriptor, host: Any) -> Iterator[LaunchedTarget]:
+def launched(
+    descriptor: TargetDescriptor, host: Any, contract: Contract
+) -> Iterator[LaunchedTarget]:
     """The descriptor's target in a scratch workspace (state folder, the host's public key),
-    removed after."""
+    removed after, reached by each identity as ``contract`` reads the descriptor
+    (``ContractSettings.identities``)."""
+    settings = contract.settings
+    identities = settings.identities(settings.parse(descriptor.tables))
     with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
         root = Path(scratch)
         workspace = Workspace(root, host.write_public_key(root / "host-public-key.pem"))
-        yield LaunchedTarget(descriptor, workspace)
+        yield LaunchedTarget(descriptor, workspace, identities)
 
 
 def chosen_contract(descriptor: TargetDescriptor, forced: str | None = None) -> Contract:
     """The contract to test: ``forced`` (``--contract``), else the descriptor's ``[contract]
     name``, else the one whose tools the server lists (the target is started to ask), else
     ``contracts.DEFAULT``, whose run then says that the server lists none of its tools.
-    UnknownContract for a name no plug-in has; DescriptorError when ``policy.tools`` claims a
+    UnknownContract for a name no plug-in has; DescriptorError when ``[policy] tools`` claims a
     tool the contract does not have; StartupFailed when the server would not start;
     Interrupted (its server stopped) on SIGINT or SIGTERM."""
     name = forced or descriptor.contract
@@ -60,7 +66,7 @@ def chosen_contract(descriptor: TargetDescriptor, forced: str | None = None) -> 
 def claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> None:
     """The descriptor's schema cannot know which contract a run tests, so the tools a
     descriptor claims are checked against the contract's once it is chosen."""
-    claimed = descriptor.policy.tools or ()
+    claimed = descriptor.claim or ()
     known = contract.load_spec().tools
     unknown = [tool for tool in claimed if tool not in known]
     if unknown:
@@ -75,7 +81,7 @@ def claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> No
 async def _recognised(descriptor: TargetDescriptor) -> Contract:
     default = contracts.contract(contracts.DEFAULT)
     host = default.host(default.load_spec(), secrets.token_hex(3))
-    with launched(descriptor, host) as target:
+    with launched(descriptor, host, default) as target:
         async with target.connect() as connection:
             return await _recognised_on(connection, target.call_timeout_s)
 
@@ -90,12 +96,19 @@ def run_launched(
     """Start the descriptor's target (``launched``), run the ``contract``'s checks ``options``
     select against it as a host with a fresh key, stop it; the result, and the target it ran
     against. Raises StartupFailed when the server would not start."""
+    policy, options = promised(contract, descriptor, options)
     host = contract.host(spec, secrets.token_hex(3))
-    with launched(descriptor, host) as server:
-        work = functools.partial(
-            run, server, contract, spec, descriptor.policy, host, options, progress
-        )
+    with launched(descriptor, host, contract) as server:
+        work = functools.partial(run, server, contract, spec, policy, host, options, progress)
         return anyio.run(until_interrupted, work), server
+
+
+def promised(
+    contract: Contract, descriptor: TargetDescriptor, options: RunOptions
+) -> tuple[Any, RunOptions]:
+    """What the descriptor promises to ``contract``: its policy, as the contract reads the
+    descriptor's tables (``Contract.settings``), and the options with the tools it claims."""
+    return contract.settings.parse(descriptor.tables), replace(options, claim=descriptor.claim)
 
 
 class Settled(Protocol):
@@ -123,7 +136,7 @@ def run_recognising(
     server again with that key. StartupFailed and Interrupted as ``run_launched``."""
     default = contracts.contract(contracts.DEFAULT)
     host = default.host(default.load_spec(), secrets.token_hex(3))
-    with launched(descriptor, host) as server:
+    with launched(descriptor, host, default) as server:
         work = functools.partial(_recognised_run, server, host, settle, progress)
         settled, contract, result = anyio.run(until_interrupted, work)
     if result is None:
@@ -148,11 +161,9 @@ async def _recognised_run(
         await stack.__aexit__(type(error), error, error.__traceback__)
         raise
     opened = _Opened(connection, stack)
-    policy = server.descriptor.policy
+    policy, options = promised(contract, server.descriptor, settled.options)
     try:
-        result = await run(
-            server, contract, settled.spec, policy, host, settled.options, progress, opened
-        )
+        result = await run(server, contract, settled.spec, policy, host, options, progress, opened)
     finally:  # nothing left once the runner closed it; else the run failed before it could
         await stack.aclose()
     return settled, contract, result

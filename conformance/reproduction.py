@@ -19,6 +19,7 @@ from pathlib import Path
 import hypothesis
 from engram_conformance.reports import replace_file
 
+from .contracts import every_settings
 from .ledger import Failure, Reproduction
 from .request import RunRequest, ready, run_request
 from .runner import RunResult
@@ -49,7 +50,7 @@ def reproduce(
     ``tools/list`` shows): AssertionError with the evidence if ``check`` still finds ``rule``
     broken, ReproductionUnusable if it cannot run here."""
     try:
-        descriptor = named_descriptor(target)
+        descriptor = named_descriptor(target, every_settings())
     except NotOneTarget:
         raise ReproductionUnusable(
             f"the reproduction names its target as {dict(target)!r}, not by one of "

@@ -20,7 +20,7 @@ from typing import Any
 from engram_conformance.spec.registry import BadRegistration, UnknownContract
 
 from .baseline import Baseline, BaselineError
-from .contracts import Contract
+from .contracts import Contract, every_settings
 from .launching import chosen_contract, claims_only_tools_of, run_launched, run_recognising
 from .ledger import Reproduction
 from .runner import Progress, RunOptions, RunResult, rule_selected
@@ -86,7 +86,7 @@ def descriptor_of(request: RunRequest) -> TargetDescriptor:
         descriptor = request.target
     else:
         try:
-            descriptor = named_descriptor(request.target)
+            descriptor = named_descriptor(request.target, every_settings())
         except (DescriptorError, UnknownContract, BadRegistration) as error:
             raise Unusable(str(error)) from None
     if request.era is None:
@@ -155,7 +155,6 @@ def prepared_for(
         only=selection(request.only, spec),
         seed=request.seed,
         budget_s=request.budget_s,
-        binding_mode=descriptor.binding_mode,
         example_db=request.example_db,
         example=request.example,
         recheck=request.recheck,

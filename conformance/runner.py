@@ -28,7 +28,6 @@ from .ledger import Ledger, Reproduction, Verdict
 from .recheck import Rechecked, planned, recheck
 from .session import Session
 from .sharding import Shard
-from .targets.descriptor import BindingMode, Policy
 from .targets.launch import Target, describe
 from .targets.server_log import tail
 
@@ -42,7 +41,9 @@ class RunOptions:
     only: tuple[str, ...] = ()
     seed: int | None = None
     budget_s: float | None = None
-    binding_mode: str = BindingMode.SIGNED_META
+    #: the tools the target claims (``[policy] tools``); None: the contract's default claim
+    #: for the tools the server lists
+    claim: tuple[str, ...] | None = None
     #: where the Hypothesis-driven checks keep failing examples, to try them first next run
     example_db: Path | None = None
     #: run only this check, on this one failing example
@@ -130,13 +131,14 @@ async def run(
     target: Target,
     contract: Contract,
     spec: Any,
-    policy: Policy,
+    policy: Any,
     host: Any,
     options: RunOptions,
     progress: Progress | None = None,
     opened: AbstractAsyncContextManager[Any] | None = None,
 ) -> RunResult:
-    """Run the selected checks of ``contract``; ``progress(check, done, total)`` is told of each
+    """Run the selected checks of ``contract`` against a target promising ``policy`` (the
+    contract's own value, ``Contract.settings``); ``progress(check, done, total)`` is told of each
     check begun. The steps: discover the server's tools and run the pending checks on the
     first connection (``opened``, if the caller opened it, which the run then closes;
     reconnecting after a fault for the rest), check each failure again alone, decide every
@@ -155,13 +157,13 @@ async def run(
 
 class _RunSteps:
     """One run's state, and its steps in the order ``run`` takes them; the executor holds
-    what the run was given (its ``policy`` becomes the claimed one once the tools are listed)."""
+    what the run was given (its ``claim`` is settled once the tools are listed)."""
 
     def __init__(self, executor: CheckExecutor, progress: Progress | None) -> None:
         self.executor, self.progress = executor, progress
         self.target, self.contract = executor.target, executor.contract
         self.spec, self.options = executor.spec, executor.options
-        self.claims_nothing = executor.policy.tools is None  # then the default claim, once listed
+        self.claims_nothing = executor.claim is None  # then the default claim, once listed
         self.started, self.started_ms = time.monotonic(), wall_clock_ms()
         budget_s = self.options.budget_s
         self.budget_ends_at = None if budget_s is None else self.started + budget_s
@@ -213,9 +215,8 @@ class _RunSteps:
         found, spec = self.found, self.spec
         await _discover(session, connection, found)
         if self.claims_nothing:
-            claim = self.contract.default_claim(spec, found.listed)
-            self.executor.policy = replace(self.executor.policy, tools=claim)
-        found.blocked = _blocked_tools(spec, self.executor.policy, found.listed)
+            self.executor.claim = self.contract.default_claim(spec, found.listed)
+        found.blocked = _blocked_tools(spec, self.executor.claim, found.listed)
         if found.failed is not None:
             self.transcripts["discovery"] = [o.to_json() for o in session.transcript]
             found.failed += _stderr_tail(self.target)
@@ -237,10 +238,10 @@ class _RunSteps:
                 for rule in check.rules:
                     ledger.errored(rule, check.id, OUT_OF_TIME)
                 continue
-            if check.binding is not None and check.binding != options.binding_mode:
+            unmet = check.requires(self.executor.policy) if check.requires is not None else None
+            if unmet is not None:
                 for rule in check.rules:
-                    reason = f"needs the {check.binding} binding; the target binds by"
-                    ledger.inapplicable(rule, check.id, f"{reason} {options.binding_mode}")
+                    ledger.inapplicable(rule, check.id, unmet)
                 continue
             blocked = [self.found.blocked[t] for t in check.tools if t in self.found.blocked]
             if blocked:
@@ -301,7 +302,7 @@ class _RunSteps:
     def decide(self, rechecked: Rechecked) -> RunResult:
         """Every selected rule's verdict, and the rest of what a report is made of."""
         contract, spec, found = self.contract, self.spec, self.found
-        claimed = self.executor.policy.tools or contract.default_claim(spec, found.listed)
+        claimed = self.executor.claim or contract.default_claim(spec, found.listed)
         return RunResult(
             contract=contract.name,
             verdicts=_verdicts(
@@ -373,11 +374,13 @@ def _skipped(spec: Any, ledger: Ledger, check: Check, blocked: Verdict) -> None:
             ledger.unchecked(rule, check.id, reason)
 
 
-def _blocked_tools(spec: Any, policy: Policy, listed: list[str]) -> dict[str, Verdict]:
+def _blocked_tools(
+    spec: Any, claim: tuple[str, ...] | None, listed: list[str]
+) -> dict[str, Verdict]:
     """Tool -> the verdict of rules needing it (declared absent, or claimed but not listed)."""
     blocked = {}
     for tool in spec.tools:
-        if tool not in (policy.tools or ()):
+        if tool not in (claim or ()):
             why = f"the target does not claim {tool} (declared absent, or optional and not listed)"
             blocked[tool] = Verdict("not_applicable", why)
         elif tool not in listed:

@@ -66,6 +66,10 @@ def tally(verdicts: Iterable[Verdict | str]) -> Mapping[Verdict, int]:
     return MappingProxyType({verdict: counted[verdict] for verdict in COUNTED_ORDER})
 
 
+#: Field metadata of an optional member of the JSON document: left out, not null, when None.
+OPTIONAL = {"optional": True}
+
+
 @dataclass(frozen=True)
 class Kit:
     name: str
@@ -79,10 +83,10 @@ class SpecIdentity:
     contract_version: str
     spec_version: str
     digest: str
-
-
-#: Field metadata of an optional member of the JSON document: left out, not null, when None.
-OPTIONAL = {"optional": True}
+    #: the contract's rules as a path of the kit's repository (``spec/<contract>/rules.json``):
+    #: where SARIF results point when the run named no descriptor file (None: the kit's
+    #: layout, ``spec/<contract>/rules.json``)
+    rules_file: str | None = field(default=None, metadata=OPTIONAL)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ observed (or why the rule could not be decided).
 Code scanning places every alert at a line of a file, but a server's failures are in no file:
 every result points at line 1 of the target descriptor, the file in the vendor's repository
 that names the server (``target.descriptor``, a relative URI when the path was given relative,
-as from the repository root in CI), and at the contract's ``rules.json`` when the run had no
-descriptor.
+as from the repository root in CI), and at the contract's rules when the run had no
+descriptor: the file its plug-in names (``spec.rules_file``), else ``spec/<contract>/rules.json``
+(the contract's name with ``_`` for ``-``, as the kit lays out its contracts).
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 )
 TOOL_NAME = "engram-conformance"
-#: Where results point when the run named no descriptor file.
-SPEC_RULES = "spec/engram_memory/rules.json"
 SHORT_LIMIT = 200
 EVIDENCE_LIMIT = 1_000
 #: The report's levels -> the SARIF level of a broken rule.
@@ -50,7 +49,7 @@ def render(document: ReportDocument) -> str:
 
 def sarif_log(document: ReportDocument) -> dict[str, Any]:
     """The SARIF log of ``document``, as JSON data."""
-    location = _location(document.target.descriptor)
+    location = _location(document.target.descriptor or _rules_file(document))
     results = [
         _result(rule, index, level, location)
         for index, rule in enumerate(document.rules)
@@ -191,8 +190,14 @@ def _evidence(rule: RuleRecord) -> dict[str, Any]:
     return evidence
 
 
-def _location(descriptor: str | None) -> dict[str, Any]:
-    uri = _file_uri(descriptor) if descriptor else SPEC_RULES
+def _rules_file(document: ReportDocument) -> str:
+    spec = document.spec
+    return spec.rules_file or f"spec/{spec.contract.replace('-', '_')}/rules.json"
+
+
+def _location(path: str) -> dict[str, Any]:
+    """Line 1 of the file at ``path``."""
+    uri = _file_uri(path)
     return {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": 1}}}
 
 

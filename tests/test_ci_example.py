@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import yaml
+from engram_conformance.conformance.contracts import every_settings
 from engram_conformance.conformance.targets.descriptor import load_descriptor
 
 from .reports.test_sarif import check_code_scanning_log
@@ -122,7 +123,7 @@ def test_the_descriptors_of_the_guide_are_valid(tmp_path: Path) -> None:
     for index, block in enumerate(blocks):
         path = tmp_path / f"descriptor{index}.toml"
         path.write_text(textwrap.dedent(block), encoding="utf-8")
-        load_descriptor(path)  # DescriptorError if not
+        load_descriptor(path, every_settings())  # DescriptorError if not
 
 
 def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ async def _replayed(prepared: PreparedRun, entries: list[dict[str, Any]]) -> lis
 
     contract = prepared.contract
     host = contract.host(prepared.spec, secrets.token_hex(3))
-    with launched(prepared.descriptor, host) as server:
+    with launched(prepared.descriptor, host, contract) as server:
         async with server.connect() as connection:
             session = Session(connection, prepared.descriptor.call_timeout_s)
             return list(await contract.replay(session, host, entries))

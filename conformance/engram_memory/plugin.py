@@ -15,6 +15,7 @@ from ..transcripts import Replayed
 from .checks import families, registry
 from .checks.context import CheckContext
 from .host import Host
+from .settings import SETTINGS
 from .signed_meta import ContextSigner
 from .transcript_replay import replay
 
@@ -69,4 +70,6 @@ CONTRACT: Contract[Spec] = Contract(
     host=_host,
     context=_context,
     replay=_replay,
+    settings=SETTINGS,
+    rules_file="spec/engram_memory/rules.json",
 )

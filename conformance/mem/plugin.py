@@ -16,6 +16,7 @@ from ..session import Session
 from ..transcripts import Replayed
 from .checks import families, registry
 from .checks.context import MemContext
+from .settings import SETTINGS
 from .transcript_replay import replay
 
 
@@ -73,4 +74,6 @@ CONTRACT: Contract[MemSpec] = Contract(
     default_claim=_default_claim,
     context=_context,
     replay=_replay,
+    settings=SETTINGS,
+    rules_file="spec/mem/rules.json",
 )

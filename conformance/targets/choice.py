@@ -12,11 +12,13 @@ word ``NotOneTarget`` in their own options' names.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from engram_conformance.spec import registry
 
+from .contract_tables import ContractSettings
 from .descriptor import TargetDescriptor, load_descriptor, stdio_descriptor, url_descriptor
 from .reference import reference_descriptor
 
@@ -46,21 +48,24 @@ def target_name(
     return named
 
 
-def named_descriptor(named: Mapping[str, str]) -> TargetDescriptor:
+def named_descriptor(
+    named: Mapping[str, str], settings: Iterable[ContractSettings[Any]]
+) -> TargetDescriptor:
     """The descriptor of the one name in ``named`` (kind -> name), which it keeps as its
     ``origin``. NotOneTarget unless ``named`` holds exactly one name of a known kind;
     DescriptorError for a bad file, a blank or unparsable command line, or a URL that is no
-    http(s) URL; UnknownContract for a reference server of no known contract."""
+    http(s) URL; UnknownContract for a reference server of no known contract. A file is
+    validated against the tables of the contracts ``settings`` gives (``load_descriptor``)."""
     if len(named) != 1 or not all(k in KINDS and isinstance(v, str) for k, v in named.items()):
         raise NotOneTarget(f"{dict(named)!r} names no one target by {', '.join(KINDS)}")
     ((kind, name),) = named.items()
     if kind == "descriptor":
         path = Path(name)
-        descriptor, name = load_descriptor(path), str(path.resolve())
+        descriptor, name = load_descriptor(path, settings), str(path.resolve())
     elif kind == "reference":
         descriptor = reference_descriptor(name)
     elif kind == "stdio":
-        descriptor = stdio_descriptor(name)
+        descriptor = stdio_descriptor(name, settings)
     else:
         descriptor = url_descriptor(name)
     return dataclasses.replace(descriptor, origin={kind: name})

@@ -1,16 +1,16 @@
-"""The clients of one launch of a server: one for every call, or one per bound identity.
+"""The clients of one launch of a server: one for every call, or one per identity.
 
-With the signed-meta binding every call travels on one client and carries its context in
-``_meta``. With the process-env and http-headers bindings the identity travels outside the call
-(a process started with templated environment, or templated HTTP headers), so each identity
-gets its own client, opened on first use and closed with the connection or once it is the least
-recently used of more than ``KEPT_IDENTITY_CLIENTS``.
+When a call carries its caller's identity itself, every call travels on one client. When the
+identity travels outside the call (a process started with templated environment, or templated
+HTTP headers: ``identities.Identities.per_client``), each identity gets its own client, opened
+on first use and closed with the connection or once it is the least recently used of more than
+``KEPT_IDENTITY_CLIENTS``.
 
 A check may also need a client of its own (``extra_client``), which it closes itself: to lose an
 answer by closing a transport, or to send identical calls over several sessions at once.
 
 Calls whose arguments the SDK cannot write go over a raw channel (``raw_for``, see
-``raw_channel``): one per bound identity (one in all for signed-meta), opened on first use and
+``raw_channel``): one per identity (one in all when calls carry it), opened on first use and
 closed with the connection or once it is the least recently used of more than
 ``KEPT_RAW_CHANNELS``.
 """
@@ -26,12 +26,12 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 from mcp import Client
 
+from .identities import IN_THE_CALL, Identities
 from .raw_channel import Channel
 
-IDENTITY_CLAIMS = ("tenant", "workspace", "principal", "agent_id", "session", "purpose_ref")
 OpenClient = Callable[[dict[str, str]], AbstractAsyncContextManager[Client]]
 OpenRaw = Callable[[dict[str, str]], AbstractAsyncContextManager[Channel]]
-#: Per-identity clients kept open at once (over stdio with process-env, each is a process).
+#: Per-identity clients kept open at once (over stdio, each is a process).
 KEPT_IDENTITY_CLIENTS = 8
 #: Raw channels kept open at once (over stdio, each is a process).
 KEPT_RAW_CHANNELS = 2
@@ -39,10 +39,6 @@ KEPT_RAW_CHANNELS = 2
 
 async def _unexplained(client: Any) -> None:
     """A transport that knows no more than the SDK of why a connection ended."""
-
-
-def identity_of(claims: dict[str, Any] | None) -> dict[str, str]:
-    return {name: str((claims or {}).get(name, "")) for name in IDENTITY_CLAIMS}
 
 
 class Connection:
@@ -57,14 +53,17 @@ class Connection:
         group: TaskGroup | None = None,
         explain: Callable[[Any], Awaitable[str | None]] | None = None,
         extra_is_a_process: bool = False,
+        identities: Identities = IN_THE_CALL,
     ):
-        """``open_for`` (a per-identity binding) needs ``group``, a task group of the task
+        """``open_for`` (a client per identity) needs ``group``, a task group of the task
         that closes ``stack``: each identity's client lives in a task of its own there.
         ``explain`` tells why a client's connection ended, when its transport knows.
         ``extra_is_a_process``: each extra client is a server process of its own, started
         when it opens and stopped when it closes (stdio), so that closing one and opening
-        another restarts the server on the same state."""
+        another restarts the server on the same state. ``identities`` tells the identity a
+        call's claims name (``Identities.of``)."""
         self.default = default
+        self.identities = identities
         self.extra_is_a_process = extra_is_a_process
         self.explain = explain or _unexplained
         self._open_for = open_for
@@ -82,13 +81,13 @@ class Connection:
             stack.push_async_callback(self._close_raw_channels)
 
     async def client_for(self, claims: dict[str, Any] | None) -> Client:
-        """The client that binds ``claims``' identity (the default one for signed-meta).
+        """The client that carries ``claims``' identity (the default one when calls carry it).
         At most ``KEPT_IDENTITY_CLIENTS`` stay open: opening one more closes the least
         recently used."""
         open_for, group = self._open_for, self._group
         if open_for is None or group is None or not claims:
             return self.default
-        identity = identity_of(claims)
+        identity = self.identities.of(claims)
         key = tuple(identity.values())
         async with self._opening:
             if key not in self._clients:
@@ -130,11 +129,11 @@ class Connection:
         self._clients.clear()
 
     async def raw_for(self, claims: dict[str, Any] | None) -> Channel | None:
-        """The raw channel that binds ``claims``' identity (None if the target has none).
+        """The raw channel that carries ``claims``' identity (None if the target has none).
         Unlike an MCP client it holds no task group, so any task may open and close it."""
         if self._open_raw is None:
             return None
-        identity = identity_of(claims)
+        identity = self.identities.of(claims)
         key = tuple(identity.values()) if self._open_for is not None else ()
         async with self._opening:
             if key not in self._raw:
@@ -154,10 +153,10 @@ class Connection:
 
     def extra_client(self, claims: dict[str, Any] | None) -> AbstractAsyncContextManager[Client]:
         """A new initialized client that reaches the same server state, closed when the caller's
-        block ends, bound to ``claims``' identity where the binding is per identity (with
-        signed-meta the identity travels in each call's ``_meta``, so any client serves it).
+        block ends, carrying ``claims``' identity where each identity has a client of its own
+        (when calls carry the identity themselves, any client serves it).
         Opening it may raise ``StartupFailed``: over stdio it starts another server process on
         the same state, over HTTP it opens another session with the same server."""
         if self._open_extra is None:
             raise NotImplementedError("this target opens no extra client")
-        return self._open_extra(identity_of(claims))
+        return self._open_extra(self.identities.of(claims))

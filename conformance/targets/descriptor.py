@@ -13,27 +13,20 @@ import re
 import shlex
 import tomllib
 import urllib.parse
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
 from engram_conformance.spec import registry
 from jsonschema import Draft202012Validator
 
+from .contract_tables import ContractSettings, composed, contract_tables
 from .eras import AUTO
 
 SCHEMA = json.loads(Path(__file__).with_name("descriptor.schema.json").read_text(encoding="utf-8"))
 #: A descriptor string's placeholder (``{port}``, ``{env[NAME]}``), filled in at launch.
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
-
-
-class BindingMode(StrEnum):
-    """How a target binds each call to its identity (DESIGN.md, "Host binding")."""
-
-    SIGNED_META = "signed-meta"
-    PROCESS_ENV = "process-env"
-    HTTP_HEADERS = "http-headers"
 
 
 @dataclass
@@ -50,36 +43,13 @@ class DescriptorError(Exception):
 
 
 @dataclass(frozen=True)
-class Policy:
-    """What the deployment under test promises, so that checks know what to expect."""
-
-    admission: str = "accept-clean"
-    rejects_secrets: bool = True
-    retain_allowed: bool = False
-    retention_ceiling_s: int = 2_592_000
-    confirmation_required: frozenset[str] = frozenset()
-    reconciliation_families: frozenset[str] = frozenset()
-    redacted_fields: frozenset[str] = frozenset()
-    semantic_channel: bool = False
-    #: the tools the target claims; None: every tool of the contract it is tested for
-    tools: tuple[str, ...] | None = None
-    #: how long a mem server absorbs a repeated save, when it was started with a window of its
-    #: own; None: the default of the mem contract (15 minutes)
-    dedupe_window_s: float | None = None
-    #: mem contract: where a server's own answer forms hold each fact field, as the
-    #: descriptor's ``[answers.<tool>]`` tables give them: (tool, field, JSON Pointer or
-    #: ``re:`` pattern)
-    answers: tuple[tuple[str, str, str], ...] = ()
-
-
-@dataclass(frozen=True)
 class TargetDescriptor:
     name: str
     transport: Literal["stdio", "http"]
     command: tuple[str, ...] = ()
     url: str | None = None
     env: dict[str, str] = field(default_factory=dict)
-    #: HTTP headers every request carries (templated), whatever the binding: say a credential
+    #: HTTP headers every request carries (templated), for every identity: say a credential
     headers: dict[str, str] = field(default_factory=dict)
     #: the folder the server starts in (placeholders filled; ``{work_dir}`` is an empty folder
     #: of the run); None: the harness's working folder
@@ -88,10 +58,12 @@ class TargetDescriptor:
     call_timeout_s: float = 10.0
     #: the MCP protocol era the run speaks (``eras.REQUESTS``): ``auto``, an era, or ``both``
     era: str = AUTO
-    binding_mode: str = BindingMode.SIGNED_META
-    binding_env: dict[str, str] = field(default_factory=dict)
-    binding_headers: dict[str, str] = field(default_factory=dict)
-    policy: Policy = field(default_factory=Policy)
+    #: the tools the target claims (``[policy] tools``); None: the contract's default claim
+    #: once the server's tools are listed
+    claim: tuple[str, ...] | None = None
+    #: the tables only contracts read (``[policy]`` without ``tools``, their own tables),
+    #: as validated: the run's contract parses them into its policy (``ContractSettings``)
+    tables: Mapping[str, Any] = field(default_factory=dict)
     state_files: tuple[str, ...] = ()
     source: str | None = None
     #: the contract the descriptor names (``[contract] name``); None: ``tools/list`` decides
@@ -102,16 +74,26 @@ class TargetDescriptor:
     origin: dict[str, str] | None = None
 
     @classmethod
-    def from_mapping(cls, data: dict[str, Any], source: str) -> TargetDescriptor:
+    def from_mapping(
+        cls, data: dict[str, Any], source: str, settings: Iterable[ContractSettings[Any]] = ()
+    ) -> TargetDescriptor:
+        """The descriptor ``data`` holds, validated against the core's schema and the tables
+        of the contracts ``settings`` gives (every registered contract's, as
+        ``contracts.every_settings`` gives them: a table none of them knows is refused)."""
+        settings = tuple(settings)
         _no_infinite_number(data, source, ())
+        schema = composed(SCHEMA, settings)
         errors = sorted(
-            Draft202012Validator(SCHEMA).iter_errors(data), key=lambda e: list(e.absolute_path)
+            Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path)
         )
         if errors:
             raise _worded(errors[0], source)
         _sound_values(data, source)
+        tables = contract_tables(data, SCHEMA["properties"])
+        for each in settings:
+            if wrong := each.problem(tables):
+                raise DescriptorError(source, *wrong)
         server = data["server"]
-        binding = data.get("binding", {})
         policy = data.get("policy", {})
         return cls(
             name=data["name"],
@@ -124,42 +106,22 @@ class TargetDescriptor:
             startup_timeout_s=float(server.get("startup_timeout_s", 30)),
             call_timeout_s=float(server.get("call_timeout_s", 10)),
             era=server.get("era", AUTO),
-            binding_mode=BindingMode(binding.get("mode", BindingMode.SIGNED_META)),
-            binding_env=dict(binding.get("env", {})),
-            binding_headers=dict(binding.get("headers", {})),
-            policy=Policy(
-                admission=policy.get("admission", "accept-clean"),
-                rejects_secrets=policy.get("rejects_secrets", True),
-                retain_allowed=policy.get("retain_allowed", False),
-                retention_ceiling_s=policy.get("retention_ceiling_s", 2_592_000),
-                confirmation_required=frozenset(policy.get("confirmation_required", ())),
-                reconciliation_families=frozenset(policy.get("reconciliation_families", ())),
-                redacted_fields=frozenset(policy.get("redacted_fields", ())),
-                semantic_channel=policy.get("semantic_channel", False),
-                tools=tuple(policy["tools"]) if "tools" in policy else None,
-                dedupe_window_s=policy.get("dedupe_window_s"),
-                answers=tuple(
-                    (tool, name, source)
-                    for tool, fields in data.get("answers", {}).items()
-                    for name, source in fields.items()
-                ),
-            ),
+            claim=tuple(policy["tools"]) if "tools" in policy else None,
+            tables=tables,
             state_files=tuple(data.get("state", {}).get("files", ())),
             source=source,
             contract=data.get("contract", {}).get("name"),
         )
 
 
-#: what a ``--stdio`` server is given, whatever its contract: Engram's data folder variable set
-#: to the run's state folder, so that a mem server started by its command alone keeps the run's
-#: memories there, never in its user's own store (``~/.engram``)
-STDIO_ENV = {"ENGRAM_DATA_DIR": "{state_dir}"}
-
-
-def stdio_descriptor(command_line: str) -> TargetDescriptor:
-    """The target ``--stdio COMMAND_LINE`` names (default policy, ``STDIO_ENV``), started in the
-    harness's folder (so that a relative path in the command works); DescriptorError for a blank
-    or unparsable command line."""
+def stdio_descriptor(
+    command_line: str, settings: Iterable[ContractSettings[Any]]
+) -> TargetDescriptor:
+    """The target ``--stdio COMMAND_LINE`` names (default policy), started in the harness's
+    folder (so that a relative path in the command works), with the environment each contract
+    of ``settings`` gives a server started by its command alone (``ContractSettings.stdio_env``:
+    the run's contract is not known yet); DescriptorError for a blank or unparsable command
+    line."""
     try:
         command = tuple(shlex.split(command_line))
     except ValueError as error:
@@ -167,9 +129,8 @@ def stdio_descriptor(command_line: str) -> TargetDescriptor:
         raise DescriptorError("--stdio", "", problem) from None
     if not command or not command[0].strip():
         raise DescriptorError("--stdio", "", f"{command_line!r} names no command to run")
-    return TargetDescriptor(
-        name=command_line, transport="stdio", command=command, env=dict(STDIO_ENV)
-    )
+    env = {name: value for each in settings for name, value in each.stdio_env.items()}
+    return TargetDescriptor(name=command_line, transport="stdio", command=command, env=env)
 
 
 def url_descriptor(url: str) -> TargetDescriptor:
@@ -198,8 +159,9 @@ def url_problem(url: str) -> str | None:
     return None
 
 
-def load_descriptor(path: Path) -> TargetDescriptor:
-    """Read and validate a descriptor file; DescriptorError on any problem."""
+def load_descriptor(path: Path, settings: Iterable[ContractSettings[Any]]) -> TargetDescriptor:
+    """Read and validate a descriptor file (``from_mapping``); DescriptorError on any
+    problem."""
     source = str(path)
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -209,7 +171,7 @@ def load_descriptor(path: Path) -> TargetDescriptor:
         raise DescriptorError(source, "", "is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as error:
         raise DescriptorError(source, "", f"is not valid TOML: {error}") from None
-    return TargetDescriptor.from_mapping(data, source)
+    return TargetDescriptor.from_mapping(data, source, settings)
 
 
 def _no_infinite_number(value: Any, source: str, key: tuple[str, ...]) -> None:
@@ -236,11 +198,6 @@ def _sound_values(data: dict[str, Any], source: str) -> None:
         raise DescriptorError(
             source, "contract.name", f"{contract!r} is no contract this kit knows ({known})"
         )
-    for tool, fields in data.get("answers", {}).items():
-        for name, declared in fields.items():
-            problem = _declaration_problem(declared)
-            if problem:
-                raise DescriptorError(source, f"answers.{tool}.{name}", problem)
     server = data["server"]
     command = server.get("command")
     if command and not command[0].strip():
@@ -251,20 +208,6 @@ def _sound_values(data: dict[str, Any], source: str) -> None:
         problem = url_problem(_PLACEHOLDER.sub("0", url))
         if problem:
             raise DescriptorError(source, "server.url", f"{url!r} {problem}")
-
-
-def _declaration_problem(declared: str) -> str | None:
-    """Why an ``[answers]`` value is neither a JSON Pointer nor a ``re:`` pattern with a group
-    to read, or ``None``."""
-    if declared.startswith("re:"):
-        try:
-            groups = re.compile(declared.removeprefix("re:")).groups
-        except re.error as error:
-            return f"{declared!r} is no regular expression: {error}"
-        return None if groups else f"{declared!r} has no group to read the value from"
-    if not declared.startswith("/"):
-        return f"{declared!r} is neither a JSON Pointer (/a/b) nor a pattern (re:...)"
-    return None
 
 
 def _worded(error: Any, source: str) -> DescriptorError:

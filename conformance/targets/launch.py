@@ -30,16 +30,15 @@ from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 
 from ..exceptions import EraNotSpoken, StartupFailed
 from . import eras, processes
-from .connection import IDENTITY_CLAIMS, Connection
-from .descriptor import BindingMode, TargetDescriptor
+from .connection import Connection
+from .descriptor import TargetDescriptor
+from .identities import IN_THE_CALL, Identities
 from .raw_channel import ObjectChannel, RawChannel, over_http, over_stdio
 from .server_log import ServerLog, tail
 from .stdio_transport import Wire, guarded_stdio
 
 #: Environment passed to a stdio server besides the descriptor's own ``env``.
 _INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PYTHONPATH")
-#: The identity that fills the binding's templates for the connection used before any check.
-DISCOVERY_IDENTITY = {name: f"discovery-{name}" for name in IDENTITY_CLAIMS}
 T = TypeVar("T")
 
 
@@ -73,8 +72,8 @@ def matching_files(patterns: Iterable[str]) -> list[Path]:
 
 @dataclass
 class Workspace:
-    """The per-run folder: server state, the host key file (None: the contract's host binds by
-    no key), and the server's stderr log."""
+    """The per-run folder: server state, the host key file (None: the contract's host has no
+    key), and the server's stderr log."""
 
     root: Path
     host_public_key_file: Path | None
@@ -145,11 +144,18 @@ class Target:
 
 
 class LaunchedTarget(Target):
-    """A target described by a descriptor: a stdio command, or an HTTP URL (maybe started)."""
+    """A target described by a descriptor: a stdio command, or an HTTP URL (maybe started),
+    reached by each identity as the run's contract says (``identities``)."""
 
-    def __init__(self, descriptor: TargetDescriptor, workspace: Workspace) -> None:
+    def __init__(
+        self,
+        descriptor: TargetDescriptor,
+        workspace: Workspace,
+        identities: Identities = IN_THE_CALL,
+    ) -> None:
         self.descriptor = descriptor
         self.workspace = workspace
+        self.identities = identities
         self.name = descriptor.name
         self.transport = descriptor.transport
         self.call_timeout_s = descriptor.call_timeout_s
@@ -178,7 +184,7 @@ class LaunchedTarget(Target):
             "port": str(self.port),
             "env": _Environment(os.environ),
             "file": _Files(self.workspace.state_dir),
-            **(identity or DISCOVERY_IDENTITY),
+            **(identity or self.identities.discovery),
         }
         try:
             return text.format(**values)
@@ -192,17 +198,18 @@ class LaunchedTarget(Target):
     def _env(self, identity: dict[str, str] | None = None) -> dict[str, str]:
         inherited = {k: os.environ[k] for k in _INHERITED_ENV if k in os.environ}
         declared = {**self.descriptor.env}
-        if self.descriptor.binding_mode == BindingMode.PROCESS_ENV:
-            declared |= self.descriptor.binding_env
+        declared |= self.identities.env
         return {**inherited, **{k: self.fill(v, identity) for k, v in declared.items()}}
 
     @asynccontextmanager
     async def connect(self) -> AsyncIterator[Connection]:
-        """An initialized connection; with a per-identity binding, one client per identity."""
-        per_identity = self.descriptor.binding_mode != BindingMode.SIGNED_META
+        """An initialized connection; one client per identity when identities travel outside
+        the calls (``Identities.per_client``)."""
+        per_identity = self.identities.per_client
+        discovery = self.identities.discovery
         with self._started_http(self.fill(self.descriptor.url or "")):
             async with AsyncExitStack() as stack:
-                default = await stack.enter_async_context(self._client(DISCOVERY_IDENTITY))
+                default = await stack.enter_async_context(self._client(discovery))
                 group = await stack.enter_async_context(anyio.create_task_group())
                 yield Connection(
                     default,
@@ -213,6 +220,7 @@ class LaunchedTarget(Target):
                     group=group,
                     explain=self.explain,
                     extra_is_a_process=self.transport == "stdio",
+                    identities=self.identities,
                 )
 
     async def explain(self, client: Any) -> str | None:
@@ -225,12 +233,13 @@ class LaunchedTarget(Target):
         return None
 
     def _discovery_client(self, identity: dict[str, str]) -> AbstractAsyncContextManager[Client]:
-        """A client filled with the discovery identity: signed-meta binds none to a client."""
-        return self._client(DISCOVERY_IDENTITY)
+        """A client filled with the discovery identity: calls carry their identity themselves,
+        so no client is bound to one."""
+        return self._client(self.identities.discovery)
 
     def _discovery_raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
         """A raw channel filled with the discovery identity, as ``_discovery_client``."""
-        return self._raw(DISCOVERY_IDENTITY)
+        return self._raw(self.identities.discovery)
 
     def _working_folder(self) -> str | None:
         """The folder the server starts in: the descriptor's ``cwd`` filled in (the run's
@@ -250,11 +259,10 @@ class LaunchedTarget(Target):
         return command, get_default_environment() | self._env(identity)
 
     def _headers(self, identity: dict[str, str]) -> dict[str, str]:
-        """The headers of every HTTP request: the server's (``[server] headers``) and, with the
-        http-headers binding, the binding's for ``identity``."""
+        """The headers of every HTTP request: the server's (``[server] headers``) and those
+        that carry ``identity``, if the contract's identities travel in headers."""
         declared = dict(self.descriptor.headers)
-        if self.descriptor.binding_mode == BindingMode.HTTP_HEADERS:
-            declared |= self.descriptor.binding_headers
+        declared |= self.identities.headers
         return {k: self.fill(v, identity) for k, v in declared.items()}
 
     @asynccontextmanager
@@ -299,7 +307,7 @@ class LaunchedTarget(Target):
     def _raw(self, identity: dict[str, str]) -> AbstractAsyncContextManager[RawChannel]:
         """A raw channel for ``identity`` in the era of the run: over stdio a server process
         of its own, started as the SDK's client starts one (same command, same environment),
-        over HTTP a session of its own (handshake era) with the binding's headers. A failure
+        over HTTP a session of its own (handshake era) with the identity's headers. A failure
         to open it is StartupFailed."""
         timeout = max(self.descriptor.call_timeout_s, self.descriptor.startup_timeout_s)
         version = self.negotiated.protocol_version if self.negotiated else None

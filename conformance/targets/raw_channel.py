@@ -282,7 +282,7 @@ class _Http(RawChannel):
 async def over_http(
     url: str, headers: dict[str, str], timeout_s: float, protocol_version: str | None = None
 ) -> AsyncIterator[RawChannel]:
-    """A raw channel at ``url``, each request carrying ``headers`` (the binding's): in the
+    """A raw channel at ``url``, each request carrying ``headers`` (the identity's): in the
     handshake era an MCP session of its own, initialized within ``timeout_s`` and ended with
     it; in the new era, speaking ``protocol_version``, one self-contained POST per request."""
     async with httpx2.AsyncClient(headers=headers, timeout=timeout_s) as client:

@@ -6,7 +6,8 @@ import sys
 
 from engram_conformance.spec import registry
 
-from .descriptor import DescriptorError, Policy, TargetDescriptor
+from .contract_tables import CORE_POLICY_KEYS, SHARED_TABLE
+from .descriptor import DescriptorError, TargetDescriptor
 
 
 def reference_descriptor(contract: str = registry.DEFAULT) -> TargetDescriptor:
@@ -19,6 +20,7 @@ def reference_descriptor(contract: str = registry.DEFAULT) -> TargetDescriptor:
     files, as in ``targets/reference.toml``.
     """
     registered = registry.registration(contract)
+    policy = dict(registered.reference_policy)
     if registered.serving is None:
         problem = f"the {contract} contract has no reference server in this kit"
         raise DescriptorError("--reference", "", problem)
@@ -38,7 +40,8 @@ def reference_descriptor(contract: str = registry.DEFAULT) -> TargetDescriptor:
         transport="stdio",
         command=command,
         cwd="{work_dir}",
-        policy=Policy(**registered.reference_policy),
+        claim=tuple(policy["tools"]) if "tools" in policy else None,
+        tables={SHARED_TABLE: {k: v for k, v in policy.items() if k not in CORE_POLICY_KEYS}},
         state_files=("{state_dir}/**",),
         contract=contract,
     )

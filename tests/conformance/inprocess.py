@@ -20,9 +20,9 @@ from engram_conformance.conformance.document import build_document
 from engram_conformance.conformance.engram_memory.checks.registry import REGISTRY, all_checks
 from engram_conformance.conformance.engram_memory.host import Host
 from engram_conformance.conformance.engram_memory.plugin import CONTRACT
+from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
-from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
+from engram_conformance.conformance.contracts import every_settings
 from engram_conformance.conformance.launching import chosen_contract
 from engram_conformance.conformance.targets.descriptor import DescriptorError, load_descriptor
 
@@ -29,8 +30,9 @@ def _claiming(tmp_path: Path, tools: str) -> Path:
 def test_a_tool_of_another_contract_is_refused_when_the_contract_is_chosen(
     tmp_path: Path,
 ) -> None:
-    descriptor = load_descriptor(_claiming(tmp_path, '"engram_memory_search", "mem_save"'))
-    assert descriptor.policy.tools == ("engram_memory_search", "mem_save")
+    claiming = _claiming(tmp_path, '"engram_memory_search", "mem_save"')
+    descriptor = load_descriptor(claiming, every_settings())
+    assert descriptor.claim == ("engram_memory_search", "mem_save")
     with pytest.raises(DescriptorError) as raised:
         chosen_contract(descriptor)
     assert raised.value.key == "policy.tools"
@@ -40,7 +42,7 @@ def test_a_tool_of_another_contract_is_refused_when_the_contract_is_chosen(
 
 
 def test_a_claim_of_the_contracts_own_tools_is_kept(tmp_path: Path) -> None:
-    descriptor = load_descriptor(_claiming(tmp_path, '"engram_memory_search"'))
+    descriptor = load_descriptor(_claiming(tmp_path, '"engram_memory_search"'), every_settings())
     assert chosen_contract(descriptor).name == "engram-memory"
 
 

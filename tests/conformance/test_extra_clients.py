@@ -32,8 +32,9 @@ def run_over_stdio(descriptor: TargetDescriptor) -> RunResult:
     signer = ContextSigner(spec)
     host = Host(spec, signer, "extra")
     options = RunOptions(profile="full", only=RULES)
-    with launched(descriptor, host) as target, checks_only(*CHECKS):
-        return anyio.run(run, target, CONTRACT, spec, descriptor.policy, host, options)
+    with launched(descriptor, host, CONTRACT) as target, checks_only(*CHECKS):
+        policy = CONTRACT.settings.parse(descriptor.tables)
+        return anyio.run(run, target, CONTRACT, spec, policy, host, options)
 
 
 def test_the_reference_keeps_one_effect_per_key_across_its_processes() -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from engram_conformance.conformance.contracts import every_settings
 from engram_conformance.conformance.engram_memory.plugin import CONTRACT
 from engram_conformance.conformance.launching import launched
 from engram_conformance.conformance.session import Session
@@ -229,7 +230,8 @@ def test_the_sdks_own_tools_list_is_in_the_transcript(tmp_path: Path) -> None:
     target_file = descriptor(tmp_path, "echo")
 
     async def first_call() -> list[dict]:
-        with launched(load_descriptor(target_file), CONTRACT.host(spec, "hostile")) as target:
+        loaded = load_descriptor(target_file, every_settings())
+        with launched(loaded, CONTRACT.host(spec, "hostile"), CONTRACT) as target:
             async with target.connect() as connection:
                 session = Session(connection, 5.0)
                 await session.call("engram_memory_search", {"query": "x"}, None, None)

@@ -30,7 +30,7 @@ from engram_conformance.spec.engram_memory import load
 
 from ..mutants.base import ServiceProxy
 from .inprocess import run_against
-from .test_binding_adapters import ENV_BOUND
+from .test_binding_adapters import ENV_BOUND, carried
 
 FIXTURES = Path(__file__).with_name("fixtures")
 SEARCH = "engram_memory_search"
@@ -51,8 +51,7 @@ HEADER_BOUND = TargetDescriptor(
     transport="http",
     url="http://127.0.0.1:{port}/mcp",
     command=(sys.executable, str(FIXTURES / "echo_binding_server.py"), "http", "{port}"),
-    binding_mode="http-headers",
-    binding_headers={"X-Engram-Tenant": "{tenant}"},
+    tables={"binding": {"mode": "http-headers", "headers": {"X-Engram-Tenant": "{tenant}"}}},
 )
 GARBAGE = TargetDescriptor(
     name="garbage",
@@ -83,7 +82,8 @@ async def searches(
     spec = load()
     signer = ContextSigner(spec)
     host = Host(spec, signer, "raw")
-    target = LaunchedTarget(descriptor, Workspace(root, signer.write_public_key(root / "k.pem")))
+    workspace = Workspace(root, signer.write_public_key(root / "k.pem"))
+    target = LaunchedTarget(descriptor, workspace, carried(descriptor))
     done = []
     async with target.connect() as connection:
         session = Session(connection, 10)

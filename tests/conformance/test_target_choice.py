@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from engram_conformance.conformance.contracts import every_settings
 from engram_conformance.conformance.targets.choice import (
     NotOneTarget,
     named_descriptor,
@@ -18,7 +19,7 @@ from ..conftest import REPO_ROOT
 
 def chosen_descriptor(*target: Path, **options: object) -> TargetDescriptor:
     """The descriptor the front ends' target options name, as a request makes it."""
-    return named_descriptor(target_name(*target, **options))
+    return named_descriptor(target_name(*target, **options), every_settings())
 
 
 def test_a_descriptor_file_is_named_by_its_full_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -41,7 +42,7 @@ def test_a_descriptor_file_is_named_by_its_full_path(monkeypatch: pytest.MonkeyP
 def test_the_name_makes_the_same_descriptor_again(options: dict, origin: dict) -> None:
     descriptor = chosen_descriptor(**options)
     assert descriptor.origin == origin
-    assert named_descriptor(origin) == descriptor
+    assert named_descriptor(origin, every_settings()) == descriptor
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,7 @@ def test_not_one_target_is_no_choice(options: dict) -> None:
 )
 def test_a_name_of_no_known_kind_is_refused(named: dict) -> None:
     with pytest.raises(NotOneTarget):
-        named_descriptor(named)
+        named_descriptor(named, every_settings())
 
 
 def test_a_blank_command_line_is_a_descriptor_error_not_a_missing_option() -> None:

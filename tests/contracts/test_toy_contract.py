@@ -1,8 +1,9 @@
 """A third contract plugs in as docs/architecture.md's checklist ("A third contract, step by
 step") says, and the toy of ``tests/contracts/toy`` (one tool, one rule, one check, a server and
 its mutant) follows it: 1. its spec (``spec.py``), 2. its checks in their run order
-(``checks.py``), 3. its plug-in (``plugin.py``), 4. its registration (``registration.py``, no
-reference server), 5. one entry in the registry's group (``ENTRY``, the ``toy`` fixture), 8.
+(``checks.py``), 3. its plug-in (``plugin.py``), 4. no target settings of its own (the
+default: a descriptor promises it nothing), 5. its registration (``registration.py``, no
+reference server), 6. one entry in the registry's group (``ENTRY``, the ``toy`` fixture), 9.
 every front end takes it: ``run``, ``rules``, ``spec``, ``replay``, the pytest plugin and the
 library API, and the server passes where its mutant fails. It imports nothing of another
 contract."""
@@ -23,6 +24,7 @@ from engram_conformance.conformance.check_registry import Checks
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.launching import chosen_contract, run_launched
 from engram_conformance.conformance.runner import RunOptions, RunResult
+from engram_conformance.conformance.targets.contract_tables import NO_SETTINGS
 from engram_conformance.conformance.targets.descriptor import stdio_descriptor
 from engram_conformance.conformance.targets.reference import reference_descriptor
 from engram_conformance.reports.document import load as load_report
@@ -57,7 +59,7 @@ def toy_server(*flags: str) -> str:
 
 
 def run_toy(plugin: contracts.Contract, *flags: str) -> RunResult:
-    descriptor = stdio_descriptor(toy_server(*flags))
+    descriptor = stdio_descriptor(toy_server(*flags), contracts.every_settings())
     return run_launched(plugin, plugin.load_spec(), descriptor, RunOptions(seed=1))[0]
 
 
@@ -86,13 +88,32 @@ def test_the_library_api_runs_the_server_and_its_mutant(toy: contracts.Contract)
     assert failure.observed.isupper()
 
 
-def test_tools_list_decides_the_contract(toy: contracts.Contract) -> None:
-    assert chosen_contract(stdio_descriptor(toy_server())) is toy
-    reference = stdio_descriptor(shlex.join(reference_descriptor().command))
-    assert chosen_contract(reference).name == "engram-memory"
-    assert chosen_contract(stdio_descriptor(toy_server()), "engram-memory").name == (
-        "engram-memory"
+def test_a_descriptor_promises_it_nothing_and_other_contracts_tables_stay_theirs(
+    toy: contracts.Contract, tmp_path: Path
+) -> None:
+    """Without settings of its own the toy takes the default (no table, ``NoPolicy``): a
+    descriptor naming it may still hold another contract's tables, which mean nothing to it."""
+    assert toy.settings is NO_SETTINGS
+    descriptor = tmp_path / "toy.toml"
+    descriptor.write_text(
+        'name = "toy"\n[contract]\nname = "toy"\n'
+        f'[server]\ntransport = "stdio"\ncommand = {json.dumps(shlex.split(toy_server()))}\n'
+        '[policy]\ntools = ["toy_echo"]\nsemantic_channel = true\n'
+        '[binding]\nmode = "signed-meta"\n',
+        encoding="utf-8",
     )
+    code, output = invoke("run", "--target", str(descriptor), "--report-dir", str(tmp_path / "r"))
+    assert code == 0, output
+    assert load_report(tmp_path / "r" / "report.json").spec.contract == "toy"
+
+
+def test_tools_list_decides_the_contract(toy: contracts.Contract) -> None:
+    settings = contracts.every_settings()
+    toy_target = stdio_descriptor(toy_server(), settings)
+    assert chosen_contract(toy_target) is toy
+    reference = stdio_descriptor(shlex.join(reference_descriptor().command), settings)
+    assert chosen_contract(reference).name == "engram-memory"
+    assert chosen_contract(toy_target, "engram-memory").name == "engram-memory"
 
 
 def test_run_reports_the_toy_under_its_name(toy: contracts.Contract, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from engram_conformance.conformance.targets.descriptor import Policy
+from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.reference_impl.engram_memory.context import InvocationContext
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 from engram_conformance.spec.engram_memory import (

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.conformance.runner import RunResult
-from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 
 from ..conformance.inprocess import run_against

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
-from engram_conformance.conformance.targets.descriptor import Policy, TargetDescriptor
+from engram_conformance.conformance.engram_memory.settings import Policy
+from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
 from engram_conformance.reports.document import load as load_report
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engram_conformance.conformance.targets.descriptor import Policy
+from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 
 from ..conformance.inprocess import run_against

@@ -8,9 +8,11 @@ from typing import Any
 
 import jsonschema
 import pytest
+from engram_conformance.conformance import contracts
 from engram_conformance.reports import ReportDocument, Verdict, sarif
 from hypothesis import given
 
+from ..conftest import REPO_ROOT
 from .documents import SETTINGS, documents, small
 from .snapshot import assert_snapshot
 
@@ -154,9 +156,14 @@ def test_every_document_gives_a_valid_log_with_a_result_per_broken_rule(data: di
 
 
 def test_results_point_at_the_descriptor_or_else_at_the_rules_of_the_spec() -> None:
-    def uris(descriptor: str | None) -> set[str]:
+    """The rules' file is the contract's own: its plug-in's ``rules_file``, kept in the
+    report's ``spec``, else the kit's layout for the contract's name."""
+
+    def uris(descriptor: str | None, rules_file: str | None = None) -> set[str]:
         data = small()
         data["target"]["descriptor"] = descriptor
+        if rules_file is not None:
+            data["spec"]["rules_file"] = rules_file
         log = sarif.sarif_log(ReportDocument.from_dict(data))
         return {
             result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
@@ -164,10 +171,18 @@ def test_results_point_at_the_descriptor_or_else_at_the_rules_of_the_spec() -> N
         }
 
     assert uris("./ci/engram target.toml") == {"ci/engram%20target.toml"}
-    assert uris("/home/runner/work/x/engram-target.toml") == {
+    assert uris("/home/runner/work/x/engram-target.toml", "spec/mem/rules.json") == {
         "file:///home/runner/work/x/engram-target.toml"
     }
-    assert uris(None) == {"spec/engram_memory/rules.json"}
+    assert uris(None, "spec/mem/rules.json") == {"spec/mem/rules.json"}
+    assert uris(None) == {"spec/engram_memory/rules.json"}  # the small document's contract
+
+
+def test_each_shipped_contract_names_its_own_rules_file() -> None:
+    for name in contracts.names():
+        rules_file = contracts.contract(name).rules_file
+        assert rules_file is not None and (REPO_ROOT / rules_file).is_file(), name
+        assert f"/{name.replace('-', '_')}/" in rules_file
 
 
 def test_the_message_is_what_the_first_failure_expected_and_observed() -> None:

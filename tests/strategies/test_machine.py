@@ -6,7 +6,6 @@ that what it reports is not crowded out by the scripted checks of the same rules
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +15,13 @@ from engram_conformance.conformance.engram_memory.checks.model_check import life
 from engram_conformance.conformance.engram_memory.plugin import CONTRACT
 from engram_conformance.conformance.launching import run_launched
 from engram_conformance.conformance.runner import RunOptions, RunResult
-from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.reference_impl.engram_memory.envelope import success
 from engram_conformance.spec.engram_memory import load
 from engram_conformance.spec.engram_memory.tool_names import ADMIT, GET, WITHDRAW
 from engram_conformance.strategies.engram_memory.machines import RULES
 
 from ..conformance.inprocess import broken_verdict, run_against
+from ..conformance.test_binding_adapters import ENV_BOUND_REFERENCE
 from ..mutants.answers import SOME_DIGEST, value
 from ..mutants.base import ContextProxy, ServiceProxy, in_scope, plant
 from ..mutants.catalog.idempotency import KeyedPerTool, ReplayAnswersNewCandidate, racy_captures
@@ -137,29 +136,13 @@ def test_the_machine_finds_nothing_in_the_reference(
     assert {rule: result.verdicts[rule].verdict for rule in RULES} == dict.fromkeys(RULES, "pass")
 
 
-ENV_BOUND = Path(__file__).parents[1] / "conformance" / "fixtures" / "env_bound_reference.py"
-
-
 def test_the_machine_runs_through_the_process_env_adapter() -> None:
     """Over stdio, one reference process per identity on one state folder (three a scope set,
     each example a new set, so few examples fit in the test's budget): the model holds, and
     what the examples exercised passes. Confirmations that do not hold cannot be sent through
     this binding, so the gate's rules are left to other checks."""
-    descriptor = TargetDescriptor(
-        name="env-bound-reference",
-        transport="stdio",
-        command=(sys.executable, str(ENV_BOUND), "{state_dir}", "{host_public_key_file}"),
-        binding_mode="process-env",
-        binding_env={
-            "ENGRAM_TENANT": "{tenant}",
-            "ENGRAM_WORKSPACE": "{workspace}",
-            "ENGRAM_PRINCIPAL": "{principal}",
-        },
-    )
-    options = RunOptions(
-        profile="full", only=RULES, seed=1, budget_s=30, binding_mode="process-env"
-    )
-    result, _ = run_launched(CONTRACT, load(), descriptor, options)
+    options = RunOptions(profile="full", only=RULES, seed=1, budget_s=30)
+    result, _ = run_launched(CONTRACT, load(), ENV_BOUND_REFERENCE, options)
     assert not machine_failures(result)
     verdicts = {rule: result.verdicts[rule].verdict for rule in RULES}
     assert set(verdicts.values()) <= {"pass", "error"}

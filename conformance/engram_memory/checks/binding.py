@@ -34,7 +34,6 @@ from . import context_cases
 from .calls import (
     CONTEXT_UNAVAILABLE,
     NOT_A_TOOL,
-    SIGNED_META,
     UNKNOWN_RECORD,
     UNKNOWN_TOOL,
     arguments,
@@ -44,6 +43,7 @@ from .calls import (
     offered,
     require_answered,
     send,
+    signed_meta_only,
     subject,
     with_purpose,
 )
@@ -160,7 +160,7 @@ def _forgeries(ctx: CheckContext, bound: dict[str, Any]) -> dict[str, str]:
 
 
 # HOST-001 to HOST-005: the context ------------------------------------------------------------
-@check(rules=("HOST-001",), binding=SIGNED_META)
+@check(rules=("HOST-001",), requires=signed_meta_only)
 async def call_without_a_context_is_refused(ctx: CheckContext) -> None:
     """Each offered tool without a context, once the same call with one is answered."""
     for tool in await offered(ctx):
@@ -171,7 +171,7 @@ async def call_without_a_context_is_refused(ctx: CheckContext) -> None:
             expect_code(ctx, "HOST-001", observed, CONTEXT_UNAVAILABLE, f"{tool} with _meta {meta}")
 
 
-@check(rules=("HOST-002",), binding=SIGNED_META)
+@check(rules=("HOST-002",), requires=signed_meta_only)
 async def untrusted_context_is_refused(ctx: CheckContext) -> None:
     def cases(tool: str, sent: dict[str, Any]) -> Cases:
         bound = claims(ctx, tool, sent)
@@ -183,7 +183,7 @@ async def untrusted_context_is_refused(ctx: CheckContext) -> None:
     await _judge_contexts(ctx, "HOST-002", cases)
 
 
-@check(rules=("HOST-003",), binding=SIGNED_META)
+@check(rules=("HOST-003",), requires=signed_meta_only)
 async def context_times_are_checked(ctx: CheckContext) -> None:
     """Expired, too long-lived and issued-in-the-future contexts are refused; 5 s of skew on
     ``iat`` and a 300 s lifetime are accepted (with margins for the two clocks)."""
@@ -202,7 +202,7 @@ async def context_times_are_checked(ctx: CheckContext) -> None:
     await _judge_contexts(ctx, "HOST-003", cases)
 
 
-@check(rules=("HOST-004",), binding=SIGNED_META)
+@check(rules=("HOST-004",), requires=signed_meta_only)
 async def context_claims_are_required_or_optional(ctx: CheckContext) -> None:
     """Each required claim missing is refused; an optional claim that is null counts as absent.
     A null confirmation of withdraw and forget (absent, it refuses them with -32603) is tried by
@@ -222,7 +222,7 @@ async def context_claims_are_required_or_optional(ctx: CheckContext) -> None:
     await _judge_contexts(ctx, "HOST-004", cases)
 
 
-@check(rules=("HOST-005",), binding=SIGNED_META)
+@check(rules=("HOST-005",), requires=signed_meta_only)
 async def context_for_another_tool_is_refused(ctx: CheckContext) -> None:
     def cases(tool: str, sent: dict[str, Any]) -> Cases:
         bound = claims(ctx, tool, sent)
@@ -231,7 +231,7 @@ async def context_for_another_tool_is_refused(ctx: CheckContext) -> None:
     await _judge_contexts(ctx, "HOST-005", cases)
 
 
-@check(rules=("HOST-023",), binding=SIGNED_META)
+@check(rules=("HOST-023",), requires=signed_meta_only)
 async def context_claims_of_the_wrong_form_are_refused(ctx: CheckContext) -> None:
     """A signed context whose claim has the wrong type or form is refused with -32603
     (``context_cases.malformed``). A malformed confirmation is not tried: it answers
@@ -278,7 +278,7 @@ async def unknown_tool_is_refused(ctx: CheckContext) -> None:
         expect_code(ctx, "HOST-007", observed, UNKNOWN_TOOL, f"a call of {name}")
 
 
-@check(rules=("HOST-010",), binding=SIGNED_META)
+@check(rules=("HOST-010",), requires=signed_meta_only)
 async def tools_list_with_an_untrusted_context_is_refused(ctx: CheckContext) -> None:
     """tools/list verifies its context as a call does: forgeries, the times of HOST-003 and
     each required claim but ``tool`` (which tools/list does not check, HOST-022) missing."""
@@ -431,7 +431,7 @@ async def records_carry_a_trust_class(ctx: CheckContext) -> None:
 
 
 # HOST-015, HOST-016: the deadline, and the order of checks ---------------------------------------
-@check(rules=("HOST-015",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("HOST-015",), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def passed_deadline_is_exceeded_and_writes_nothing(ctx: CheckContext) -> None:
     """A passed deadline answers DEADLINE_EXCEEDED; the same call with a deadline still ahead
     then runs for the first time (nothing was kept: no state change, no key reserved). A read

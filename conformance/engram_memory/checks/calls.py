@@ -9,10 +9,20 @@ import copy
 from typing import Any
 
 from ...observation import Observation
-from ...targets.descriptor import BindingMode
+from ..settings import BindingMode, Policy
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
 
 SIGNED_META = BindingMode.SIGNED_META
+
+
+def signed_meta_only(policy: Policy) -> str | None:
+    """A check's requirement (``@check(requires=...)``): the target binds by signed-meta, the
+    only binding whose context a check can forge or break."""
+    if policy.binding_mode == SIGNED_META:
+        return None
+    return f"needs the {SIGNED_META} binding; the target binds by {policy.binding_mode}"
+
+
 CONTEXT_UNAVAILABLE = -32603
 UNKNOWN_TOOL = -32602
 #: Names in the memory namespace that are none of the six tools (maintenance is never a tool).

@@ -12,7 +12,6 @@ from ..host import ABSENT
 from .calls import (
     CONTEXT_UNAVAILABLE,
     NOT_A_TOOL,
-    SIGNED_META,
     UNKNOWN_TOOL,
     arguments,
     claims,
@@ -20,6 +19,7 @@ from .calls import (
     offered,
     require_answered,
     send,
+    signed_meta_only,
     with_purpose,
 )
 from .context import CAPTURE, GET, SEARCH, WITHDRAW, CheckContext
@@ -145,7 +145,7 @@ def _order_cases(ctx: CheckContext) -> list[tuple[str, str, dict[str, Any], Any,
     ]
 
 
-@check(rules=("HOST-016",), binding=SIGNED_META)
+@check(rules=("HOST-016",), requires=signed_meta_only)
 async def first_failing_check_decides_the_answer(ctx: CheckContext) -> None:
     """Each case of an offered tool (or of no tool), once each tool they call is accepted
     called validly (the controls; the first offered tool's when they call none)."""

@@ -41,14 +41,6 @@ class CheckContext(BaseContext):
         self.host = host
         self.identity = host.new_identity()
 
-    @property
-    def claimed_tools(self) -> tuple[str, ...]:
-        """The tools the target claims: its descriptor's, or the default claim the runner
-        settles once the server's tools are listed, before any check runs."""
-        if self.policy.tools is None:
-            raise RuntimeError("the claimed tools are read before the run settled them")
-        return self.policy.tools
-
     # recording ---------------------------------------------------------------------------
     def expect_argument_refusal(
         self, rule: str, observed: Observation, code: str, what: str

@@ -10,7 +10,7 @@ from engram_conformance.spec.engram_memory import Spec, load, schema_rules
 from ...observation import Observation
 from ...per_call_context import PerCallContext
 from .answers import ECHO_MIN_LENGTH, expect_breaches
-from .calls import SIGNED_META
+from .calls import signed_meta_only
 from .context import ADMIT, GET, SEARCH, CheckContext
 from .registry import check, per_call
 
@@ -189,7 +189,7 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-@check(rules=("ERR-006",), binding=SIGNED_META)
+@check(rules=("ERR-006",), requires=signed_meta_only)
 async def protocol_errors_are_provoked(ctx: CheckContext) -> None:
     """An unknown tool and a call without any context: the two protocol errors, whose messages
     the per-call check ``protocol_errors_carry_their_constant_messages`` judges."""

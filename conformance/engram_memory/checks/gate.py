@@ -26,11 +26,11 @@ from ..host import ABSENT
 from . import confirmation_cases
 from .calls import (
     CONTEXT_UNAVAILABLE,
-    SIGNED_META,
     arguments,
     expect_code,
     first_time,
     offered,
+    signed_meta_only,
     subject,
 )
 from .confirmation_cases import ApprovalCase
@@ -140,7 +140,7 @@ async def _expect_unconfirmed_refused(
             expect_code(ctx, rule, observed, CONTEXT_UNAVAILABLE, f"{tool}{when} with {case}")
 
 
-@check(rules=("GATE-001", "HOST-004"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-001", "HOST-004"), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def withdraw_and_forget_without_a_confirmation_are_refused(ctx: CheckContext) -> None:
     """Then the same call with an approval that holds, the control, passes the protocol checks
     (that it takes effect is GATE-002's): refusals prove nothing of a server refusing it too."""
@@ -175,7 +175,9 @@ async def confirmed_withdraw_and_forget_take_effect(ctx: CheckContext) -> None:
         )
 
 
-@check(rules=("GATE-001", "GATE-010", "HOST-004"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(
+    rules=("GATE-001", "GATE-010", "HOST-004"), tools=(CAPTURE, ADMIT), requires=signed_meta_only
+)
 async def replays_of_withdraw_and_forget_need_a_holding_confirmation(ctx: CheckContext) -> None:
     for tool in await _always_gated(ctx):
         sent = await subject(ctx, tool)
@@ -196,7 +198,7 @@ async def replays_of_withdraw_and_forget_need_a_holding_confirmation(ctx: CheckC
 
 
 # GATE-003 to GATE-006: when an approval holds ---------------------------------------------------
-@check(rules=("GATE-003",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-003",), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def confirmation_of_another_call_fails_the_gate(ctx: CheckContext) -> None:
     """Another capability, target or operation digest. capture has no target before it runs:
     that its approval names the idempotency_key is GATE-013's (profile), so here a capture is
@@ -211,19 +213,19 @@ async def confirmation_of_another_call_fails_the_gate(ctx: CheckContext) -> None
     await _judge_gate(ctx, "GATE-003", breaks)
 
 
-@check(rules=("GATE-004",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-004",), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def confirmation_over_its_ttl_or_expired_fails_the_gate(ctx: CheckContext) -> None:
     await _judge_gate(
         ctx, "GATE-004", lambda tool, sent, given: confirmation_cases.out_of_time(given)
     )
 
 
-@check(rules=("GATE-005",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-005",), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def call_more_than_30_s_after_approval_fails_the_gate(ctx: CheckContext) -> None:
     await _judge_gate(ctx, "GATE-005", lambda tool, sent, given: confirmation_cases.stale(given))
 
 
-@check(rules=("GATE-006",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-006",), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def malformed_or_future_confirmation_fails_the_gate(ctx: CheckContext) -> None:
     """Missing fields, times that are not Instants, an approval 20 s ahead fail
     (``confirmation_cases.malformed``); an approval 3 s ahead (within the 5 s skew, with a
@@ -238,7 +240,7 @@ async def malformed_or_future_confirmation_fails_the_gate(ctx: CheckContext) -> 
 
 
 # GATE-007, GATE-008, GATE-013: capture and request_admission ------------------------------------
-@check(rules=("GATE-007",), tools=(CAPTURE,), binding=SIGNED_META)
+@check(rules=("GATE-007",), tools=(CAPTURE,), requires=signed_meta_only)
 async def required_confirmation_gates_capture_and_admission(ctx: CheckContext) -> None:
     for tool in await _required_by_policy(ctx, "GATE-007"):
         sent = await subject(ctx, tool)
@@ -274,7 +276,7 @@ async def unrequired_confirmation_is_not_needed(ctx: CheckContext) -> None:
         )
 
 
-@check(rules=("GATE-013",), tools=(CAPTURE,), binding=SIGNED_META)
+@check(rules=("GATE-013",), tools=(CAPTURE,), requires=signed_meta_only)
 async def capture_and_admission_confirmations_name_their_target(ctx: CheckContext) -> None:
     """capture's target is its idempotency_key, request_admission's its candidate_id."""
     for tool in await _required_by_policy(ctx, "GATE-013"):
@@ -293,7 +295,7 @@ async def capture_and_admission_confirmations_name_their_target(ctx: CheckContex
 
 
 # GATE-009, GATE-011, GATE-012 ----------------------------------------------------------------
-@check(rules=("GATE-009",), binding=SIGNED_META)
+@check(rules=("GATE-009",), requires=signed_meta_only)
 async def confirmation_written_in_arguments_has_no_effect(ctx: CheckContext) -> None:
     """Each offered tool on a live target (``subject``: only the schema can refuse the calls),
     with each confirmation-like argument: withdraw and forget without a context confirmation
@@ -342,7 +344,7 @@ async def confirmation_written_in_arguments_has_no_effect(ctx: CheckContext) -> 
         )
 
 
-@check(rules=("GATE-011", "SCHEMA-035"), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-011", "SCHEMA-035"), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckContext) -> None:
     """Each pair: a call failing a later step (with an approval that holds, it answers that
     step's error) and the gate (a stale approval) answers gate_failed; invalid arguments with
@@ -385,7 +387,7 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
             )
 
 
-@check(rules=("GATE-012",), tools=(CAPTURE, ADMIT), binding=SIGNED_META)
+@check(rules=("GATE-012",), tools=(CAPTURE, ADMIT), requires=signed_meta_only)
 async def gate_failed_writes_nothing(ctx: CheckContext) -> None:
     """After gate_failed, the same call approved runs for the first time: the target was left
     as it was and the key was not reserved."""

@@ -72,7 +72,7 @@ from .argument_sending import (
     send,
     sent_broken,
 )
-from .calls import ALL_TOOLS, SIGNED_META
+from .calls import ALL_TOOLS, signed_meta_only
 from .context import ARGUMENT_ERRORS, CODE_IN_ROW, CheckContext
 from .registry import check
 
@@ -275,7 +275,7 @@ def search(sender: Sender, seed: int, database: Path | None) -> None:
                 return
 
 
-@check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", binding=SIGNED_META)
+@check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", requires=signed_meta_only)
 async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> None:
     """Generated objects broken by one rule are answered their labelled code; generated valid
     ones are not refused by the argument checks. Each tool's minimal valid example must be

@@ -53,7 +53,7 @@ class HarnessDriver(MachineSearch):
     def __init__(self, ctx: CheckContext, stop_at: float) -> None:
         super().__init__(ctx, stop_at, SHRINK_PATIENCE)
         self.ctx: CheckContext = ctx
-        self.forges_confirmations = ctx.binding_mode == SIGNED_META
+        self.forges_confirmations = ctx.policy.binding_mode == SIGNED_META
         self.identities: dict[str, Identity] = {}
 
     def begin(self) -> dict[str, tuple[str, str, str]] | None:

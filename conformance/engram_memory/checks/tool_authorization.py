@@ -16,18 +16,18 @@ from ..host import ABSENT
 from . import context_cases
 from .calls import (
     NOT_A_TOOL,
-    SIGNED_META,
     UNKNOWN_TOOL,
     claims,
     offered,
     send,
+    signed_meta_only,
     subject,
 )
 from .context import CheckContext
 from .registry import check
 
 
-@check(rules=("HOST-011", "HOST-008"), binding=SIGNED_META)
+@check(rules=("HOST-011", "HOST-008"), requires=signed_meta_only)
 async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None:
     """Each offered tool on a live target (a pending candidate, a current record, with an
     approval that holds when it needs one), so that serving it would succeed.
@@ -81,7 +81,7 @@ async def _listed(ctx: CheckContext, bound: dict[str, Any] | None) -> tuple[Obse
     return observed, [tool.name for tool in tools]
 
 
-@check(rules=("HOST-009",), binding=SIGNED_META)
+@check(rules=("HOST-009",), requires=signed_meta_only)
 async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
     """Without a context, or with no ``tools`` restriction, every offered tool is listed; a
     ``tools`` claim lists exactly what it enables, whatever the context's ``tool`` claim names
@@ -120,7 +120,7 @@ async def tools_list_follows_the_tools_claim(ctx: CheckContext) -> None:
 LISTING_TOOL_CLAIMS = ("tools/list", "", NOT_A_TOOL[0])
 
 
-@check(rules=("HOST-022",), binding=SIGNED_META)
+@check(rules=("HOST-022",), requires=signed_meta_only)
 async def tools_list_takes_any_tool_claim(ctx: CheckContext) -> None:
     """On tools/list the context's ``tool`` claim is not checked: whatever string it holds, a
     context that verifies is answered as the same context naming an offered tool is (which

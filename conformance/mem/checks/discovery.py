@@ -52,7 +52,7 @@ async def claimed_tools_are_listed(ctx: MemContext) -> None:
     """The runner reads a descriptor that claims nothing as claiming every tool of the contract
     (all the version lines' tools); DISC-003 makes that default the twelve tools seed 003 names.
     A descriptor's own ``[policy] tools`` is taken as it is."""
-    claimed = ctx.policy.tools or ()
+    claimed = ctx.claim or ()
     if set(claimed) == set(ctx.spec.tools):
         claimed = ctx.spec.seed_tools
     listed = sorted(await ctx.listed())

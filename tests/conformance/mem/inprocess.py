@@ -11,8 +11,8 @@ from pathlib import Path
 
 import anyio
 from engram_conformance.conformance.mem.plugin import CONTRACT
+from engram_conformance.conformance.mem.settings import Policy
 from engram_conformance.conformance.runner import RunOptions, RunResult, run
-from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.reference_impl.mem.project import current_project
 from engram_conformance.reference_impl.mem.server import Handlers, build_server
@@ -30,20 +30,22 @@ def run_against(
     *,
     wiring_mutant: type[Handlers] | None = None,
     target_policy: Policy | None = None,
+    claim: tuple[str, ...] | None = None,
     only: tuple[str, ...] = (),
     seed: int = 1,
     dedupe_window_s: float | None = None,
     profile: str = "quick",
 ) -> RunResult:
     """The harness's result for the mem reference (its handlers mutated as asked), served with
-    ``dedupe_window_s`` as its window when given (and the policy saying so)."""
+    ``dedupe_window_s`` as its window when given (and the policy saying so), the target
+    claiming ``claim`` (None: the default claim)."""
     spec = CONTRACT.load_spec()
     window = DEDUPE_WINDOW if dedupe_window_s is None else timedelta(seconds=dedupe_window_s)
     service = MemService(state_dir, current_project(PROJECT, state_dir), window)
     server = build_server(service, wiring_mutant)
     target = InProcessTarget("mem-reference-in-process", lambda: server, state_dir)
     host = CONTRACT.host(spec, secrets.token_hex(3))
-    options = RunOptions(profile=profile, only=only, seed=seed)
+    options = RunOptions(profile=profile, only=only, seed=seed, claim=claim)
     if dedupe_window_s is not None:
         target_policy = replace(target_policy or Policy(), dedupe_window_s=dedupe_window_s)
     try:

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 from typing import cast
 
 import pytest
+from engram_conformance.conformance.contracts import every_settings
 from engram_conformance.conformance.mem import answers
 from engram_conformance.conformance.mem.answer_text import Answer, Unreadable
 from engram_conformance.conformance.mem.checks.context import MemContext
@@ -22,6 +23,7 @@ from engram_conformance.conformance.mem.facts import (
     SearchResult,
     SessionStarted,
 )
+from engram_conformance.conformance.mem.settings import parse
 from engram_conformance.conformance.targets.descriptor import load_descriptor
 from mcp_types import CallToolResult, TextContent
 
@@ -176,7 +178,7 @@ def test_the_descriptor_carries_its_answers_tables(tmp_path: Path) -> None:
         '[answers.mem_session_start]\nid = "/session"\n',
         encoding="utf-8",
     )
-    assert set(load_descriptor(path).policy.answers) == {
+    assert set(parse(load_descriptor(path, every_settings()).tables).answers) == {
         ("mem_save", "id", "/data/id"),
         ("mem_save", "title", "re:titled (.+)"),
         ("mem_session_start", "id", "/session"),

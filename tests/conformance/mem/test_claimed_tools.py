@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.spec.mem import load
 
 from .inprocess import run_against
@@ -22,8 +21,8 @@ def test_the_default_claim_is_the_seed_tools(tmp_path: Path) -> None:
 
 
 def test_a_claimed_tool_not_listed_breaks_the_rule(tmp_path: Path) -> None:
-    claimed = Policy(tools=("mem_save", "mem_compare"))
-    result = run_against(tmp_path, target_policy=claimed, only=("DISC-003",))
+    claimed = ("mem_save", "mem_compare")
+    result = run_against(tmp_path, claim=claimed, only=("DISC-003",))
     assert result.verdicts["DISC-003"].verdict == "warn"
     [failure] = result.ledger.evidence["DISC-003"].failures
     assert failure.expected == "mem_compare in tools/list"
@@ -32,8 +31,8 @@ def test_a_claimed_tool_not_listed_breaks_the_rule(tmp_path: Path) -> None:
 def test_a_rule_needing_an_unclaimed_tool_does_not_pass_on_its_other_parts(tmp_path: Path) -> None:
     """DEL-002's statement needs mem_timeline; without it, what the model check passed of the
     rule decides nothing: not applicable, saying what passed."""
-    claimed = Policy(tools=(*load().seed_tools, "mem_get_observation"))
-    result = run_against(tmp_path, target_policy=claimed, only=("DEL-002",), profile="full")
+    claimed = (*load().seed_tools, "mem_get_observation")
+    result = run_against(tmp_path, claim=claimed, only=("DEL-002",), profile="full")
     assert result.ledger.evidence["DEL-002"].passed > 0
     verdict = result.verdicts["DEL-002"]
     assert verdict.verdict == "not_applicable"

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
+from engram_conformance.conformance.contracts import every_settings
+from engram_conformance.conformance.mem.settings import parse
 from engram_conformance.conformance.targets.descriptor import (
     DescriptorError,
     load_descriptor,
@@ -25,17 +27,17 @@ SHIPPED = REPO_ROOT / "targets" / "mem-reference.toml"
 
 
 def test_the_shipped_descriptor_says_the_window_it_starts_the_reference_with() -> None:
-    descriptor = load_descriptor(SHIPPED)
-    assert descriptor.policy.dedupe_window_s == REFERENCE_DEDUPE_WINDOW_S
+    descriptor = load_descriptor(SHIPPED, every_settings())
+    assert parse(descriptor.tables).dedupe_window_s == REFERENCE_DEDUPE_WINDOW_S
     started = descriptor.command[descriptor.command.index("--dedupe-window-s") + 1]
     assert float(started) == REFERENCE_DEDUPE_WINDOW_S
 
 
 def test_run_reference_starts_and_declares_the_same_window() -> None:
     descriptor = reference_descriptor("mem")
-    assert descriptor.policy.dedupe_window_s == REFERENCE_DEDUPE_WINDOW_S
+    assert parse(descriptor.tables).dedupe_window_s == REFERENCE_DEDUPE_WINDOW_S
     assert descriptor.command[-2:] == ("--dedupe-window-s", str(REFERENCE_DEDUPE_WINDOW_S))
-    assert reference_descriptor("engram-memory").policy.dedupe_window_s is None
+    assert parse(reference_descriptor("engram-memory").tables).dedupe_window_s is None
 
 
 @pytest.mark.parametrize("window", ["0", "-5", '"six"'])
@@ -46,13 +48,13 @@ def test_a_window_that_is_no_positive_number_is_refused(tmp_path: Path, window: 
     path = tmp_path / "window.toml"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(DescriptorError) as raised:
-        load_descriptor(path)
+        load_descriptor(path, every_settings())
     assert raised.value.key == "policy.dedupe_window_s"
 
 
 def test_the_reference_starts_in_an_empty_folder_of_the_run(tmp_path: Path) -> None:
     """``cwd = "{work_dir}"``: the mem reference names its current project after that folder."""
-    descriptor = load_descriptor(SHIPPED)
+    descriptor = load_descriptor(SHIPPED, every_settings())
     assert descriptor.cwd == reference_descriptor("mem").cwd == "{work_dir}"
     target = LaunchedTarget(descriptor, Workspace(tmp_path, None))
     assert target.fill(descriptor.cwd) == str(tmp_path / "work")
@@ -73,7 +75,7 @@ def test_a_working_folder_that_is_no_folder_stops_the_run_with_exit_code_2(
 def test_a_stdio_command_keeps_a_mem_servers_memories_in_the_run(tmp_path: Path) -> None:
     """``--stdio "engram mcp"``: Engram's data folder is the run's state folder, never the
     user's own store."""
-    descriptor = stdio_descriptor("engram mcp")
+    descriptor = stdio_descriptor("engram mcp", every_settings())
     target = LaunchedTarget(descriptor, Workspace(tmp_path, None))
     assert target._env()["ENGRAM_DATA_DIR"] == str(tmp_path / "state")
     assert descriptor.cwd is None

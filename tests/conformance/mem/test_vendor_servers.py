@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from engram_conformance.conformance.mem.plugin import CONTRACT
+from engram_conformance.conformance.mem.settings import Policy
 from engram_conformance.conformance.runner import RunResult
-from engram_conformance.conformance.targets.descriptor import Policy
 from engram_conformance.reference_impl.mem.server import Handlers
 
 from . import vendors

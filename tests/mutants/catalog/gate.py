@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import anyio
 import mcp_types as types
 import pytest
-from engram_conformance.conformance.targets.descriptor import Policy
+from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.reference_impl.engram_memory import gate
 from engram_conformance.reference_impl.engram_memory.binding import (
     ContextUnavailable,
