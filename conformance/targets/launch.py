@@ -33,6 +33,7 @@ from . import eras, processes
 from .connection import Connection
 from .descriptor import TargetDescriptor
 from .identities import IN_THE_CALL, Identities
+from .placeholders import UnknownPlaceholder, filled
 from .raw_channel import ObjectChannel, RawChannel, over_http, over_stdio
 from .server_log import ServerLog, tail
 from .stdio_transport import Wire, guarded_stdio
@@ -187,8 +188,8 @@ class LaunchedTarget(Target):
             **(identity or self.identities.discovery),
         }
         try:
-            return text.format(**values)
-        except (KeyError, IndexError, ValueError) as error:
+            return filled(text, values)
+        except UnknownPlaceholder as error:
             known = ", ".join(f"{{{name}}}" for name in (*values, "env[NAME]", "file[NAME]"))
             known = known.replace("{env}, ", "").replace("{file}, ", "")
             raise StartupFailed(

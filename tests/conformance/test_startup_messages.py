@@ -39,6 +39,7 @@ def _descriptor(tmp_path: Path, name: str, command: str) -> str:
         ),
         ("a URL nothing listens at", "the server could not be reached: nothing answers at "),
         ("an unknown placeholder", "the placeholders are {state_dir}, {work_dir}, "),
+        ("a placeholder with a width", "unknown placeholder in '{port:>9999999999999}'"),
         ("a server that never answers", "within 2.0 s (server.startup_timeout_s)"),
     ],
 )
@@ -52,6 +53,11 @@ def test_a_server_that_cannot_start_is_one_line_and_exit_2(
         "an unknown placeholder": [
             "--target",
             _descriptor(tmp_path, "placeholder", '["echo", "{nope}"]'),
+        ],
+        # attack round 6: a MemoryError, a traceback and exit 1
+        "a placeholder with a width": [
+            "--target",
+            _descriptor(tmp_path, "width", '["echo", "{port:>9999999999999}"]'),
         ],
         "a server that never answers": [
             "--target",

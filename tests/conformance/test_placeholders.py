@@ -1,0 +1,49 @@
+"""A descriptor's placeholders are names, or a name and one key: ``str.format`` read attributes
+and items of any depth, format specifications and conversions (attack round 6:
+``{file.__init__.__globals__[os].environ}`` put the harness's whole environment on a server's
+command line, and ``{port:>9999999999999}`` asked for gigabytes)."""
+
+from __future__ import annotations
+
+import pytest
+from engram_conformance.conformance.targets.placeholders import UnknownPlaceholder, filled
+
+
+class _Keyed(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        raise LookupError(f"no {key}")
+
+
+VALUES = {"port": "8080", "state_dir": "/s", "env": _Keyed(HOME="/h"), "file": _Keyed()}
+
+
+def test_names_keys_and_doubled_braces_are_filled() -> None:
+    assert filled("{state_dir}/x:{port} {env[HOME]} {{kept}}", VALUES) == "/s/x:8080 /h {kept}"
+    assert filled("no placeholder", VALUES) == "no placeholder"
+
+
+def test_a_missing_key_is_the_mappings_own_error() -> None:
+    with pytest.raises(LookupError, match="no token"):
+        filled("{file[token]}", VALUES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{file.__init__.__globals__[os].environ}",
+        "{env.__class__.__mro__}",
+        "{env[HOME][0]}",
+        "{port:>9999999999999}",
+        "{port!r}",
+        "{port[0]}",
+        "{env}",
+        "{nope}",
+        "{0}",
+        "{}",
+        "{port",
+        "port}",
+    ],
+)
+def test_anything_else_is_unknown(text: str) -> None:
+    with pytest.raises(UnknownPlaceholder):
+        filled(text, VALUES)
