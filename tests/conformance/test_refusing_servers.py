@@ -30,7 +30,7 @@ from engram_conformance.spec.engram_memory.tool_names import (
     WITHDRAW,
 )
 
-from ..mutants.base import BindingMutant, ServiceProxy
+from ..mutants.engram_memory.base import BindingMutant, ServiceProxy
 from .inprocess import broken_verdict, checks_only, run_against
 
 FIXTURE = Path(__file__).with_name("fixtures") / "refusing_server.py"

@@ -20,7 +20,7 @@ from engram_conformance.conformance.engram_memory.checks.generated import (
 from engram_conformance.conformance.runner import RunResult
 
 from ..conformance.inprocess import broken_verdict, run_against
-from ..mutants.catalog.schema import NullMeansAbsent, OpenSchema
+from ..mutants.engram_memory.catalog.schema import NullMeansAbsent, OpenSchema
 
 CHECK = generated_arguments_are_answered_as_labelled.__name__
 

@@ -23,11 +23,18 @@ from engram_conformance.spec.engram_memory.tool_names import ADMIT, GET, WITHDRA
 from engram_conformance.strategies.engram_memory.machines import RULES
 
 from ..conformance.inprocess import broken_verdict, run_against
-from ..mutants.answers import SOME_DIGEST, value
-from ..mutants.base import ContextProxy, ServiceProxy, in_scope, plant
-from ..mutants.catalog.idempotency import KeyedPerTool, ReplayAnswersNewCandidate, racy_captures
-from ..mutants.catalog.lifecycle import StaleReadCache
-from ..mutants.catalog.paging import CursorRepeatsTheLastRecord, RanksRestartOnEachPage
+from ..mutants.engram_memory.answers import SOME_DIGEST, value
+from ..mutants.engram_memory.base import ContextProxy, ServiceProxy, in_scope, plant
+from ..mutants.engram_memory.catalog.idempotency import (
+    KeyedPerTool,
+    ReplayAnswersNewCandidate,
+    racy_captures,
+)
+from ..mutants.engram_memory.catalog.lifecycle import StaleReadCache
+from ..mutants.engram_memory.catalog.paging import (
+    CursorRepeatsTheLastRecord,
+    RanksRestartOnEachPage,
+)
 
 CHECK = lifecycle_model_holds.__name__
 #: The longest shrunk example accepted as a minimal reproduction.

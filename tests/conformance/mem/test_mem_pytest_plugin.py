@@ -1,6 +1,6 @@
 """The pytest plugin with the mem contract: its rules are items ``engram::mem::RULE-ID`` with
 their verdicts, against the mem reference and against a mem server that breaks a rule (the
-planted temporary store of ``tests/mutants/catalog/mem_restart.py``), whose failure a baseline
+planted temporary store of ``tests/mutants/mem/catalog/restart.py``), whose failure a baseline
 turns into an expected one."""
 
 from __future__ import annotations
