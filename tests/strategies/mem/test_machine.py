@@ -1,4 +1,4 @@
-"""The mem model check finds the bugs planted in ``mem_planted.py`` and shrinks each to a
+"""The mem model check finds the bugs planted in ``planted.py`` and shrinks each to a
 few steps; the mem reference passes it.
 
 The runs select the rules the machine decides, in the full profile: the scripted checks of those
@@ -19,9 +19,9 @@ from engram_conformance.conformance.runner import RunResult
 from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.strategies.mem.machine import RULES
 
-from ..conformance.mem.inprocess import run_against
-from ..mutants.caught import Caught, assert_caught
-from .mem_planted import MUTANTS, OtherProjectsLeakIntoSearches
+from ...conformance.mem.inprocess import run_against
+from ...mutants.caught import Caught, assert_caught
+from .planted import MUTANTS, OtherProjectsLeakIntoSearches
 
 CHECK = observations_follow_the_model.__name__
 

@@ -20,8 +20,8 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import TIME_FORMAT, Observation
 
-from ..mutants.caught import Caught
-from ..mutants.mem.seams import ServiceMutant
+from ...mutants.caught import Caught
+from ...mutants.mem.seams import ServiceMutant
 
 #: the model check's name, which reports every bug planted here
 MODEL = "observations_follow_the_model"

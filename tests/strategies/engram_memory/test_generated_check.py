@@ -19,8 +19,8 @@ from engram_conformance.conformance.engram_memory.checks.generated import (
 )
 from engram_conformance.conformance.runner import RunResult
 
-from ..conformance.inprocess import broken_verdict, run_against
-from ..mutants.engram_memory.catalog.schema import NullMeansAbsent, OpenSchema
+from ...conformance.inprocess import broken_verdict, run_against
+from ...mutants.engram_memory.catalog.schema import NullMeansAbsent, OpenSchema
 
 CHECK = generated_arguments_are_answered_as_labelled.__name__
 

@@ -22,16 +22,16 @@ from engram_conformance.spec.engram_memory import load
 from engram_conformance.spec.engram_memory.tool_names import ADMIT, GET, WITHDRAW
 from engram_conformance.strategies.engram_memory.machines import RULES
 
-from ..conformance.inprocess import broken_verdict, run_against
-from ..mutants.engram_memory.answers import SOME_DIGEST, value
-from ..mutants.engram_memory.base import ContextProxy, ServiceProxy, in_scope, plant
-from ..mutants.engram_memory.catalog.idempotency import (
+from ...conformance.inprocess import broken_verdict, run_against
+from ...mutants.engram_memory.answers import SOME_DIGEST, value
+from ...mutants.engram_memory.base import ContextProxy, ServiceProxy, in_scope, plant
+from ...mutants.engram_memory.catalog.idempotency import (
     KeyedPerTool,
     ReplayAnswersNewCandidate,
     racy_captures,
 )
-from ..mutants.engram_memory.catalog.lifecycle import StaleReadCache
-from ..mutants.engram_memory.catalog.paging import (
+from ...mutants.engram_memory.catalog.lifecycle import StaleReadCache
+from ...mutants.engram_memory.catalog.paging import (
     CursorRepeatsTheLastRecord,
     RanksRestartOnEachPage,
 )
@@ -144,7 +144,7 @@ def test_the_machine_finds_nothing_in_the_reference(
     assert {rule: result.verdicts[rule].verdict for rule in RULES} == dict.fromkeys(RULES, "pass")
 
 
-ENV_BOUND = Path(__file__).parents[1] / "conformance" / "fixtures" / "env_bound_reference.py"
+ENV_BOUND = Path(__file__).parents[2] / "conformance" / "fixtures" / "env_bound_reference.py"
 
 
 def test_the_machine_runs_through_the_process_env_adapter() -> None:
