@@ -7,11 +7,11 @@ acceptance also shows they break nothing.
 Covered here: the signed contexts (``context_cases``: HOST-003, HOST-004, HOST-005, HOST-008 and
 HOST-011, HOST-010, HOST-023) on every tool, the other purposes (HOST-006), and the approvals
 (``confirmation_cases``: GATE-003 to GATE-006) on every tool that may be gated. The labelled
-argument examples are ``tests/spec/test_examples_break_one_thing.py``'s, the argument faults and
-extra arguments ``test_argument_faults.py``'s, the mem contract's broken calls
-``tests/conformance/mem/test_broken_calls.py``'s, the captures refused for a host policy or the
-clock ``test_refused_capture_twins.py``'s. ``NOT_BUILT`` lists the negative cases none of them
-builds here, each with why.
+argument examples are ``tests/spec/engram_memory/test_examples_break_one_thing.py``'s, the
+argument faults and extra arguments ``test_argument_faults.py``'s, the mem contract's broken
+calls ``tests/conformance/mem/test_broken_calls.py``'s, the captures refused for a host policy
+or the clock ``test_refused_capture_twins.py``'s. ``NOT_BUILT`` lists the negative cases none of
+them builds here, each with why.
 """
 
 from __future__ import annotations

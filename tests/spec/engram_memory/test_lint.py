@@ -216,7 +216,7 @@ def test_an_invalid_purpose_string_must_say_the_purpose_check_answers_first(
 
 
 # answers' constraints and the seed's words ------------------------------------------------------
-SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_234cb3bc426fd963.txt"
+SEED = Path(__file__).resolve().parents[4] / "shared" / "seeds" / "000_234cb3bc426fd963.txt"
 OUTPUT_DEFINITIONS = "schemas/output-definitions.schema.json"
 
 

@@ -9,7 +9,7 @@ from engram_conformance.conformance.cli.app import main
 from engram_conformance.spec.engram_memory import Spec
 from engram_conformance.spec.engram_memory.docs import render_markdown
 
-COMMITTED = Path(__file__).resolve().parents[2] / "docs" / "contract.md"
+COMMITTED = Path(__file__).resolve().parents[3] / "docs" / "contract.md"
 
 
 def test_committed_contract_reference_is_up_to_date(spec: Spec) -> None:
