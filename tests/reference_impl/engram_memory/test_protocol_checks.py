@@ -34,7 +34,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
-from .host import ABSENT, META_KEY, PURPOSE, TOKEN_TYPE, Host
+from ..host import ABSENT, META_KEY, PURPOSE, TOKEN_TYPE, Host
 from .service_fixtures import FakeClock
 
 pytestmark = pytest.mark.anyio

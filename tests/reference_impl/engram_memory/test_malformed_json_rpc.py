@@ -17,8 +17,8 @@ import pytest
 from engram_conformance.reference_impl import wire
 from engram_conformance.spec.engram_memory.tool_names import SEARCH
 
-from .host import PURPOSE, Host
-from .servers import RawHttp, RawStdio, RunningServer, serve_command
+from ..host import PURPOSE, Host
+from ..servers import RawHttp, RawStdio, RunningServer, serve_command
 
 DEEP = b"[" * 10_000 + b"]" * 10_000
 HUGE = b"9" * 5_000

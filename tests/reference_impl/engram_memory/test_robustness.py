@@ -19,8 +19,8 @@ from engram_conformance.reference_impl import wire
 from engram_conformance.reference_impl.streamable_http import MAX_BODY_BYTES
 from engram_conformance.spec.engram_memory.tool_names import SEARCH
 
-from .host import META_KEY, PURPOSE, Host
-from .servers import RawHttp, RawStdio, RunningServer, serve_command
+from ..host import META_KEY, PURPOSE, Host
+from ..servers import RawHttp, RawStdio, RunningServer, serve_command
 
 INVALID_SCHEMA = "INVALID_SCHEMA"
 _ids = itertools.count(1)

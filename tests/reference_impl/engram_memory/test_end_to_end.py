@@ -27,8 +27,8 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from .host import PURPOSE, Host
-from .servers import RunningServer, http_client
+from ..host import PURPOSE, Host
+from ..servers import RunningServer, http_client
 from .service_fixtures import capture_arguments
 
 pytestmark = pytest.mark.anyio

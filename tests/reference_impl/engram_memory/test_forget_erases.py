@@ -8,8 +8,8 @@ import sqlite3
 
 from engram_conformance.reference_impl.engram_memory.store import DATABASE_FILE
 
+from ..state_files import holding
 from .service_fixtures import Harness, value_of
-from .state_files import holding
 
 FORGOTTEN = ("zyxforgottenalpha", "zyxforgottenbeta")
 KEPT = "zyxkeptgamma"
