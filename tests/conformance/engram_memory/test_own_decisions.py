@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.spec.engram_memory import load
 
-SERVER = Path(__file__).parent / "fixtures" / "own_decisions_server.py"
+SERVER = Path(__file__).parents[1] / "fixtures" / "own_decisions_server.py"
 COMMAND = shlex.join([sys.executable, str(SERVER), "{state_dir}", "{host_public_key_file}"])
 #: The profile rules the fixture differs on, each a decision the seed leaves to the kit.
 DIFFERS_ON = {

@@ -14,9 +14,9 @@ from engram_conformance.reference_impl.engram_memory.binding import UnknownTool
 from engram_conformance.reference_impl.engram_memory.context import InvocationContext
 from engram_conformance.spec.engram_memory import load
 
-from ..mutants.engram_memory.base import BindingMutant
-from ..mutants.engram_memory.catalog.host import MadeUpTrustClass, ToolsListChecksTheToolClaim
-from .inprocess import in_process_document, run_against
+from ...mutants.engram_memory.base import BindingMutant
+from ...mutants.engram_memory.catalog.host import MadeUpTrustClass, ToolsListChecksTheToolClaim
+from ..inprocess import in_process_document, run_against
 
 SPEC = load()
 

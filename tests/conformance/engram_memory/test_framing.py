@@ -14,8 +14,8 @@ from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.engram_memory.checks import framing
 from engram_conformance.reports.document import load as load_report
 
-from .inprocess import run_against
-from .test_raw_channel import REFERENCE, REFERENCE_HTTP
+from ..inprocess import run_against
+from ..test_raw_channel import REFERENCE, REFERENCE_HTTP
 
 RULE = "HOST-025"
 

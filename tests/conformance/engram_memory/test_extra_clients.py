@@ -17,9 +17,9 @@ from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.reference import reference_descriptor
 from engram_conformance.spec.engram_memory import load
 
-from .inprocess import checks_only
+from ..inprocess import checks_only
 
-EXCLUSIVE = str(Path(__file__).with_name("fixtures") / "exclusive_server.py")
+EXCLUSIVE = str(Path(__file__).parents[1] / "fixtures" / "exclusive_server.py")
 RULES = ("IDEM-012", "IDEM-013")
 CHECKS = (
     "retry_after_a_closed_transport_takes_effect_once",

@@ -30,10 +30,10 @@ from engram_conformance.spec.engram_memory.tool_names import (
     WITHDRAW,
 )
 
-from ..mutants.engram_memory.base import BindingMutant, ServiceProxy
-from .inprocess import broken_verdict, checks_only, run_against
+from ...mutants.engram_memory.base import BindingMutant, ServiceProxy
+from ..inprocess import broken_verdict, checks_only, run_against
 
-FIXTURE = Path(__file__).with_name("fixtures") / "refusing_server.py"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "refusing_server.py"
 EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
 
 #: Rules decided by refusals whose controls are argument calls (ok, or NOT_FOUND for a made-up

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from engram_conformance.reference_impl.engram_memory.service import MemoryService
 
-from .inprocess import run_against
+from ..inprocess import run_against
 
 CAPTURE = "engram_memory_capture"
 KEY = "idempotency_key"
