@@ -6,15 +6,14 @@ turns into an expected one."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from ...mutants.described import STDIO_SERVER
+from ...mutants.described import planted
 
 pytest_plugins = ["pytester"]
 
-FORGETS_ON_STOP = [sys.executable, str(STDIO_SERVER), "mem_restart", "temporary-store", "serve"]
+FORGETS_ON_STOP = planted("mem.restart", "temporary-store")
 
 
 def test_the_mem_reference_rules_are_items_that_pass(pytester: pytest.Pytester) -> None:
