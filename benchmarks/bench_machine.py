@@ -4,10 +4,10 @@ stdio, and how long it takes to find each planted bug, over several seeds. Print
 ``python benchmarks/bench_machine.py [--seeds 5] [--rate-seeds 3]``
 
 The machine's check runs alone (the per-call checks still watch every call), as in
-``tests/strategies/test_machine.py``, whose planted bugs it reuses. A step is one rule of the
-machine; each is followed by the invariant's search. Time to find is from the check's start to
-the first broken expectation of the planted bug's rule; the shrunk length is that of the
-smallest failing example reported.
+``tests/strategies/engram_memory/test_machine.py``, whose planted bugs it reuses. A step is one
+rule of the machine; each is followed by the invariant's search. Time to find is from the
+check's start to the first broken expectation of the planted bug's rule; the shrunk length is
+that of the smallest failing example reported.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from engram_conformance.strategies.engram_memory.machines import RULES
 
 from benchmarks import machine_tally
 from tests.conformance.inprocess import run_against
-from tests.strategies.test_machine import PLANTED
+from tests.strategies.engram_memory.test_machine import PLANTED
 
 CHECK = model_check.lifecycle_model_holds.__name__
 

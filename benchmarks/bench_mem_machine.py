@@ -5,7 +5,7 @@ machine takes to find each planted bug, over several seeds. Prints figures.
 ``python benchmarks/bench_mem_machine.py [--seeds 5] [--rate-seeds 3]``; the real server is the
 one ``tests/peers/install.sh`` built into ``$ENGRAM_PEERS_DIR`` (skipped, saying so, without it).
 
-The machine's check runs alone (``machine_tally``), as in ``tests/strategies/test_mem_machine.py``,
+The machine's check runs alone (``machine_tally``), as in ``tests/strategies/mem/test_machine.py``,
 whose planted bugs it reuses. A step is one rule of the machine. Time to find is from the
 search's start to the first broken expectation of the planted bug's rule; the shrunk length is
 that of the smallest failing example reported.
@@ -35,7 +35,7 @@ from engram_conformance.strategies.mem.machine import RULES
 
 from benchmarks import machine_tally
 from tests.conformance.mem.inprocess import run_against
-from tests.strategies.mem_planted import MUTANTS
+from tests.strategies.mem.planted import MUTANTS
 
 CHECK = model.observations_follow_the_model.__name__
 REPO = Path(__file__).resolve().parents[1]

@@ -60,15 +60,23 @@ class Checks:
     per_call: dict[str, PerCall]
 
     def in_order(self, families: Sequence[ModuleType]) -> Checks:
-        """The same checks, the scripted ones in their run order: by their family module's
-        place in ``families``, then as written in it. ValueError names a module whose checks
-        have no place (a family left out of the order)."""
+        """The same checks in their run order, scripted and per-call alike: by their family
+        module's place in ``families``, then as written in it, whatever order the modules were
+        imported in. ValueError names a module whose checks have no place (a family left out
+        of the order)."""
         place = {module.__name__: index for index, module in enumerate(families)}
-        unplaced = sorted({c.function.__module__ for c in self.scripted.values()} - set(place))
+        every: list[Check | PerCall] = [*self.scripted.values(), *self.per_call.values()]
+        unplaced = sorted({check.function.__module__ for check in every} - set(place))
         if unplaced:
             raise ValueError(f"checks of modules not in the run order: {', '.join(unplaced)}")
-        ordered = sorted(self.scripted.values(), key=lambda c: place[c.function.__module__])
-        return Checks({check.id: check for check in ordered}, self.per_call)
+
+        def in_place(check: Check | PerCall) -> int:
+            return place[check.function.__module__]
+
+        return Checks(
+            {check.id: check for check in sorted(self.scripted.values(), key=in_place)},
+            {check.id: check for check in sorted(self.per_call.values(), key=in_place)},
+        )
 
     def of_rule(self) -> dict[str, list[str]]:
         """Rule -> the ids of the checks that decide it, scripted first."""

@@ -10,15 +10,14 @@ is one, else to the package itself; the parent packages Python runs on the way c
 from __future__ import annotations
 
 import ast
-import tomllib
 from collections.abc import Iterator
 from importlib import import_module
 from pathlib import Path
 
 from engram_conformance.conformance import contracts
-from engram_conformance.spec import registry
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from .layout import REPO_ROOT, contract_packages, package_dirs
+
 MAX_LINES = 600
 
 #: The circles allowed to stay for now, each as the set of its modules (short names: without the
@@ -26,13 +25,6 @@ MAX_LINES = 600
 #: listed circle that is gone or has changed, so this list can only shrink. None is left (issue
 #: 13 broke the checks' circle of 25 modules and the CLI's of 4).
 KNOWN_CIRCLES: list[frozenset[str]] = []
-
-
-def package_dirs() -> dict[str, Path]:
-    """Installed package name -> folder, from pyproject.toml's ``package-dir``."""
-    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    mapping = pyproject["tool"]["setuptools"]["package-dir"]
-    return {package: REPO_ROOT / folder for package, folder in mapping.items()}
 
 
 def modules() -> dict[str, Path]:
@@ -215,14 +207,34 @@ def test_every_family_module_is_a_leaf() -> None:
         assert not leaf_breaches(graph, modules), f"{contract}: {leaf_breaches(graph, modules)}"
 
 
+def run_order_problems(order: list[str], families: set[str]) -> list[str]:
+    """What is wrong with a contract's run order (``families.RUN_ORDER``, by module name) for
+    the modules its checks are written in: a module listed twice, one left out, one listed
+    that holds no check."""
+    problems = [
+        f"listed twice: {name}" for name in sorted({n for n in order if order.count(n) > 1})
+    ]
+    problems += [f"not in the run order: {name}" for name in sorted(families - set(order))]
+    problems += [f"holds no check: {name}" for name in sorted(set(order) - families)]
+    return problems
+
+
 def test_every_family_has_its_place_in_the_run_order() -> None:
     """Each contract's ``families.RUN_ORDER`` lists every module its checks are written in,
     once: the order the checks run in is declared, not the order of the imports."""
     for contract, modules in family_modules().items():
         [package] = {module.rpartition(".")[0] for module in modules}
         order = [module.__name__ for module in import_module(f"{package}.families").RUN_ORDER]
-        assert len(order) == len(set(order)), contract
-        assert set(order) == modules, contract
+        assert run_order_problems(order, modules) == [], contract
+
+
+def test_a_run_order_that_repeats_leaves_out_or_invents_a_family_is_caught() -> None:
+    order = ["c.checks.one", "c.checks.one", "c.checks.gone"]
+    assert run_order_problems(order, {"c.checks.one", "c.checks.two"}) == [
+        "listed twice: c.checks.one",
+        "not in the run order: c.checks.two",
+        "holds no check: c.checks.gone",
+    ]
 
 
 def test_a_family_importing_another_is_caught() -> None:
@@ -231,41 +243,63 @@ def test_a_family_importing_another_is_caught() -> None:
     assert leaf_breaches(graph, families) == {"c.checks.one": ["c.checks.two"]}
 
 
-def test_no_module_is_over_600_lines() -> None:
-    long = {
-        short(name): lines
-        for name, path in modules().items()
-        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+def over_the_limit(paths: dict[str, Path]) -> dict[str, int]:
+    """The modules of ``paths`` (name -> file) longer than MAX_LINES, with their length."""
+    lengths = {
+        name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in paths.items()
     }
+    return {name: lines for name, lines in lengths.items() if lines > MAX_LINES}
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = over_the_limit({short(name): path for name, path in modules().items()})
     assert not long, "modules over 600 lines: " + ", ".join(
         f"{name} ({lines})" for name, lines in sorted(long.items())
     )
 
 
-def contract_parts() -> set[str]:
-    """The sub-package name of each registered contract (``engram_memory``, ``mem``): its
-    folder in each of the five parts, as its plug-in's module path shows."""
-    return {
-        registry.registration(name).plugin.split(":")[0].split(".")[2] for name in registry.names()
-    }
+def test_a_module_over_600_lines_is_caught(tmp_path: Path) -> None:
+    at_the_limit, over = tmp_path / "at.py", tmp_path / "over.py"
+    at_the_limit.write_text("x = 1\n" * MAX_LINES, encoding="utf-8")
+    over.write_text("x = 1\n" * (MAX_LINES + 1), encoding="utf-8")
+    assert over_the_limit({"at": at_the_limit, "over": over}) == {"over": MAX_LINES + 1}
 
 
-def test_the_core_imports_no_contract() -> None:
-    """No module outside a contract's sub-packages imports one of them: the core reaches a
-    contract through the registry, which names its modules by string (``spec.registry``)."""
-    parts = contract_parts()
-    assert parts >= {"engram_memory", "mem"}
+def contract_crossings(graph: dict[str, set[str]], packages: set[str]) -> dict[str, list[str]]:
+    """The modules outside every contract's sub-packages (``packages``: their names, the same
+    in each part) that import a contract's module, and which."""
 
     def of_a_contract(module: str) -> bool:
         segments = module.split(".")
-        return len(segments) > 2 and segments[2] in parts
+        return len(segments) > 2 and segments[2] in packages
 
     crossing = {
         short(module): sorted(short(name) for name in imports if of_a_contract(name))
-        for module, imports in import_graph().items()
+        for module, imports in graph.items()
         if not of_a_contract(module)
     }
-    assert {module: names for module, names in crossing.items() if names} == {}
+    return {module: names for module, names in crossing.items() if names}
+
+
+def test_the_core_imports_no_contract() -> None:
+    """No module outside a contract's sub-packages imports one of them, for every registered
+    contract: the core reaches a contract through the registry, which names its modules by
+    string (``spec.registry``)."""
+    packages = set(contract_packages().values())
+    assert packages >= {"engram_memory", "mem"}
+    assert contract_crossings(import_graph(), packages) == {}
+
+
+def test_a_core_module_importing_a_contract_is_caught() -> None:
+    graph = {
+        "engram_conformance.conformance.runner": {"engram_conformance.conformance.mem.plugin"},
+        "engram_conformance.conformance.mem.plugin": {"engram_conformance.conformance.runner"},
+        "engram_conformance.reports.sarif": {"engram_conformance.spec.engram_memory"},
+    }
+    assert contract_crossings(graph, {"engram_memory", "mem"}) == {
+        "conformance.runner": ["conformance.mem.plugin"],
+        "reports.sarif": ["spec.engram_memory"],
+    }
 
 
 HARNESS = "engram_conformance.conformance"

@@ -7,6 +7,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+from engram_conformance.spec import registry
 from engram_conformance.spec.engram_memory import PACKAGED_ROOT
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -64,6 +65,8 @@ def test_the_wheel_ships_every_spec_file(tmp_path: Path) -> None:
         p.relative_to(REPO_ROOT / "spec").as_posix() for p in (REPO_ROOT / "spec").rglob("*.json")
     }
     assert shipped == in_repo
-    # the rule indexes that ``rules`` and ``explain`` read (conformance/rule_index.py)
-    for contract in ("engram_memory", "mem"):
-        assert f"engram_conformance/conformance/{contract}/rule_index.json" in names
+    # the rule indexes that ``rules`` and ``explain`` read (conformance/rule_index.py), of
+    # every registered contract that has one
+    indexes = [registry.registration(name).rule_index for name in registry.names()]
+    for package, _, file in (index.partition(":") for index in indexes if index):
+        assert f"{package.replace('.', '/')}/{file}" in names

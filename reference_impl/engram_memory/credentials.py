@@ -153,8 +153,8 @@ _MIN_CLASS_CHANGES = 13
 
 #: The longest match of a pattern read across a junction (a URL's userinfo: 3 + 256 + 1 + 256 +
 #: 1, and its look-behind), and the farthest a pattern looks around a match (``_FORTY`` looks 39
-#: characters ahead, the look-behinds at most 17 back): tests/reference_impl/test_credentials.py
-#: measures both on the patterns.
+#: characters ahead, the look-behinds at most 17 back):
+#: tests/reference_impl/engram_memory/test_credentials.py measures both on the patterns.
 LONGEST_MATCH = 520
 LOOK_AROUND = 64
 #: The characters of each neighbour read around a junction.

@@ -1,6 +1,6 @@
 """Run the harness against the reference server in this process, optionally through a mutant.
 
-A mutant (``tests/mutants/base.py``) wraps the reference's ``MemoryService`` or its
+A mutant (``tests/mutants/engram_memory/base.py``) wraps the reference's ``MemoryService`` or its
 ``HostBinding``, or answers in place of its MCP handlers, and alters one behaviour; the
 reference's own code carries no fault switch. ``run_against`` returns the run's result, whose
 verdicts the tests read.

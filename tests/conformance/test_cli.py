@@ -13,7 +13,7 @@ from engram_conformance.conformance.engram_memory.settings import parse
 from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec.engram_memory import load
 
-from ..mutants.catalog.envelope import WrongAuditId
+from ..mutants.engram_memory.catalog.envelope import WrongAuditId
 from .inprocess import run_against
 
 

@@ -28,7 +28,7 @@ from engram_conformance.conformance.transcripts import read_transcript
 from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec.engram_memory import load
 
-from ..mutants.base import ServiceProxy
+from ..mutants.engram_memory.base import ServiceProxy
 from .inprocess import run_against
 from .test_binding_adapters import ENV_BOUND, carried
 

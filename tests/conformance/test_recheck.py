@@ -14,8 +14,8 @@ from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.reports import ReportDocument, RuleRecord
 from engram_conformance.spec.engram_memory import load
 
-from ..mutants.base import ServiceProxy
-from ..mutants.catalog.idempotency import ReplayAnswersNewCandidate
+from ..mutants.engram_memory.base import ServiceProxy
+from ..mutants.engram_memory.catalog.idempotency import ReplayAnswersNewCandidate
 from .inprocess import checks_only, run_against
 
 

@@ -18,7 +18,7 @@ from engram_conformance.conformance.runner import RunOptions
 from engram_conformance.conformance.targets.json_text import json_text
 from engram_conformance.conformance.targets.launch import InProcessTarget
 
-from ..mutants.catalog.cost import PairwiseUniqueness
+from ..mutants.engram_memory.catalog.cost import PairwiseUniqueness
 from .inprocess import checks_only, in_process_document, run_against
 
 RULE = "SCHEMA-040"

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from engram_conformance.conformance import contracts
 from engram_conformance.conformance.cli.app import main
 
 
-@pytest.mark.parametrize("contract", ["engram-memory", "mem"])
+@pytest.mark.parametrize("contract", contracts.names())
 def test_the_published_page_is_current(contract: str) -> None:
     result = CliRunner().invoke(main, ["trace", "--contract", contract, "--check"])
     assert result.exit_code == 0, result.output

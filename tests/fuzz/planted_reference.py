@@ -1,6 +1,6 @@
 """The engram-memory reference over stdio with a bug the lifecycle machine finds planted: a
 capture replay answers ``duplicate_exact`` with the id of a candidate made anew (IDEM-001;
-``tests/mutants/catalog/idempotency.py``'s ``ReplayAnswersNewCandidate``).
+``tests/mutants/engram_memory/catalog/idempotency.py``'s ``ReplayAnswersNewCandidate``).
 
 ``python planted_reference.py serve --state-dir ... --host-public-key ...`` serves as
 ``engram-reference serve`` does, the bug planted in this process.
@@ -20,7 +20,7 @@ if __name__ == "__main__":
     from engram_conformance.reference_impl import cli
     from engram_conformance.reference_impl.engram_memory import serving
 
-    from tests.mutants.catalog.idempotency import ReplayAnswersNewCandidate
+    from tests.mutants.engram_memory.catalog.idempotency import ReplayAnswersNewCandidate
 
     sound = serving.MemoryService
 

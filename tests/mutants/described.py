@@ -19,7 +19,8 @@ STDIO_SERVER = Path(__file__).with_name("stdio_server.py")
 
 
 def planted(family: str, mutant: str) -> list[str]:
-    """The command of the reference over stdio with ``catalog/<family>.py``'s ``mutant``."""
+    """The command of the reference over stdio with ``<contract>/catalog/<family>.py``'s
+    ``mutant``, the ``family`` named ``<contract>.<family>`` (``mem.restart``)."""
     return [sys.executable, str(STDIO_SERVER), family, mutant, "serve"]
 
 

@@ -2,8 +2,9 @@
 server reading text (or one the harness starts and stops) can have, which ``run_against`` cannot
 plant in process; ``described.run_described`` runs the harness's CLI against it.
 
-``python stdio_server.py FAMILY MUTANT serve --state-dir ... --host-public-key ...`` plants
-``catalog/FAMILY.py``'s ``STDIO[MUTANT]`` in this process, then serves as the reference does.
+``python stdio_server.py CONTRACT.FAMILY MUTANT serve --state-dir ... --host-public-key ...``
+plants ``CONTRACT/catalog/FAMILY.py``'s ``STDIO[MUTANT]`` in this process, then serves as the
+reference does.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from engram_conformance.reference_impl import cli
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 if __name__ == "__main__":
-    family, mutant, *arguments = sys.argv[1:]
+    named, mutant, *arguments = sys.argv[1:]
+    contract, _, family = named.partition(".")
     sys.path.insert(0, str(REPO_ROOT))
-    planting, _caught = importlib.import_module(f"tests.mutants.catalog.{family}").STDIO[mutant]
+    catalog = importlib.import_module(f"tests.mutants.{contract}.catalog.{family}")
+    planting, _caught = catalog.STDIO[mutant]
     planting()
     cli.main(arguments)

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from ..conftest import REPO_ROOT
-from .score import Meta, Record, Recording, Run, is_mutant_test, read, render
+from .score import Meta, Record, Recording, Run, family_of, is_mutant_test, read, render
 
 PAGE = REPO_ROOT / "docs" / "mutation-score.md"
 REGENERATE = "pytest -n 0 tests/mutants --mutation-score docs/mutation-score.md"
@@ -110,6 +110,14 @@ def test_mutant_tests_are_told_by_their_names() -> None:
     assert is_mutant_test("tests/mutants/test_a_mutants.py::test_x_is_caught[A_caught-B]")
     assert is_mutant_test("tests/mutants/test_a_mutants.py::test_keys_are_caught_over_clients")
     assert not is_mutant_test("tests/mutants/test_a_mutants.py::test_reference_passes[x_caught]")
+
+
+def test_a_family_is_named_with_its_contract() -> None:
+    """Two contracts may have a family of one name (both have ``privacy``): the score counts
+    them apart."""
+    engram = "tests/mutants/engram_memory/test_privacy_mutants.py::test_x_is_caught[A]"
+    mem = "tests/mutants/mem/test_privacy_mutants.py::test_mem_privacy_mutant_is_caught[B]"
+    assert (family_of(engram), family_of(mem)) == ("engram_memory/privacy", "mem/privacy")
 
 
 def test_each_rule_shows_its_cases_on_the_reference_and_its_killed_mutants() -> None:

@@ -11,7 +11,6 @@ from mcp import Client
 
 from .host import Host
 from .servers import RunningServer, http_server, stdio_client
-from .service_fixtures import Harness, open_harness
 
 
 @pytest.fixture
@@ -54,10 +53,3 @@ def reference_http(
         folder / "state", host_key_file, "--verbose", log=folder / "server.log"
     ) as running:
         yield running
-
-
-@pytest.fixture
-def harness(tmp_path: Path) -> Iterator[Harness]:
-    """A reference service on a fresh state folder with a fake clock (service_fixtures)."""
-    with open_harness(tmp_path / "state") as harness:
-        yield harness

@@ -4,9 +4,9 @@ field broken.
 
 A case names the field it breaks and the fields it changes: an approval given 45 s ago, say,
 also moves ``expires_at`` so that it is still unexpired, and only ``approved_at`` is broken.
-Built from the call and the clock alone, so that a test (``tests/conformance/
-test_negative_cases.py``) can put the broken field back and show that the reference then finds
-the approval holding (issue 29).
+Built from the call and the clock alone, so that a test
+(``tests/conformance/engram_memory/test_negative_cases.py``) can put the broken field back and
+show that the reference then finds the approval holding (issue 29).
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ claim broken.
 
 A case names the claim it breaks and the claims it changes: a context that expired, say, also
 moves ``iat`` back so that its lifetime stays within 300 s, and only ``exp`` is broken. Built
-from the valid claims and the clock alone, so that a test (``tests/conformance/
-test_negative_cases.py``) can put the broken claim back and show that the reference then
-accepts the context (issue 29).
+from the valid claims and the clock alone, so that a test
+(``tests/conformance/engram_memory/test_negative_cases.py``) can put the broken claim back and
+show that the reference then accepts the context (issue 29).
 """
 
 from __future__ import annotations

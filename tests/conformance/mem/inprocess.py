@@ -1,6 +1,6 @@
 """Run the harness against the mem reference server in this process (with its default dedupe
 window), optionally with a mutant answering in place of its MCP handlers
-(``tests/mutants/catalog/mem_*.py``)."""
+(``tests/mutants/mem/catalog/*.py``)."""
 
 from __future__ import annotations
 

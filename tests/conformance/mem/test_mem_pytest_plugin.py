@@ -1,20 +1,19 @@
 """The pytest plugin with the mem contract: its rules are items ``engram::mem::RULE-ID`` with
 their verdicts, against the mem reference and against a mem server that breaks a rule (the
-planted temporary store of ``tests/mutants/catalog/mem_restart.py``), whose failure a baseline
+planted temporary store of ``tests/mutants/mem/catalog/restart.py``), whose failure a baseline
 turns into an expected one."""
 
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
-from ...mutants.described import STDIO_SERVER
+from ...mutants.described import planted
 
 pytest_plugins = ["pytester"]
 
-FORGETS_ON_STOP = [sys.executable, str(STDIO_SERVER), "mem_restart", "temporary-store", "serve"]
+FORGETS_ON_STOP = planted("mem.restart", "temporary-store")
 
 
 def test_the_mem_reference_rules_are_items_that_pass(pytester: pytest.Pytester) -> None:

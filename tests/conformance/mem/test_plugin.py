@@ -25,7 +25,7 @@ from engram_conformance.reference_impl.mem.server import build_server
 from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.spec.engram_memory import load as load_engram_memory
 
-from ...mutants.catalog.mem_discovery import SaveInsistsOnScope
+from ...mutants.mem.catalog.discovery import SaveInsistsOnScope
 from .inprocess import PROJECT, run_against
 
 NO_CHECK = "not testable here: no check evaluated this rule"

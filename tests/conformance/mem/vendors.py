@@ -31,7 +31,7 @@ from engram_conformance.spec.mem import load
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from ...mutants.mem_seams import text_of
+from ...mutants.mem.seams import text_of
 
 SEED_TOOLS = load().seed_tools
 
