@@ -36,7 +36,7 @@ def table(
             shown = quote if len(quote) <= QUOTE_SHOWN else quote[: QUOTE_SHOWN - 1] + "…"
             source += f": “{shown}”"
         decided = sorted(checks.get(rule.id, ()))
-        proving = mutants_of(rule.id, matrix)
+        proving = mutants_of(contract, rule.id, matrix)
         row = [
             rule.id,
             rule.level,

@@ -27,7 +27,7 @@ def explain_command(rule_id: str, contract: str | None) -> int:
             continue
         deciders = index.checks.get(rule_id, [])
         click.echo(("\n" if found else "") + f"{name}: ", nl=False)
-        click.echo(explain(rule, deciders, index.examples, MUTATION_SCORE), nl=False)
+        click.echo(explain(name, rule, deciders, index.examples, MUTATION_SCORE), nl=False)
         found += 1
     if found:
         return EXIT_OK

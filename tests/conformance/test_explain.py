@@ -52,3 +52,12 @@ def test_rules_lists_statements_and_says_when_none_is_untested() -> None:
     assert untested.output == (
         "none: every testable rule of engram-memory has a check that decides it\n"
     )
+
+
+def test_the_mutants_shown_are_the_contracts_own() -> None:
+    """Both contracts have an ERR-005: mem's mutants were shown under engram-memory's too."""
+    code, mine = _explain("ERR-005", "--contract", "engram-memory")
+    assert code == 0 and "Mutants that prove it" in mine
+    code, theirs = _explain("ERR-005", "--contract", "mem")
+    assert code == 0 and "SaveTakesTitleOfAnyType" in theirs
+    assert "SaveTakesTitleOfAnyType" not in mine
