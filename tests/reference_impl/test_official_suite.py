@@ -9,12 +9,13 @@ Node found, or what ``npm view`` answered).
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,13 @@ SCENARIOS = (
 )
 ERAS = ("2025-11-25", "2026-07-28")
 REFERENCE = Path(sys.executable).with_name("engram-reference")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: Checks the suite cannot pass on a contract's reference, by contract, each with why.
+UNTESTABLE = {
+    # its tools/call carries no host-signed invocation context, which every engram-memory call
+    # needs: the reference refuses it (-32603), as the contract says
+    "engram-memory": ("sep-2243-server-accepts-whitespace-header-value",),
+}
 SCENARIO_TIMEOUT_S = 300
 
 
@@ -115,7 +123,7 @@ def _host_public_key(folder: Path) -> Path:
 
 
 @pytest.fixture(params=["engram-memory", "mem"])
-def served(npx: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+def served(npx: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
     """The URL of a reference of that contract served over HTTP with no token (the suite
     sends no Authorization header)."""
     port = _free_port()
@@ -127,7 +135,7 @@ def served(npx: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator
         process = subprocess.Popen(arguments, stderr=log, cwd=tmp_path)
     try:
         _wait_for(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield request.param, f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -146,15 +154,29 @@ def _wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
 
 @pytest.mark.parametrize("era", ERAS)
 def test_the_official_suite_passes_every_scenario_for_a_tools_only_server(
-    npx: str, served: str, era: str
+    npx: str, served: tuple[str, str], era: str
 ) -> None:
+    contract, url = served
     failed = {}
     for scenario in SCENARIOS:
-        arguments = [npx, "--yes", SUITE, "server", "--url", served, "--scenario", scenario]
+        arguments = [npx, "--yes", SUITE, "server", "--url", url, "--scenario", scenario]
         done = _run([*arguments, "--spec-version", era], timeout=SCENARIO_TIMEOUT_S)
-        if done.returncode != 0:
-            failed[scenario] = (done.stdout + done.stderr)[-3000:]
+        said = _ANSI.sub("", done.stdout + done.stderr)
+        if done.returncode != 0 and not only_untestable(said, UNTESTABLE.get(contract, ())):
+            failed[scenario] = said[-3000:]
     assert not failed, failed
+
+
+def only_untestable(said: str, known: Iterable[str] = ()) -> bool:
+    """Whether every check the suite failed is one it cannot test on this server: one that
+    needs a diagnostic tool of the suite's own (``test_missing_capability``,
+    ``test_logging_tool``...), which a tools-only server does not list, or one of ``known``
+    (check ids). The suite counts them failed (0.2.0-alpha.12, ``server-stateless`` in
+    2026-07-28: 21 of 25 passed, the other 4 needing its tools)."""
+    tally = re.search(r"Passed: \d+/\d+, (\d+) failed", said)
+    untestable = re.findall(r"^\s*Error: Not testable: server does not list", said, re.M)
+    excused = [check for check in known if re.search(rf"\[{check}\s*\] FAILURE", said)]
+    return tally is not None and int(tally[1]) == len(untestable) + len(excused) > 0
 
 
 def test_the_skip_names_the_node_it_found() -> None:
@@ -163,3 +185,14 @@ def test_the_skip_names_the_node_it_found() -> None:
     )
     assert node_problem("v22.1.0") is None
     assert node_problem("v24.0.0") is None
+
+
+def test_only_checks_needing_the_suites_own_tools_are_forgiven() -> None:
+    untestable = "  Error: Not testable: server does not list the diagnostic tool 'test_x'\n"
+    assert only_untestable(f"Passed: 21/23, 2 failed\n{untestable * 2}")
+    assert not only_untestable(f"Passed: 21/23, 2 failed\n{untestable}  Error: wrong code\n")
+    assert not only_untestable("Passed: 23/23, 0 failed\n")
+    assert not only_untestable("no tally at all")
+    known = "[sep-1 ] FAILURE needs what the suite cannot send\n"
+    assert only_untestable(f"Passed: 9/10, 1 failed\n{known}", ["sep-1"])
+    assert not only_untestable(f"Passed: 9/10, 1 failed\n{known}", ["sep-2"])
