@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .document import ErrorRecord, FailureRecord, ReportDocument, RuleRecord, Verdict
+from .document import CheckTiming, ErrorRecord, FailureRecord, ReportDocument, RuleRecord, Verdict
 
 #: The verdicts whose rules are grouped, in the order a reader needs them.
 GROUPED = (Verdict.FAIL, Verdict.ERROR, Verdict.WARN)
@@ -21,7 +21,8 @@ GROUPED = (Verdict.FAIL, Verdict.ERROR, Verdict.WARN)
 class Cause:
     """Rules with one verdict, one check and one reason; ``evidence`` is the first failure
     found among them (None when none carries one, as with errors), ``stopped`` the first
-    error's record (the call under way when the check stopped: None when none carries one)."""
+    error's record (the call under way when the check stopped: None when none carries one),
+    ``timing`` the check's time, calls and waits (None when the run did not time it)."""
 
     verdict: Verdict
     check: str
@@ -29,6 +30,7 @@ class Cause:
     rules: tuple[RuleRecord, ...]
     evidence: FailureRecord | None
     stopped: ErrorRecord | None = None
+    timing: CheckTiming | None = None
 
     @property
     def headline(self) -> str:
@@ -53,8 +55,18 @@ def causes(document: ReportDocument, verdict: Verdict) -> tuple[Cause, ...]:
     groups: dict[tuple[str, str], list[RuleRecord]] = {}
     for rule in rules:
         groups.setdefault(_key(rule), []).append(rule)
+    timed = document.run.timing
+    timings = {timing.check: timing for timing in timed.checks} if timed is not None else {}
     return tuple(
-        Cause(verdict, check, reason, tuple(members), _evidence(members), _stopped(members))
+        Cause(
+            verdict,
+            check,
+            reason,
+            tuple(members),
+            _evidence(members),
+            _stopped(members),
+            timings.get(check),
+        )
         for (check, reason), members in groups.items()
     )
 

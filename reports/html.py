@@ -19,10 +19,12 @@ from typing import Any
 from .causes import GROUPED, Cause, causes, counted, tally
 from .document import (
     CallRecord,
+    CheckTiming,
     ErrorRecord,
     FailureRecord,
     ReportDocument,
     RuleRecord,
+    Timing,
     Verdict,
     worst,
 )
@@ -272,15 +274,15 @@ def _rules(document: ReportDocument, found: Mapping[Verdict, tuple[Cause, ...]])
 
 def _took(cause: Cause) -> str:
     """``, which took 1.20 s (4 calls)``: its check's time, when the report has it."""
-    spent = _rule_time(cause.rules[0]) if cause.rules else ""
-    return f", which took {spent}" if spent else ""
+    return f", which took {_spent(cause.timing)}" if cause.timing is not None else ""
 
 
 def _rule_time(rule: RuleRecord) -> str:
     """The time of the checks that decided the rule, its calls, and its waits if any."""
-    timing = rule.timing
-    if timing is None:
-        return ""
+    return _spent(rule.timing) if rule.timing is not None else ""
+
+
+def _spent(timing: Timing | CheckTiming) -> str:
     waited = f", {timing.waited_s:.1f} s waiting" if timing.waited_s >= 0.05 else ""
     return f"{timing.time_s:.2f} s ({timing.calls} calls{waited})"
 

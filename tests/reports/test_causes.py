@@ -79,3 +79,16 @@ def test_known_failures_come_after_new_ones() -> None:
     known = _rule("OLD-001", "fail", reason=None, observed="x") | {"baseline": "known_failure"}
     document = _document([known, _rule("NEW-001", "fail", reason=None, observed="y")])
     assert [cause.rules[0].id for cause in causes(document, Verdict.FAIL)][-1] == "OLD-001"
+
+
+def test_a_cause_carries_its_checks_own_time_not_its_rules() -> None:
+    """A rule's time is that of every check deciding it; a cause names one check."""
+    data = copy.deepcopy(small())
+    (rule,) = [rule for rule in data["rules"] if rule["id"] == "ENV-002"]
+    rule["timing"] = {"time_s": 9.0, "calls": 99, "waited_s": 0}  # decided by more checks
+    (cause,) = causes(ReportDocument.from_dict(data), Verdict.FAIL)
+    assert cause.check == "envelope_has_contract_shape"
+    assert cause.timing is not None and (cause.timing.time_s, cause.timing.calls) == (0.5, 7)
+    del data["run"]["timing"]
+    (untimed,) = causes(ReportDocument.from_dict(data), Verdict.FAIL)
+    assert untimed.timing is None
