@@ -42,6 +42,10 @@ class Check:
     def family(self) -> str:
         return self.rules[0].split("-")[0]
 
+    def runs_in(self, profile: str) -> bool:
+        """Whether a run of ``profile`` makes it: a full-profile check waits for the full one."""
+        return not (profile == "quick" and self.profile == "full")
+
 
 @dataclass(frozen=True)
 class PerCall:

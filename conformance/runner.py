@@ -89,7 +89,7 @@ def selected(checks: Checks, options: RunOptions) -> list[Check]:
     def wanted(check: Check) -> bool:
         if options.example is not None:
             return check.id == options.example.check
-        if options.profile == "quick" and check.profile == "full":
+        if not check.runs_in(options.profile):
             return False
         if not (options.only or options.shard):
             return True

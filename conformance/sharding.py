@@ -121,11 +121,7 @@ def _groups(checks: Checks, rules: list[str], profile: str) -> list[tuple[set[st
     """The run's groups, each its checks and its rules, in the order of their first rule
     (``sorted`` keeps that order among groups of one size, which makes the plan stable)."""
     place = {rule: index for index, rule in enumerate(rules)}
-    runs = {
-        check.id: check
-        for check in checks.scripted.values()
-        if not (profile == "quick" and check.profile == "full")
-    }
+    runs = {check.id: check for check in checks.scripted.values() if check.runs_in(profile)}
     joined = _Joined()
     for check in runs.values():
         for rule in check.rules:
