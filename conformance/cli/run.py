@@ -20,6 +20,7 @@ from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
 from ..sharding import BadShard, Shard
 from ..targets.eras import REQUESTS
 from . import PROG, main, stopped_by, subcommand, unusable
+from .compare import loaded
 from .options import comma_separated, target_name, target_options
 from .progress import progress_display
 from .saying import Saying
@@ -260,13 +261,10 @@ def run_command(
 def _check_costs(report: Path) -> dict[str, float]:
     """Check -> the seconds it took in ``report`` (``--shard-costs``); BadParameter for a file
     that is no report, or a report without its checks' timing."""
-    try:
-        timing = load(report).run.timing
-    except InvalidReport as error:
-        raise click.BadParameter(f"not a report: {error}", param_hint="'--shard-costs'") from None
-    except OSError as error:
-        problem = f"{report} cannot be read: {error.strerror or error}"
-        raise click.BadParameter(problem, param_hint="'--shard-costs'") from None
+    documents = loaded((report,))
+    if isinstance(documents, str):
+        raise click.BadParameter(documents, param_hint="'--shard-costs'")
+    timing = documents[0].run.timing
     if timing is None or not timing.checks:
         problem = f"{report} holds no timing of its checks (a report of a run that made none)"
         raise click.BadParameter(problem, param_hint="'--shard-costs'")
