@@ -179,22 +179,45 @@ def names() -> list[str]:
 
 def contract(name: str) -> Contract[Any]:
     """The plug-in of ``name``; UnknownContract names the known ones, BadRegistration says
-    what is wrong with an entry that leads to no plug-in of that name."""
+    what is wrong with an entry that leads to no plug-in of that name (or to one whose
+    ``settings`` are not those its registration names)."""
     path = registry.registration(name).plugin
-    module, _, attribute = path.partition(":")
-    try:
-        plugin = getattr(importlib.import_module(module), attribute)
-    except (ImportError, AttributeError) as error:
-        raise registry.BadRegistration(f"{name}'s plug-in {path}: {error}") from None
+    plugin = _found(name, "plug-in", path)
     if not isinstance(plugin, Contract) or plugin.name != name:
         raise registry.BadRegistration(f"{name}'s plug-in {path} is no Contract named {name!r}")
+    if plugin.settings is not settings(name):
+        raise registry.BadRegistration(
+            f"{name}'s plug-in {path} has settings other than its registration's"
+        )
     return plugin
+
+
+def settings(name: str) -> ContractSettings[Any]:
+    """What a descriptor may promise to ``name`` (its plug-in's ``settings``), read from the
+    module its registration names, without importing its plug-in (and so its checks)."""
+    path = registry.registration(name).settings
+    if path is None:
+        return NO_SETTINGS
+    found = _found(name, "settings", path)
+    if not isinstance(found, ContractSettings):
+        raise registry.BadRegistration(f"{name}'s settings {path} are no ContractSettings")
+    return found
+
+
+def _found(name: str, what: str, path: str) -> Any:
+    """The attribute a registration's ``module:attribute`` names."""
+    module, _, attribute = path.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as error:
+        raise registry.BadRegistration(f"{name}'s {what} {path}: {error}") from None
 
 
 def every_settings() -> list[ContractSettings[Any]]:
     """Every registered contract's descriptor tables, which a descriptor is validated against
-    before the run knows its contract (``targets.descriptor.load_descriptor``)."""
-    return [contract(name).settings for name in names()]
+    before the run knows its contract (``targets.descriptor.load_descriptor``): only their
+    registrations' settings modules are imported, no plug-in."""
+    return [settings(name) for name in names()]
 
 
 def recognised(tools: Collection[str]) -> Contract[Any] | None:

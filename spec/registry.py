@@ -34,6 +34,12 @@ class Registration:
 
     #: ``module:attribute`` of its harness plug-in, a ``conformance.contracts.Contract``
     plugin: str
+    #: ``module:attribute`` of what a target descriptor may promise to it, its plug-in's
+    #: ``settings`` (a ``conformance.targets.contract_tables.ContractSettings``) in a module
+    #: light enough to import for every registered contract before any run: a descriptor is
+    #: validated against every contract's tables, and that must not load their checks. None:
+    #: it reads no table of a descriptor
+    settings: str | None = None
     #: the module of its reference server's serve options and ``build`` (``engram-reference
     #: serve --contract NAME``); None when the kit ships no reference server for it
     serving: str | None = None

@@ -39,6 +39,7 @@ from .facts import (
     SessionEnded,
     SessionStarted,
 )
+from .settings import PATTERN
 
 F = TypeVar("F", bound=Fact)
 #: the keys an answer may wrap its fact in
@@ -72,8 +73,6 @@ KIND_ALIASES: dict[type, dict[str, tuple[str, ...]]] = {
         "cwd": ("directory", "working_directory", "workdir", "dir"),
     },
 }
-#: the prefix of a declared pattern (any other declaration is a JSON Pointer)
-PATTERN = "re:"
 
 
 def data_of(answer: Answer) -> Mapping[str, Any] | None:

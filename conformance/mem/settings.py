@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..targets.contract_tables import ContractSettings
-from .answer_data import PATTERN
 
 _SCHEMA = json.loads(
     Path(__file__).with_name("descriptor_tables.schema.json").read_text(encoding="utf-8")
 )
+
+#: the prefix of a declared pattern (any other declaration is a JSON Pointer)
+PATTERN = "re:"
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from ..registry import Registration
 
 REGISTRATION = Registration(
     plugin="engram_conformance.conformance.engram_memory.plugin:CONTRACT",
+    settings="engram_conformance.conformance.engram_memory.settings:SETTINGS",
     serving="engram_conformance.reference_impl.engram_memory.serving",
     reference_arguments=("--host-public-key", "{host_public_key_file}"),
     rule_index="engram_conformance.conformance.engram_memory:rule_index.json",

@@ -13,6 +13,7 @@ REFERENCE_DEDUPE_WINDOW_S = 6
 
 REGISTRATION = Registration(
     plugin="engram_conformance.conformance.mem.plugin:CONTRACT",
+    settings="engram_conformance.conformance.mem.settings:SETTINGS",
     serving="engram_conformance.reference_impl.mem.serving",
     reference_arguments=("--dedupe-window-s", str(REFERENCE_DEDUPE_WINDOW_S)),
     reference_policy=MappingProxyType({"dedupe_window_s": REFERENCE_DEDUPE_WINDOW_S}),

@@ -3,6 +3,9 @@ schema composed with every registered contract's, each contract's policy parsed 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +24,10 @@ from engram_conformance.conformance.targets.descriptor import (
     DescriptorError,
     load_descriptor,
 )
+from engram_conformance.spec import registry
 from jsonschema import Draft202012Validator
+
+from ..layout import REPO_ROOT
 
 HEAD = 'name = "t"\n[server]\ntransport = "stdio"\ncommand = ["t"]\n'
 
@@ -105,3 +111,43 @@ def test_a_contract_without_settings_promises_nothing() -> None:
 def test_each_shipped_contract_gives_its_settings() -> None:
     assert contracts.contract("engram-memory").settings is engram_memory.SETTINGS
     assert contracts.contract("mem").settings is mem.SETTINGS
+
+
+def test_each_registration_names_its_plug_ins_settings() -> None:
+    for name in contracts.names():
+        assert contracts.settings(name) is contracts.contract(name).settings
+
+
+def test_a_plug_in_whose_settings_are_not_its_registrations_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The registration names the settings so that they load without the plug-in: the two must
+    be one value, or a descriptor would be validated against tables the run does not read."""
+    shipped = registry.registration("mem")
+    monkeypatch.setattr(registry, "registration", lambda name: replace(shipped, settings=None))
+    with pytest.raises(registry.BadRegistration, match=r"mem's plug-in .* settings other than"):
+        contracts.contract("mem")
+
+
+def test_loading_a_descriptor_imports_no_plug_in(tmp_path: Path) -> None:
+    """Validated against every registered contract's tables before the run knows its contract, a
+    descriptor loads each one's settings module alone: no plug-in, no check, neither the SDK
+    nor Hypothesis (about a second at every start of ``run``)."""
+    heavy = ["mcp", "hypothesis"]
+    for name in contracts.names():
+        plugin = registry.registration(name).plugin.partition(":")[0]
+        heavy += [plugin, plugin.rpartition(".")[0] + ".checks"]
+    descriptor = REPO_ROOT / "targets" / "reference.toml"
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from engram_conformance.conformance.contracts import every_settings\n"
+        "from engram_conformance.conformance.targets.descriptor import load_descriptor\n"
+        f"load_descriptor(Path({str(descriptor)!r}), every_settings())\n"
+        f"heavy = {heavy!r}\n"
+        "print(*sorted(m for m in sys.modules if any(m == h or m.startswith(h + '.')"
+        " for h in heavy)))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == []
