@@ -5,7 +5,6 @@ launch then carries each identity to the target (``identities``)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -14,11 +13,6 @@ from typing import Any
 
 from ..targets.contract_tables import ContractSettings
 from ..targets.identities import Identities
-
-_SCHEMA = json.loads(
-    Path(__file__).with_name("descriptor_tables.schema.json").read_text(encoding="utf-8")
-)
-
 
 #: The parts of an identity the binding's templates may name (``{tenant}``, ...).
 IDENTITY_CLAIMS = ("tenant", "workspace", "principal", "agent_id", "session", "purpose_ref")
@@ -85,6 +79,6 @@ def identities(policy: Policy) -> Identities:
     )
 
 
-SETTINGS: ContractSettings[Policy] = ContractSettings(
-    tables=_SCHEMA["properties"], parse=parse, identities=identities
+SETTINGS: ContractSettings[Policy] = ContractSettings.from_schema_file(
+    Path(__file__).with_name("descriptor_tables.schema.json"), parse, identities=identities
 )

@@ -4,7 +4,6 @@ dedupe_window_s``) and where its own answer forms hold each fact (``[answers.<to
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,10 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from ..targets.contract_tables import ContractSettings
-
-_SCHEMA = json.loads(
-    Path(__file__).with_name("descriptor_tables.schema.json").read_text(encoding="utf-8")
-)
 
 #: the prefix of a declared pattern (any other declaration is a JSON Pointer)
 PATTERN = "re:"
@@ -73,6 +68,9 @@ def _problem(declared: str) -> str | None:
 #: (``~/.engram``)
 STDIO_ENV = {"ENGRAM_DATA_DIR": "{state_dir}"}
 
-SETTINGS: ContractSettings[Policy] = ContractSettings(
-    tables=_SCHEMA["properties"], parse=parse, problem=declaration_problem, stdio_env=STDIO_ENV
+SETTINGS: ContractSettings[Policy] = ContractSettings.from_schema_file(
+    Path(__file__).with_name("descriptor_tables.schema.json"),
+    parse,
+    problem=declaration_problem,
+    stdio_env=STDIO_ENV,
 )

@@ -15,12 +15,15 @@ own keys.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from .identities import IN_THE_CALL, Identities
 
+P = TypeVar("P")
 P_co = TypeVar("P_co", covariant=True)
 
 #: the descriptor's table whose keys the core and the contracts share: the core owns ``tools``
@@ -63,6 +66,16 @@ class ContractSettings(Generic[P_co]):
     #: the environment (templated) of a server started by its command line alone
     #: (``--stdio``), so that it keeps its state in the run's state folder
     stdio_env: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_schema_file(
+        cls, schema: Path, parse: Callable[[Mapping[str, Any]], P], **parts: Any
+    ) -> ContractSettings[P]:
+        """Settings whose tables are those a JSON Schema file describes as the properties of
+        one object (a contract's ``descriptor_tables.schema.json``), read into a policy by
+        ``parse``; ``parts``: the other fields."""
+        tables = json.loads(schema.read_text(encoding="utf-8"))["properties"]
+        return ContractSettings(tables=tables, parse=parse, **parts)
 
 
 #: a contract's default: no table, nothing promised

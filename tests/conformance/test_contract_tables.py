@@ -3,6 +3,7 @@ schema composed with every registered contract's, each contract's policy parsed 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import replace
@@ -151,3 +152,13 @@ def test_loading_a_descriptor_imports_no_plug_in(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == []
+
+
+def test_settings_from_a_schema_file_take_its_properties_as_tables(tmp_path: Path) -> None:
+    table = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    schema = tmp_path / "tables.schema.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"extra": table}}))
+    settings = ContractSettings.from_schema_file(schema, dict, stdio_env={"HOME": "{state_dir}"})
+    assert settings.tables == {"extra": table}
+    assert settings.parse({"extra": {"n": 1}}) == {"extra": {"n": 1}}
+    assert settings.stdio_env == {"HOME": "{state_dir}"}
