@@ -2,7 +2,9 @@
 
 ``run_launched`` runs a contract that is known before the server starts (what the pytest
 plugin, reproductions and the benchmarks call); ``run_recognising`` finds the contract on the
-run's own first connection, so that the server is started once. Nothing here knows a
+run's own first connection, so that the server is started once. A server whose contract is not
+yet known is started as no contract's (``discovering``): a host that signs nothing, identities
+in the calls, unless the descriptor itself asks for a contract's launch. Nothing here knows a
 command-line option.
 """
 
@@ -22,14 +24,15 @@ from typing import Any, Protocol, TypeVar
 import anyio
 
 from . import contracts
-from .contracts import Contract
+from .contracts import Contract, UnboundHost
 from .exceptions import ServerFault
 from .interruption import until_interrupted
 from .runner import Progress, RunOptions, RunResult, run
 from .session import Session
 from .targets.connection import Connection
 from .targets.descriptor import DescriptorError, TargetDescriptor
-from .targets.launch import LaunchedTarget, Workspace
+from .targets.identities import IN_THE_CALL, Identities
+from .targets.launch import KEY_FILE, LaunchedTarget, Workspace
 
 
 @contextlib.contextmanager
@@ -39,12 +42,23 @@ def launched(
     """The descriptor's target in a scratch workspace (state folder, the host's public key),
     removed after, reached by each identity as ``contract`` reads the descriptor
     (``ContractSettings.identities``)."""
-    settings = contract.settings
-    identities = settings.identities(settings.parse(descriptor.tables))
+    with _launched(descriptor, host, _identities(contract, descriptor)) as target:
+        yield target
+
+
+@contextlib.contextmanager
+def _launched(
+    descriptor: TargetDescriptor, host: Any, identities: Identities
+) -> Iterator[LaunchedTarget]:
     with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
         root = Path(scratch)
         workspace = Workspace(root, host.write_public_key(root / "host-public-key.pem"))
         yield LaunchedTarget(descriptor, workspace, identities)
+
+
+def _identities(contract: Contract, descriptor: TargetDescriptor) -> Identities:
+    settings = contract.settings
+    return settings.identities(settings.parse(descriptor.tables))
 
 
 def chosen_contract(descriptor: TargetDescriptor, forced: str | None = None) -> Contract:
@@ -79,11 +93,48 @@ def claims_only_tools_of(contract: Contract, descriptor: TargetDescriptor) -> No
 
 
 async def _recognised(descriptor: TargetDescriptor) -> Contract:
-    default = contracts.contract(contracts.DEFAULT)
-    host = default.host(default.load_spec(), secrets.token_hex(3))
-    with launched(descriptor, host, default) as target:
+    with discovering(descriptor) as (target, _, _):
         async with target.connect() as connection:
             return await _recognised_on(connection, target.call_timeout_s)
+
+
+@contextlib.contextmanager
+def discovering(
+    descriptor: TargetDescriptor,
+) -> Iterator[tuple[LaunchedTarget, Any, Contract | None]]:
+    """The descriptor's target started before its contract is known, to list its tools: as
+    no contract's (a host that writes no key, identities in the calls), unless the descriptor
+    asks for a contract's launch (``_asked_for``); with the host it is started as, and that
+    contract (None: none)."""
+    asked = _asked_for(descriptor)
+    if asked is None:
+        host: Any = UnboundHost(None, secrets.token_hex(3))
+        identities = IN_THE_CALL
+    else:
+        host = asked.host(asked.load_spec(), secrets.token_hex(3))
+        identities = _identities(asked, descriptor)
+    with _launched(descriptor, host, identities) as target:
+        yield target, host, asked
+
+
+def _asked_for(descriptor: TargetDescriptor) -> Contract | None:
+    """The first registered contract whose launch the descriptor asks for: one that reads its
+    tables as identities carried outside the calls, or, when the descriptor names what no
+    contract's launch fills (a host's key file, an identity's part), one whose launch fills
+    it. None: no contract's launch serves."""
+    with tempfile.TemporaryDirectory(prefix="engram-conformance-") as scratch:
+        wanting = LaunchedTarget(descriptor, Workspace(Path(scratch), None)).unfilled()
+    for name in contracts.names():
+        settings = contracts.settings(name)
+        if not settings.identities(settings.parse(descriptor.tables)).in_the_call:
+            return contracts.contract(name)
+        if wanting:
+            contract = contracts.contract(name)
+            host = contract.host(contract.load_spec(), secrets.token_hex(3))
+            with _launched(descriptor, host, _identities(contract, descriptor)) as target:
+                if not target.unfilled():
+                    return contract
+    return None
 
 
 def run_launched(
@@ -129,15 +180,14 @@ def run_recognising(
     settle: Callable[[Contract], S],
     progress: Progress | None = None,
 ) -> tuple[S, RunResult, LaunchedTarget]:
-    """Run a target whose contract nothing names, starting its server once: as the default
-    contract's host, list the tools on the first connection, recognise the contract (else the
-    default), ``settle`` the run for it (what ``settle`` raises stops the run), and run it on
-    that same connection. A recognised contract whose host has a key of its own starts the
-    server again with that key. StartupFailed and Interrupted as ``run_launched``."""
-    default = contracts.contract(contracts.DEFAULT)
-    host = default.host(default.load_spec(), secrets.token_hex(3))
-    with launched(descriptor, host, default) as server:
-        work = functools.partial(_recognised_run, server, host, settle, progress)
+    """Run a target whose contract nothing names, starting its server once: started as no
+    contract's (``discovering``), list the tools on the first connection, recognise the
+    contract (else the default), ``settle`` the run for it (what ``settle`` raises stops the
+    run), and run it on that same connection. A recognised contract that would reach the server
+    otherwise (``_goes_on``: identities outside the calls, its host's key) starts it again as
+    its own. StartupFailed and Interrupted as ``run_launched``."""
+    with discovering(descriptor) as (server, host, started_as):
+        work = functools.partial(_recognised_run, server, host, started_as, settle, progress)
         settled, contract, result = anyio.run(until_interrupted, work)
     if result is None:
         result, server = run_launched(contract, settled.spec, descriptor, settled.options, progress)
@@ -145,16 +195,20 @@ def run_recognising(
 
 
 async def _recognised_run(
-    server: LaunchedTarget, host: Any, settle: Callable[[Contract], S], progress: Progress | None
+    server: LaunchedTarget,
+    host: Any,
+    started_as: Contract | None,
+    settle: Callable[[Contract], S],
+    progress: Progress | None,
 ) -> tuple[S, Contract, RunResult | None]:
     stack = AsyncExitStack()
     connection = await stack.enter_async_context(server.connect())
     try:
         contract = await _recognised_on(connection, server.call_timeout_s)
         settled = settle(contract)
-        if contract.name != contracts.DEFAULT:
+        if contract is not started_as:
             host = contract.host(settled.spec, secrets.token_hex(3))
-            if _has_a_key(host):
+            if not _goes_on(server, contract, host):
                 await stack.aclose()
                 return settled, contract, None
     except BaseException as error:  # closed as ``async with`` would close it
@@ -167,6 +221,17 @@ async def _recognised_run(
     finally:  # nothing left once the runner closed it; else the run failed before it could
         await stack.aclose()
     return settled, contract, result
+
+
+def _goes_on(server: LaunchedTarget, contract: Contract, host: Any) -> bool:
+    """Whether ``contract``'s run may go on on ``server``, started as no contract's launch or
+    another's: its identities travel in the calls (one client carries them all), and its host
+    has no key of its own, or the server was given none."""
+    given_a_key = server.workspace.host_public_key_file is not None
+    key_named = given_a_key and KEY_FILE in server.placeholders()
+    return _identities(contract, server.descriptor).in_the_call and not (
+        key_named and _has_a_key(host)
+    )
 
 
 async def _recognised_on(connection: Connection, call_timeout_s: float) -> Contract:

@@ -28,6 +28,12 @@ class Identities:
     headers: Mapping[str, str] = field(default_factory=dict)
 
     @property
+    def in_the_call(self) -> bool:
+        """Whether calls carry the identities themselves: nothing travels outside them, so one
+        client serves every identity."""
+        return not (self.per_client or self.env or self.headers)
+
+    @property
     def discovery(self) -> dict[str, str]:
         """The identity that fills the templates of the connection used before any check."""
         return {name: f"discovery-{name}" for name in self.parts}

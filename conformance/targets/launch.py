@@ -34,10 +34,13 @@ from .connection import Connection
 from .descriptor import TargetDescriptor
 from .identities import IN_THE_CALL, Identities
 from .placeholders import UnknownPlaceholder, filled
+from .placeholders import names as placeholder_names
 from .raw_channel import ObjectChannel, RawChannel, over_http, over_stdio
 from .server_log import ServerLog, tail
 from .stdio_transport import Wire, guarded_stdio
 
+#: the placeholder naming the file that holds the public key of the host the harness plays
+KEY_FILE = "host_public_key_file"
 #: Environment passed to a stdio server besides the descriptor's own ``env``.
 _INHERITED_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "PYTHONPATH")
 T = TypeVar("T")
@@ -176,17 +179,43 @@ class LaunchedTarget(Target):
     def _state_files(self) -> list[Path]:
         return matching_files(self.fill(pattern) for pattern in self.descriptor.state_files)
 
-    def fill(self, text: str, identity: dict[str, str] | None = None) -> str:
+    def _values(self, identity: dict[str, str] | None = None) -> dict[str, Any]:
+        """What each placeholder stands for in this launch (``identity``'s parts: the
+        discovery identity's when None)."""
         key = self.workspace.host_public_key_file
-        values = {
+        return {
             "state_dir": str(self.workspace.state_dir),
             "work_dir": str(self.workspace.work_dir),
-            **({"host_public_key_file": str(key)} if key is not None else {}),
+            **({KEY_FILE: str(key)} if key is not None else {}),
             "port": str(self.port),
             "env": _Environment(os.environ),
             "file": _Files(self.workspace.state_dir),
             **(identity or self.identities.discovery),
         }
+
+    def placeholders(self) -> set[str]:
+        """The names of the placeholders the descriptor's templates use, those that carry
+        identities included."""
+        descriptor, identities = self.descriptor, self.identities
+        templates = [
+            *descriptor.command,
+            descriptor.url or "",
+            descriptor.cwd or "",
+            *descriptor.env.values(),
+            *descriptor.headers.values(),
+            *identities.env.values(),
+            *identities.headers.values(),
+            *descriptor.state_files,
+        ]
+        return {name for template in templates for name in placeholder_names(template)}
+
+    def unfilled(self) -> set[str]:
+        """The placeholders this launch has no value for: a key file its host writes none
+        of, an identity's part its contract does not name (``fill`` would refuse them)."""
+        return self.placeholders() - set(self._values())
+
+    def fill(self, text: str, identity: dict[str, str] | None = None) -> str:
+        values = self._values(identity)
         try:
             return filled(text, values)
         except UnknownPlaceholder as error:

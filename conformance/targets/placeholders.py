@@ -45,3 +45,14 @@ def filled(text: str, values: Mapping[str, object]) -> str:
             raise UnknownPlaceholder(written)
         pieces.append(str(value if key is None else value[key]))  # type: ignore[index]
     return "".join(pieces)
+
+
+def names(text: str) -> set[str]:
+    """The names of ``text``'s placeholders (``{file[token]}``: ``file``); what is no
+    placeholder is left out, for ``filled`` to name."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return set()
+    fields = (_FIELD.fullmatch(field) for _, field, _, _ in parsed if field is not None)
+    return {match["name"] for match in fields if match is not None}

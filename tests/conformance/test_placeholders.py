@@ -6,7 +6,7 @@ command line, and ``{port:>9999999999999}`` asked for gigabytes)."""
 from __future__ import annotations
 
 import pytest
-from engram_conformance.conformance.targets.placeholders import UnknownPlaceholder, filled
+from engram_conformance.conformance.targets.placeholders import UnknownPlaceholder, filled, names
 
 
 class _Keyed(dict[str, str]):
@@ -47,3 +47,15 @@ def test_a_missing_key_is_the_mappings_own_error() -> None:
 def test_anything_else_is_unknown(text: str) -> None:
     with pytest.raises(UnknownPlaceholder):
         filled(text, VALUES)
+
+
+def test_names_are_those_of_the_placeholders_alone() -> None:
+    """What a launch must fill (``LaunchedTarget.unfilled``): no literal, no field that is no
+    placeholder, nothing of a text whose braces do not pair."""
+    assert names("--key {host_public_key_file} {{port}} {env[HOME]}:{port}") == {
+        "host_public_key_file",
+        "env",
+        "port",
+    }
+    assert names("{file.__init__} {port}") == {"port"}
+    assert names("{port") == set()
