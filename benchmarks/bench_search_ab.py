@@ -8,7 +8,8 @@ state folder of ``bench_reference.py`` (``--cache``, loaded by it first). Each q
 both workers, in turns, first to one then to the other: both meet the machine's load at the
 same moments. The answers are compared too (but ``issued_at`` and the digests over it):
 a faster search must find the same records, scores, ranks and cursors. Prints p50 and p99 of
-each; asserts nothing but the answers' equality.
+each, of the wall time and of the worker's CPU time (which a loaded machine inflates less: it
+leaves out the time spent waiting for a core); asserts nothing but the answers' equality.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ _OF_THE_MOMENT = ("issued_at", "receipt_digest", "response_digest")
 
 
 def serve(state_dir: Path, tenant: str) -> None:
-    """The worker: a query per line in, its time in ms and its answer (one JSON line) out."""
+    """The worker: a query per line in, its wall and CPU times in ms and its answer (one JSON
+    line) out."""
     from bench_reference import context  # type: ignore[import-not-found]
     from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
     from engram_conformance.reference_impl.engram_memory.service import MemoryService
@@ -39,9 +41,9 @@ def serve(state_dir: Path, tenant: str) -> None:
     search_context = context("engram_memory_search", tenant)
     for line in sys.stdin:
         arguments = {"query": json.loads(line), "purpose_ref": "purpose:bench"}
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         answer = service.call("engram_memory_search", arguments, search_context)
-        elapsed = (time.perf_counter() - started) * 1000
+        elapsed = (time.perf_counter() - started) * 1000, (time.process_time() - cpu) * 1000
         print(json.dumps([elapsed, _comparable(answer)]), flush=True)
 
 
@@ -80,7 +82,7 @@ def main() -> None:
         )
         for name, python in pythons.items()
     }
-    latencies: dict[str, list[float]] = {name: [] for name in workers}
+    latencies: dict[str, list[tuple[float, float]]] = {name: [] for name in workers}
     corpus = Corpus(seed=3)
     for number in range(options.queries):
         query = corpus.query()
@@ -99,9 +101,11 @@ def main() -> None:
         worker.stdin.close()
         worker.wait()
     for name, values in latencies.items():
+        wall, cpu = [value[0] for value in values], [value[1] for value in values]
         print(
             f"{name} ({pythons[name]}): search at {options.size:,} records, in-process:"
-            f" p50 {percentile(values, 0.5):.2f} ms, p99 {percentile(values, 0.99):.2f} ms"
+            f" p50 {percentile(wall, 0.5):.2f} ms, p99 {percentile(wall, 0.99):.2f} ms"
+            f" (CPU p50 {percentile(cpu, 0.5):.2f} ms, p99 {percentile(cpu, 0.99):.2f} ms)"
             f" over {len(values):,} queries, same answers"
         )
 
