@@ -152,9 +152,9 @@ class RawChannel:
     async def exchange(
         self, text_of: Callable[[int], str], method: str, name: str | None = None
     ) -> dict[str, Any]:
-        """The response to a request written whole as ``text_of(request_id)``, for messages no
-        client writes (an id that is a fraction, a repeated key): the id is the channel's next,
-        and an error with a null id answers too. ``method`` and ``name`` are what the text
+        """The response to a request written whole as ``text_of(request_id)`` (a message no
+        client writes is sent as a ``probe``): the id is the channel's next, and an error with a
+        null id answers too. ``method`` and ``name`` are what the text
         asks for, which the new era's HTTP headers repeat. It waits as long as the server is
         silent."""
         async with self._one_at_a_time:
@@ -178,8 +178,6 @@ class RawChannel:
                 probe.time_out()
             except CHANNEL_FAULTS as error:
                 probe.fault = f"no answer: {str(error) or type(error).__name__}"
-            finally:
-                self._in_flight = None
             return probe
 
     async def settle(self, probes: list[Probe]) -> None:
