@@ -7,14 +7,16 @@ recorded by a per-call check is checked again by re-running the check it happene
 A rule whose failure recurs is ``confirmed``; one that passes when checked alone is ``flaky``:
 it keeps its verdict and evidence, gets the re-check's transcript beside the first one, and
 does not fail the gate (``reports.RuleRecord.fails_gate``). Re-checks are bounded:
-``MAX_RECHECKS`` checks at most, each within ``RECHECK_SECONDS`` and the run's budget.
+``MAX_RECHECKS`` checks at most, each within ``RECHECK_SECONDS`` and the run's budget. The run's
+progress names each re-check as it starts (``re-check: <check>``), so that the time after the
+last check is seen to be spent.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -74,9 +76,11 @@ async def recheck(
     executor: CheckExecutor,
     *,
     ends_at: float | None,
+    progress: Callable[[Check, int, int], None] | None = None,
 ) -> Rechecked:
     """Run the planned re-checks on one fresh connection; stop early when the time is up or
-    the server faults (the rules not re-checked keep their failure as it is)."""
+    the server faults (the rules not re-checked keep their failure as it is). ``progress``
+    is told of each re-check as the run's progress is of each check."""
     found = Rechecked()
     by_id = {check.id: check for check in checks}
     plan = [unit for unit in plan if unit.check in by_id][:MAX_RECHECKS]
@@ -85,10 +89,13 @@ async def recheck(
     try:
         async with target.connect() as connection:
             session = Session(connection, target.call_timeout_s)
-            for unit in plan:
+            for number, unit in enumerate(plan, start=1):
                 now = time.monotonic()
                 if ends_at is not None and now >= ends_at:
                     break
+                if progress is not None:
+                    shown = replace(by_id[unit.check], id=f"re-check: {unit.check}")
+                    progress(shown, number, len(plan))
                 stop = (
                     now + RECHECK_SECONDS
                     if ends_at is None

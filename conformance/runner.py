@@ -293,7 +293,12 @@ class _RunSteps:
             return Rechecked()
         plan = planned(self.ledger)
         rechecked = await recheck(
-            self.target, self.checks, plan, self.executor, ends_at=self.budget_ends_at
+            self.target,
+            self.checks,
+            plan,
+            self.executor,
+            ends_at=self.budget_ends_at,
+            progress=self.progress,
         )
         self.transcripts.update(rechecked.transcripts)
         _judge_after_stop(self.executor.after_stop, self.checks)

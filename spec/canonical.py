@@ -5,12 +5,16 @@ the argument bound, and a call computes several digests. For JSON data of the co
 standard library's C encoder writes the very same bytes: keys sorted, no white space, strings
 escaped as JCS escapes them (``\\"``, ``\\\\``, the five short forms, other controls as lower-case
 ``\\u00xx``, the rest as UTF-8). It differs only where JCS says more, so ``canonical_json`` takes
-the encoder's text when it holds none of that and asks ``rfc8785`` otherwise: a number with a
-fraction or an exponent (JCS writes floats as ECMAScript does), an integer of 16 digits or more
-(JCS refuses those beyond 2**53 - 1), a character beyond the BMP (JCS sorts keys by UTF-16 code
-units, Python by code points), and anything the encoder refuses or UTF-8 cannot encode (NaN, a
-lone surrogate, a type that is not JSON). The values canonicalized are JSON data: object keys
-are strings (the encoder would write an integer key as a string where ``rfc8785`` refuses it).
+the encoder's text when it holds none of that and asks ``rfc8785`` otherwise: a float written
+with an exponent or as a whole number (JCS writes floats as ECMAScript does, ``1e-7`` and ``2``
+where Python writes ``1e-07`` and ``2.0``), an integer of 16 digits or more (JCS refuses those
+beyond 2**53 - 1), a character beyond the BMP (JCS sorts keys by UTF-16 code units, Python by
+code points), and anything the encoder refuses or UTF-8 cannot encode (NaN, a lone surrogate, a
+type that is not JSON). A float with a fraction and no exponent is written alike: both write the
+shortest digits that read back as the float, and Python writes no exponent exactly from 1e-4 to
+1e16, where ECMAScript writes none either (a search's scores are such floats). The values
+canonicalized are JSON data: object keys are strings (the encoder would write an integer key as
+a string where ``rfc8785`` refuses it).
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ DIGEST_PREFIX = "sha256:"
 _ENCODER = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
 )
-#: Outside strings: what only a float writes (a point, or an exponent after a digit: "true" and
-#: "false" hold an e too), or an integer JCS may write otherwise or refuse.
-_NOT_PLAIN_NUMBER = re.compile(r"[.]|[0-9][eE]|[0-9]{16}")
+#: Outside strings: what JCS writes otherwise or refuses: a float's exponent (after a digit:
+#: "true" and "false" hold an e too), a float of no fraction (``2.0``, ``-0.0``), an integer
+#: of 16 digits or more (or a float's whole part of 16 digits: rare, and left to ``rfc8785``).
+_NOT_PLAIN_NUMBER = re.compile(r"[0-9][eE]|\.0(?![0-9])|(?<![.0-9])[0-9]{16}")
 
 
 def canonical_json(value: Any) -> bytes:

@@ -15,6 +15,18 @@ that is no JSON-RPC answer raises ``NotAnswered`` with its first bytes, escaped.
 does not check ``structuredContent`` against the tool's output schema: the checks judge what the
 server sent.
 
+A message no client writes (an id that is a fraction, a repeated key) is sent as a ``Probe``,
+which a server may leave unanswered. Over stdio a ping follows it on the same pipe: a server
+reads its input in order, so the ping's answer coming first shows that the server read the
+probe and answers later requests. That alone cannot tell "never" from "later" (a server may
+answer the ping while it still works on the probe, as the reference does for a call), so the
+channel goes on with other requests and keeps the probe's answer if it comes, until the probe's
+own deadline; ``settle`` then waits once for every probe still unanswered. A server that leaves
+several unanswered costs one time-out, not one each, and one that answers late but within the
+time-out is judged on its answer. Over HTTP a POST's own response tells: a JSON answer, a 202 or
+a stream that ends unanswered is known at once; a stream held open is waited for until the
+time-out.
+
 A target in process has no text, but the SDK's client dumps the params in JSON mode before it
 hands them over, which makes an infinite number ``None``: its channel (``ObjectChannel``) hands
 them over as they are.
@@ -25,8 +37,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -46,6 +60,39 @@ from .stdio_transport import MAX_MESSAGE_BYTES, evidence
 
 class NotAnswered(Exception):
     """The server's output is not the JSON-RPC answer to the request in flight."""
+
+
+#: What shows that the channel's server stopped talking (closed its pipe, wrote garbage).
+CHANNEL_FAULTS = (NotAnswered, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError)
+
+
+@dataclass
+class Probe:
+    """A request written whole, and what came of it: its ``answer``, or a ``fault`` (why none
+    came). Neither while it is outstanding (over stdio only, until ``settle``)."""
+
+    request_id: int
+    timeout_s: float
+    #: when its time-out ends (``time.monotonic()``)
+    deadline: float
+    answer: dict[str, Any] | None = None
+    fault: str | None = None
+    #: over stdio, how long a ping sent right after it took to be answered, when that answer
+    #: came before the probe's
+    ping_ms: float | None = None
+
+    @property
+    def settled(self) -> bool:
+        return self.answer is not None or self.fault is not None
+
+    def time_out(self) -> None:
+        """No answer came within its time-out."""
+        self.fault = f"no answer within {self.timeout_s} s"
+        if self.ping_ms is not None:
+            self.fault += (
+                f", while a ping sent right after it was answered in {self.ping_ms:.0f} ms"
+                " (the server read it and went on serving)"
+            )
 
 
 def _parsed(data: bytes | str) -> Any:
@@ -105,14 +152,37 @@ class RawChannel:
     async def exchange(
         self, text_of: Callable[[int], str], method: str, name: str | None = None
     ) -> dict[str, Any]:
-        """The response to a request written whole as ``text_of(request_id)``, for messages no
-        client writes (an id that is a fraction, a repeated key): the id is the channel's next,
-        and an error with a null id answers too. ``method`` and ``name`` are what the text
+        """The response to a request written whole as ``text_of(request_id)`` (a message no
+        client writes is sent as a ``probe``): the id is the channel's next, and an error with a
+        null id answers too. ``method`` and ``name`` are what the text
         asks for, which the new era's HTTP headers repeat. It waits as long as the server is
         silent."""
         async with self._one_at_a_time:
             request_id = next(self._ids)
             return await self._request(request_id, text_of(request_id), method, name)
+
+    async def probe(
+        self, text_of: Callable[[int], str], method: str, name: str | None, timeout_s: float
+    ) -> Probe:
+        """Send a request written whole as ``text_of(request_id)`` (as ``exchange``) and wait
+        for its answer, at most ``timeout_s``. Over HTTP the probe comes back settled."""
+        async with self._one_at_a_time:
+            request_id = next(self._ids)
+            probe = Probe(request_id, timeout_s, time.monotonic() + timeout_s)
+            try:
+                with anyio.fail_after(timeout_s):
+                    probe.answer = await self._request(
+                        request_id, text_of(request_id), method, name
+                    )
+            except TimeoutError:
+                probe.time_out()
+            except CHANNEL_FAULTS as error:
+                probe.fault = f"no answer: {str(error) or type(error).__name__}"
+            return probe
+
+    async def settle(self, probes: list[Probe]) -> None:
+        """Wait until each of ``probes`` has its answer or its time-out has ended, then stop
+        listening for them. Over HTTP there is nothing left to wait for."""
 
     async def _ask(self, method: str, params: dict[str, Any], name: str | None = None) -> Any:
         """The result of a request, framed in the channel's era; a JSON-RPC error raises
@@ -180,14 +250,16 @@ class _Stdio(RawChannel):
         assert process.stdin is not None and process.stdout is not None
         self._input = process.stdin
         self._lines = BufferedByteReceiveStream(process.stdout)
+        #: probes sent whose answer may still come, oldest first, and the one being sent
+        self._outstanding: list[Probe] = []
+        self._in_flight: Probe | None = None
 
     async def _notify(self, text: str) -> None:
         await self._input.send(text.encode("ascii") + b"\n")
 
-    async def _request(
-        self, request_id: int, text: str, method: str, name: str | None
-    ) -> dict[str, Any]:
-        await self._notify(text)
+    async def _read(self) -> Any:
+        """The next message the server writes; one answering an outstanding probe is kept in
+        it and read as nothing (None)."""
         while True:
             try:
                 line = await self._lines.receive_until(b"\n", MAX_MESSAGE_BYTES)
@@ -197,8 +269,75 @@ class _Stdio(RawChannel):
                 raise NotAnswered(f"a line longer than {MAX_MESSAGE_BYTES} bytes") from None
             if line.strip():
                 message = _parsed(line)
-                if _answers(message, request_id):
-                    return message
+                return None if self._kept(message) else message
+
+    def _kept(self, message: Any) -> bool:
+        """Whether ``message`` answers an outstanding probe, which then keeps it. An error with
+        a null id (the server could not read the id) answers the probe in flight, else the
+        oldest outstanding: every probe takes -32600 there, so which one matters little."""
+        waiting = [probe for probe in self._outstanding if not probe.settled]
+        waiting.sort(key=lambda probe: probe is not self._in_flight)  # stable: oldest next
+        for probe in waiting:
+            if _answers(message, probe.request_id):
+                probe.answer = message
+                return True
+        return False
+
+    async def _request(
+        self, request_id: int, text: str, method: str, name: str | None
+    ) -> dict[str, Any]:
+        await self._notify(text)
+        while True:
+            message = await self._read()
+            if _answers(message, request_id):
+                return message
+
+    def _ping(self, request_id: int) -> str:
+        params = {"params": {"_meta": self.envelope}} if self.envelope else {}
+        return json_text({"jsonrpc": "2.0", "id": request_id, "method": "ping", **params})
+
+    async def probe(
+        self, text_of: Callable[[int], str], method: str, name: str | None, timeout_s: float
+    ) -> Probe:
+        """Send the probe, then a ping; wait for the probe's answer until the ping's comes
+        first (the probe is then outstanding: ``settle``) or ``timeout_s`` has passed."""
+        async with self._one_at_a_time:
+            request_id, ping_id = next(self._ids), next(self._ids)
+            started = time.monotonic()
+            probe = Probe(request_id, timeout_s, started + timeout_s)
+            self._outstanding.append(probe)
+            self._in_flight = probe
+            try:
+                with anyio.move_on_after(timeout_s):
+                    await self._notify(f"{text_of(request_id)}\n{self._ping(ping_id)}")
+                    while not probe.settled:
+                        if _answers(await self._read(), ping_id):
+                            probe.ping_ms = (time.monotonic() - started) * 1000
+                            break
+            except CHANNEL_FAULTS as error:
+                probe.fault = f"no answer: {str(error) or type(error).__name__}"
+            finally:
+                self._in_flight = None
+            return probe
+
+    async def settle(self, probes: list[Probe]) -> None:
+        """Read on until every probe of ``probes`` is answered or past its deadline, all at
+        once; those still unanswered then time out, and their answers are no longer kept."""
+        async with self._one_at_a_time:
+            try:
+                for probe in sorted(probes, key=lambda probe: probe.deadline):
+                    with anyio.move_on_after(probe.deadline - time.monotonic()):
+                        while not probe.settled:
+                            await self._read()
+            except CHANNEL_FAULTS as error:
+                for probe in probes:
+                    if not probe.settled:
+                        probe.fault = f"no answer: {str(error) or type(error).__name__}"
+            finally:
+                self._outstanding = [p for p in self._outstanding if p not in probes]
+            for probe in probes:
+                if not probe.settled:
+                    probe.time_out()
 
 
 @asynccontextmanager

@@ -22,7 +22,7 @@ from engram_conformance.conformance.engram_memory.host import Host
 from engram_conformance.conformance.engram_memory.plugin import CONTRACT
 from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.conformance.engram_memory.signed_meta import ContextSigner
-from engram_conformance.conformance.runner import RunOptions, RunResult, run
+from engram_conformance.conformance.runner import Progress, RunOptions, RunResult, run
 from engram_conformance.conformance.targets.launch import InProcessTarget
 from engram_conformance.reference_impl.engram_memory.binding import HostBinding
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
@@ -47,6 +47,7 @@ def run_against(
     profile: str = "quick",
     seed: int = 1,
     recheck: bool = True,
+    progress: Progress | None = None,
 ) -> RunResult:
     """The harness's result for the reference (mutated as asked), in-process.
 
@@ -73,7 +74,9 @@ def run_against(
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
     options = RunOptions(profile=profile, only=only, seed=seed, recheck=recheck)
     try:
-        return anyio.run(run, target, CONTRACT, spec, target_policy or Policy(), host, options)
+        return anyio.run(
+            run, target, CONTRACT, spec, target_policy or Policy(), host, options, progress
+        )
     finally:
         (service.inner if hasattr(service, "inner") else service).close()
 

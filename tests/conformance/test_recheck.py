@@ -94,3 +94,18 @@ def test_no_recheck_leaves_the_failure_unjudged(tmp_path: Path) -> None:
     result = run_against(tmp_path, service_mutant=ShapelessAtFirst, only=("ENV",), recheck=False)
     assert result.rechecked.outcomes == {}
     assert result.verdicts["ENV-001"].verdict == "fail"
+
+
+def test_the_progress_names_each_recheck_after_the_checks(tmp_path: Path) -> None:
+    """The time a re-check takes after the last check is shown as a re-check, not as silence."""
+    shown: list[tuple[str, int, int]] = []
+    run_against(
+        tmp_path,
+        service_mutant=ReplayAnswersNewCandidate,
+        only=("IDEM-001",),
+        progress=lambda check, done, total: shown.append((check.id, done, total)),
+    )
+    rechecks = [entry for entry in shown if entry[0].startswith("re-check: ")]
+    assert rechecks and shown[-len(rechecks) :] == rechecks
+    assert [done for _, done, _ in rechecks] == list(range(1, len(rechecks) + 1))
+    assert all(total == len(rechecks) for _, _, total in rechecks)

@@ -117,7 +117,10 @@ def test_canonical_json_writes_what_rfc8785_writes_or_refuses_alike(value: Any) 
 @pytest.mark.parametrize(
     "value",
     [
-        {"n": 1.5},  # a fraction
+        {"n": 2.0},  # a whole float: JCS writes 2
+        {"n": -0.0},  # JCS writes 0
+        {"n": 1e-05},  # JCS writes 0.00001
+        {"n": 1e16},  # JCS writes 10000000000000000
         {"n": 1e21},  # JCS writes 1e+21
         [2**53],  # beyond the safe integers: refused
         {"\U0001f600": 1, "\uff41": 2},  # UTF-16 order differs from code point order
@@ -136,4 +139,18 @@ def test_plain_json_data_takes_the_encoder() -> None:
         assert canonical_json({"b": [1, "\n\x01é", True], "a": None, "c": False}) == (
             '{"a":null,"b":[1,"\\n\\u0001é",true],"c":false}'.encode()
         )
+    assert not spied.called
+
+
+@settings(max_examples=3000, deadline=None, derandomize=True)
+@given(st.floats(allow_nan=False, allow_infinity=False) | st.floats(1e-5, 1e17))
+def test_a_float_is_written_as_rfc8785_writes_it(value: float) -> None:
+    """Floats the encoder writes itself (a fraction, no exponent) and those it leaves to
+    ``rfc8785`` come out the same, sign, range and shortest digits included."""
+    assert canonical_json([value, -value]) == rfc8785.dumps([value, -value])
+
+
+def test_a_score_takes_the_encoder() -> None:
+    with mock.patch.object(rfc8785, "dumps", wraps=rfc8785.dumps) as spied:
+        assert canonical_json({"score": -3.2071389564128414}) == b'{"score":-3.2071389564128414}'
     assert not spied.called

@@ -8,8 +8,12 @@ id it cannot use); the others under the request's id (a result or an error) or -
 repeated argument refused, since a server that takes one of the two silently acts on a value
 the client may not have meant (I-JSON, RFC 7493, forbids repeated names). After
 each, an ordinary search over the same channel must still be answered. A silent server does not
-hang the check: each wait is bounded by the descriptor's call timeout. A target in process has
-no text to carry them: the rule is not applicable there.
+hang the check: each message is a ``Probe``, answered within the descriptor's call timeout or
+not at all. Over stdio a ping follows each; once the ping is answered first the check goes on
+and the probe's answer is still taken until its time-out ends, so the waits for every message
+left unanswered overlap (one time-out in all, not one each) and a server that answers late but
+in time is judged on its answer. A target in process has no text to carry them: the rule is not
+applicable there.
 """
 
 from __future__ import annotations
@@ -18,13 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 from engram_conformance.spec.engram_memory.tool_names import SEARCH
 
 from ...exceptions import ServerFault
 from ...targets.eras import ENVELOPE_KEYS
 from ...targets.json_text import json_text
-from ...targets.raw_channel import NotAnswered, RawChannel
+from ...targets.raw_channel import Probe, RawChannel
 from .context import CheckContext
 from .registry import check
 
@@ -133,41 +136,40 @@ def _answered(case: Malformed, answer: dict[str, Any]) -> bool:
     return answer.get("id") is not None and (refused or not case.refused)
 
 
-async def _exchange(
-    channel: RawChannel, case: Malformed, meta: dict[str, Any], purpose: str, timeout_s: float
-) -> dict[str, Any] | str:
-    """The answer to ``case``, or what came instead (silence, no JSON-RPC). Its requests are
-    framed in the channel's era: ``meta`` and a listing's params carry the envelope."""
-    framed = channel.framed_meta(meta)
-    try:
-        with anyio.fail_after(timeout_s):
-            return await channel.exchange(
-                lambda request_id: case.text(request_id, framed, purpose), case.method, case.name
-            )
-    except TimeoutError:
-        return f"no answer within {timeout_s} s"
-    except (NotAnswered, OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as error:
-        return f"no answer: {str(error) or type(error).__name__}"
+def _text_of(case: Malformed, meta: dict[str, Any], purpose: str) -> Callable[[int], str]:
+    return lambda request_id: case.text(request_id, meta, purpose)
+
+
+def _judge(ctx: CheckContext, case: Malformed, probe: Probe) -> None:
+    ctx.expect(
+        RULE,
+        probe.answer is not None and _answered(case, probe.answer),
+        expected=f"{case.what} is answered: {case.wanted}",
+        observed=probe.answer if probe.answer is not None else probe.fault,
+    )
 
 
 @check(rules=(RULE,), tools=(SEARCH,))
 async def malformed_json_rpc_is_answered(ctx: CheckContext) -> None:
-    """Each malformed message is answered as HOST-025 says, then a search is still answered."""
+    """Each malformed message is answered as HOST-025 says, then a search is still answered.
+    Its requests are framed in the channel's era: the ``_meta`` and a listing's params carry
+    the envelope."""
     channel = await ctx.session.connection.raw_for(ctx.host.claims(ctx.identity, SEARCH))
     if not isinstance(channel, RawChannel):
         ctx.not_applicable(RULE, "a target in process takes objects, not JSON text")
         return
-    for case in _cases():
-        meta = ctx.host.meta(ctx.host.claims(ctx.identity, SEARCH))
-        timeout_s = ctx.session.call_timeout_s
-        answer = await _exchange(channel, case, meta, ctx.identity.purpose_ref, timeout_s)
-        ctx.expect(
-            RULE,
-            isinstance(answer, dict) and _answered(case, answer),
-            expected=f"{case.what} is answered: {case.wanted}",
-            observed=answer,
-        )
-        await _still_serves(ctx, channel, case.what)
+    sent: list[tuple[Malformed, Probe]] = []
+    try:
+        for case in _cases():
+            meta = channel.framed_meta(ctx.host.meta(ctx.host.claims(ctx.identity, SEARCH)))
+            text_of = _text_of(case, meta, ctx.identity.purpose_ref)
+            probe = await channel.probe(text_of, case.method, case.name, ctx.session.call_timeout_s)
+            sent.append((case, probe))
+            await _still_serves(ctx, channel, case.what)
+    finally:
+        await channel.settle([probe for _, probe in sent])
+        for case, probe in sent:
+            _judge(ctx, case, probe)
 
 
 async def _still_serves(ctx: CheckContext, channel: RawChannel, after: str) -> None:

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.engram_memory.checks import framing
+from engram_conformance.conformance.targets.raw_channel import RawChannel
 from engram_conformance.reports.document import load as load_report
 
 from ..inprocess import run_against
@@ -47,13 +48,10 @@ def test_in_process_no_malformed_text_can_be_sent(tmp_path: Path) -> None:
     assert "in process" in (verdict.reason or "")
 
 
-class _ClosedChannel:
-    """A raw channel whose stream is gone: exchanging raises an error with no message."""
+class _ClosedChannel(RawChannel):
+    """A raw channel whose stream is gone: a request raises an error with no message."""
 
-    def framed_meta(self, meta: dict[str, Any] | None) -> dict[str, Any]:
-        return dict(meta or {})
-
-    async def exchange(self, text_of: Any, method: str, name: str | None = None) -> Any:
+    async def _request(self, request_id: int, text: str, method: str, name: str | None) -> Any:
         raise anyio.ClosedResourceError
 
 
@@ -61,5 +59,6 @@ class _ClosedChannel:
 async def test_an_error_with_no_message_is_named_by_its_type() -> None:
     """A channel closed under a probe says so, not "no answer: " with nothing after it."""
     case = framing._cases()[0]
-    answer = await framing._exchange(_ClosedChannel(), case, {}, "purpose", 1.0)
-    assert answer == "no answer: ClosedResourceError"
+    probe = await _ClosedChannel().probe(lambda _id: "{}", case.method, case.name, 1.0)
+    assert probe.answer is None
+    assert probe.fault == "no answer: ClosedResourceError"

@@ -202,3 +202,47 @@ def test_matching_finds_a_scope_s_records_behind_better_matches_of_other_scopes(
     every = store.matching(SCOPE, '"needle"', START_MS, 50)
     assert {record_id for record_id, _ in every} == mine
     assert found == every[:2]
+
+
+def _exact(store: Store, match: str, now: int, cap: int) -> list[tuple[str, float]]:
+    """Every eligible match of SCOPE ranked at once, best first, ties by record_id."""
+    table = f"records_text_{store._scope_no(SCOPE)}"
+    rows = store.connection.execute(
+        f"SELECT r.record_id, bm25({table}) FROM {table} JOIN records r"
+        f" ON r.rowid = {table}.rowid WHERE {table} MATCH ? AND r.tenant = ? AND r.workspace = ?"
+        " AND r.state = 'accepted_current' AND r.valid_t <= ?"
+        " AND (r.valid_t_end IS NULL OR ? <= r.valid_t_end)",
+        (match, *SCOPE, now, now),
+    ).fetchall()
+    ordered = sorted(rows, key=lambda row: (row[1], row[0]))[:cap]
+    return [(record_id, -rank) for record_id, rank in ordered]
+
+
+def test_matching_is_the_exact_ranking(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever path ``matching`` takes (ranked matches looked up a batch at a time, stopping
+    early; every match ranked; the exact query), it answers what ranking every eligible match
+    of the scope at once answers: the same ids, scores and order, ties included. Small batches
+    make the early stops happen on a small store; texts repeat, so scores tie; a third of the
+    records are not current or are forgotten, so the fast path falls back too."""
+    monkeypatch.setattr("engram_conformance.reference_impl.engram_memory.store._BATCH", 4)
+    words = ["alpha", "beta", "gamma", "delta", "omega"]
+    for number in range(90):
+        text = " ".join(words[(number * k) % 5] for k in range(1, 2 + number % 4))
+        kind = number % 6
+        if kind == 4:
+            _record(store, SCOPE, text, t=START_MS + 10)  # not yet valid
+        elif kind == 5:
+            _record(store, SCOPE, text, t=START_MS - 10, t_end=START_MS - 1)  # ended
+        else:
+            record = _record(store, SCOPE, text)
+            if number % 9 == 0:
+                with store.write():
+                    stored = store.record(SCOPE, record["record_id"])
+                    assert stored is not None
+                    store.tombstone(stored)
+        _record(store, OTHER, text)
+    queries = [f'"{word}"' for word in words] + ['"alpha" OR "omega"', '"beta" OR "gamma"']
+    for match in queries:
+        for cap in (1, 2, 3, 5, 8, 13, 40, 100):
+            exact = _exact(store, match, START_MS, cap)
+            assert store.matching(SCOPE, match, START_MS, cap) == exact, (match, cap)
