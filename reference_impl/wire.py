@@ -7,7 +7,8 @@ arguments that are not an object. The contract answers those arguments ``INVALID
 transports parse with the standard library, set a ``tools/call``'s arguments aside exactly as
 sent, and hand the SDK the rest of the message with ``{}`` for arguments; the handler takes the
 arguments from ``SentArguments``. Invalid UTF-8 bytes are decoded to lone surrogates, so they
-too reach the validator, which refuses them.
+too reach the contract's own reading of the arguments: the six-tool validator refuses them;
+the mem reference refuses them in names and reads them as U+FFFD in texts.
 
 What is not I-JSON (RFC 7493) is read as an infinite number, which the contract already answers
 ``INVALID_SCHEMA`` inside arguments (SCHEMA-032) and which is no valid id or params in the

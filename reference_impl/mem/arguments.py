@@ -20,7 +20,7 @@ import re
 import unicodedata
 from typing import Any
 
-from .text import has_private_span, redact
+from .text import has_private_span, redact, shows_nothing
 
 #: The longest of the short arguments (title, type, project, scope, topic key, ids, query...);
 #: contents are not bounded here (they are capped when stored, ``text.CONTENT_CAP``).
@@ -45,15 +45,16 @@ class Arguments:
         self.sent = sent
 
     def text(self, name: str, *, required: bool = False, bounded: bool = True) -> str | None:
-        """A string argument, redacted and trimmed; blank counts as absent. ``bounded``: a short
-        one, of at most ``MAX_FIELD_CHARS`` characters as sent; else a content, of any length.
-        Lone surrogates become U+FFFD (they cannot be stored or answered as UTF-8)."""
+        """A string argument, redacted and trimmed; one a reader sees nothing of (blanks and
+        invisible characters only: ``text.shows_nothing``) counts as absent. ``bounded``: a
+        short one, of at most ``MAX_FIELD_CHARS`` characters as sent; else a content, of any
+        length. Lone surrogates become U+FFFD (they cannot be stored or answered as UTF-8)."""
         value = self.sent.get(name)
         if value is not None and not isinstance(value, str):
             raise ToolError(f"{name} must be a string")
         if value is not None and bounded and len(value) > MAX_FIELD_CHARS:
             raise ToolError(f"{name} is too long (at most {MAX_FIELD_CHARS} characters)")
-        if value is None or not value.strip():
+        if value is None or shows_nothing(value):
             if required:
                 raise ToolError(f"{name} is required")
             return None
@@ -64,8 +65,11 @@ class Arguments:
         opens a ``<private>`` span, as written or once folded, is refused: redacted, names that
         differ only in their private text would become one name (two topics, one memory). One
         that holds a control character (a NUL, a line feed) is refused too: no name needs one,
-        and a listing of names would show it raw."""
+        and a listing of names would show it raw. So is one holding a lone surrogate: read as
+        U+FFFD, two names differing in their lone surrogates would become one."""
         value = self.text(name, required=required)
+        if value is not None and _SURROGATE.search(self.sent[name]):
+            raise ToolError(f"{name} must be Unicode text: it holds a lone surrogate")
         if value is not None and has_private_span(self.sent[name]):
             raise ToolError(
                 f"{name} must not hold a <private> span: names differing only in private "

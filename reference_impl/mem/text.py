@@ -24,10 +24,13 @@ _TAG = re.compile(r"<\s*+(/?)\s*+private(?:\s[^<>]*+)?>", re.IGNORECASE)
 #: The invisible format characters that can sit unseen inside a word of Latin letters (a soft
 #: hyphen, zero width characters, direction marks, word joiners, a byte order mark, tags): a
 #: tag spelled with them inside reads as a tag to a person (attack round 6).
-_INVISIBLE = re.compile(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
-    "\U000e0001\U000e0020-\U000e007f]"
+_INVISIBLE_CLASS = (
+    "\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\U000e0001\U000e0020-\U000e007f"
 )
+_INVISIBLE = re.compile(f"[{_INVISIBLE_CLASS}]")
+#: A character a reader sees: neither a blank nor one of ``_INVISIBLE``.
+_SEEN = re.compile(rf"[^\s{_INVISIBLE_CLASS}]")
 _NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -68,6 +71,13 @@ def _loosely(text: str) -> str:
     """``text`` as a reader sees it: compatibility forms folded (NFKC: a fullwidth less-than
     sign is ``<``), invisible characters dropped."""
     return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
+def shows_nothing(text: str) -> bool:
+    """Whether a reader sees nothing of ``text``: it holds only blanks and invisible characters
+    (attack round 6: a content of zero width spaces was saved as a memory). The search stops at
+    the first character seen, so a long text costs nothing."""
+    return _SEEN.search(text) is None
 
 
 def has_private_span(text: str) -> bool:

@@ -153,15 +153,18 @@ def test_a_flood_of_stderr_is_kept_bounded_and_its_tail_shown_whole(tmp_path: Pa
 
 def test_a_run_ends_within_its_budget_whatever_the_server_does(tmp_path: Path) -> None:
     """Every call hangs past a long call time-out; the budget still ends the run, with the
-    checks it could not finish or start ``error``."""
+    checks it could not finish or start ``error``. The run takes 5 to 30 s, more on a loaded
+    machine; what must hold whatever the load is that it ends before one call's time-out: the
+    budget, not the time-out, cut the hanging calls short."""
     report_dir = tmp_path / "report"
-    target = descriptor(tmp_path, "hang", call_timeout_s=60)
+    call_timeout_s = 150
+    target = descriptor(tmp_path, "hang", call_timeout_s=call_timeout_s)
     started = time.monotonic()
     done = subprocess.run(
         arguments(target, report_dir, "--budget", "5", "--only", "ENV,SCHEMA-020,HOST-001"),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=call_timeout_s + 60,
         check=False,
     )
     elapsed = time.monotonic() - started
@@ -169,7 +172,7 @@ def test_a_run_ends_within_its_budget_whatever_the_server_does(tmp_path: Path) -
     assert done.returncode == 1
     reasons = [reason for verdict, reason in verdicts(report_dir).values() if verdict == "error"]
     assert any("the time budget ran out" in reason for reason in reasons)
-    assert elapsed < 5 + 15 + 10, f"the run took {elapsed:.0f} s"  # budget, grace, start-up
+    assert elapsed < call_timeout_s, f"the run took {elapsed:.0f} s"
 
 
 def _pids(path: Path) -> list[int]:

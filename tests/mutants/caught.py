@@ -90,7 +90,24 @@ def assert_caught(run: RunResult | Mapping[str, RuleRecord], caught: Caught) -> 
         if all(text in failure.expected for failure in failures[rule])
     }
     expected = (declared, caught.reported_by, caught.about)
-    assert (read, reported, about) == expected, f"the run read {(read, reported, about)}"
+    assert (read, reported, about) == expected, (
+        f"the run read {(read, reported, about)}{_unexpected_errors(run, declared)}"
+    )
+
+
+def _unexpected_errors(
+    run: RunResult | Mapping[str, RuleRecord], declared: Mapping[str, str]
+) -> str:
+    """The reasons of the errors no entry declares, each once and whole: a run that went wrong
+    (a fault, a time-out under load) says why in the assertion's message, which pytest
+    otherwise cuts."""
+    verdicts = run.verdicts if isinstance(run, RunResult) else run
+    reasons = {
+        str(record.reason)
+        for rule, record in verdicts.items()
+        if str(record.verdict) == "error" and declared.get(rule) != "error"
+    }
+    return "".join(f"\nerror: {reason}" for reason in sorted(reasons))
 
 
 def family_verdicts(result: RunResult, family: str) -> dict[str, str]:

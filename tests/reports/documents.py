@@ -18,7 +18,7 @@ SETTINGS = settings(
     derandomize=True,
     database=None,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[HealthCheck.data_too_large],
 )
 
 NASTY = (

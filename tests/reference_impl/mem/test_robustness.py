@@ -130,3 +130,21 @@ def test_raw_arguments_get_tool_results(tmp_path: Path) -> None:
         assert raw.close() == 0
     log = (tmp_path / "server.log").read_text(encoding="utf-8")
     assert "Traceback" not in log
+
+
+@pytest.mark.parametrize("name", ["project", "topic_key", "session_id"])
+def test_a_name_holding_a_lone_surrogate_is_refused(tmp_path: Path, name: str) -> None:
+    """Attack round 6: lone surrogates are read as U+FFFD, so ``a\\ud800`` and ``a\\udc00``
+    named one project; a name holding one is refused, a text keeps reading it as U+FFFD."""
+    raw = mem_raw(tmp_path)
+    try:
+        for number, surrogate in enumerate(("\\ud800", "\\udc00"), 1):
+            sent = f'{{"title":"t","content":"c {number}","{name}":"a{surrogate}"}}'
+            result = raw.exchange(_call(number, sent))["result"]
+            assert result["isError"] is True
+            [content] = result["content"]
+            assert content["text"] == f"{name} must be Unicode text: it holds a lone surrogate"
+        saved = raw.exchange(_call(3, '{"title":"t\\ud800","content":"c"}'))["result"]
+        assert not saved.get("isError"), saved
+    finally:
+        assert raw.close() == 0

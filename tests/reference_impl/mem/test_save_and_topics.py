@@ -270,3 +270,10 @@ async def test_every_spelling_of_a_project_is_one_project(mem: Client) -> None:
     for number, spelling in enumerate(spellings):
         memory = await save(mem, title=f"Spelling {number}", content="spelled", project=spelling)
         assert (await observation(mem, memory))["Project"] == plain, spelling
+
+
+@pytest.mark.parametrize("blank", ["\u200b\u200b", " \u00ad\ufeff\n", "\u2060"])
+async def test_a_content_a_reader_sees_nothing_of_is_absent(mem: Client, blank: str) -> None:
+    """Attack round 6: a content of zero width spaces was saved as a memory."""
+    assert await failed(mem, "mem_save", title="T", content=blank) == "content is required"
+    assert await failed(mem, "mem_save", title=blank, content="C") == "title is required"

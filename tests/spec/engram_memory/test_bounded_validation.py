@@ -18,7 +18,7 @@ from engram_conformance.spec.engram_memory import Spec, load, validate_arguments
 from engram_conformance.spec.engram_memory._arguments import _canonical_size
 from engram_conformance.spec.engram_memory.tool_names import CAPTURE
 from engram_conformance.strategies.engram_memory.broken_arguments import broken_arguments
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from .test_validate_arguments import capture_arguments
@@ -48,7 +48,7 @@ def citation(index: int, **changes: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("tool", sorted(SPEC.tools))
 @given(data=st.data())
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25)
 def test_it_answers_as_validating_every_item(tool: str, data: st.DataObject) -> None:
     """Objects broken by one rule, and objects whose members come from two broken ones."""
     one, other = (data.draw(broken_arguments(tool, SPEC)).arguments for _ in range(2))

@@ -36,7 +36,7 @@ def test_schemathesis_generates_request_bodies_from_it(spec: Spec) -> None:
         deadline=None,
         derandomize=True,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        suppress_health_check=[HealthCheck.filter_too_much],
     )
     @given(search.as_strategy())
     def generated(case: schemathesis.Case) -> None:

@@ -40,7 +40,7 @@ def test_schemathesis_generates_request_bodies_from_it(mem_spec: MemSpec) -> Non
         deadline=None,
         derandomize=True,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        suppress_health_check=[HealthCheck.filter_too_much],
     )
     @given(save.as_strategy())
     def generated(case: schemathesis.Case) -> None:
