@@ -70,7 +70,7 @@ async def call_rates(calls: int, width: int) -> dict[str, float]:
                 contract, spec, policy, host, target, options, seed=1, after_stop=None
             )
             session = Session(connection, target.call_timeout_s)
-            session.observers.append(executor.observer(Ledger()))
+            session.observers.append(executor.observer(Ledger(), during=None))
 
             async def bare() -> None:
                 await connection.default.call_tool(TOOL, ARGUMENTS)

@@ -3,7 +3,10 @@ decorators into the dictionaries a contract's plug-in keeps (``registrars``).
 
 A check's id is its function name, unique within its contract. A scripted check needs the
 ``tools`` it names (absent ones make its rules not applicable or not testable) and runs in the
-``quick`` profile unless it says ``full``. A per-call check judges every answer of the run, one
+``quick`` profile unless it says ``full``. The runner runs checks side by side, each in scopes of
+its own; a check whose judgement needs the server to itself (a timing rule's latency, a search
+in threads of its own) says ``alone=True`` and runs with no other check's calls in flight. A
+per-call check judges every answer of the run, one
 ``per_call_context.PerCallContext`` each: both kinds take one context.
 """
 
@@ -37,6 +40,8 @@ class Check:
     #: why the target's policy (its contract's value) leaves the check nothing to test, or
     #: None when it may run; None: it may always run
     requires: Requirement | None
+    #: whether it needs the server to itself: no other check's calls in flight while it runs
+    alone: bool = False
 
     @property
     def family(self) -> str:
@@ -110,10 +115,13 @@ def registrars(
         tools: tuple[str, ...] = (),
         profile: Literal["quick", "full"] = "quick",
         requires: Requirement | None = None,
+        alone: bool = False,
     ) -> Decorator:
         def register(function: CheckFunction) -> CheckFunction:
             name = _new_name(function, rules, scripted, per_call)
-            scripted[name] = Check(name, tuple(rules), tuple(tools), profile, function, requires)
+            scripted[name] = Check(
+                name, tuple(rules), tuple(tools), profile, function, requires, alone
+            )
             return function
 
         return register
