@@ -315,7 +315,8 @@ class _RunSteps:
                     self.transcripts[check.id] = list(context.calls())
             return not renew
 
-        await side_by_side([c for c in self.pending if not c.alone], self.options.width, in_company)
+        company = sorted((c for c in self.pending if not c.alone), key=lambda c: not c.waits)
+        await side_by_side(company, self.options.width, in_company)
         order = {check.id: place for place, check in enumerate(self.checks)}
         self.pending = sorted([*self.pending, *again], key=lambda check: order[check.id])
         return not renew
