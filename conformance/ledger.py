@@ -61,7 +61,8 @@ class Failure:
 @dataclass
 class CheckTiming:
     """Where a check's time went: its wall time, the calls it made, and the time it spent
-    waiting on purpose (for an expiry, a window, a clock to tick), summed over its runs."""
+    waiting, on purpose (for an expiry, a window, a clock to tick) and for answers that never
+    came (calls that timed out), summed over its runs."""
 
     seconds: float = 0.0
     calls: int = 0
