@@ -2,7 +2,7 @@
 what they wait for (an expiry, a window, a server process starting) overlaps instead of adding
 up, and the harness works while the server does.
 
-Each check already works in scopes of its own (a fresh tenant, a fresh project), so the checks
+Each check already works in scopes of its own (fresh identities, fresh names), so the checks
 of a run do not see each other's records. What needs the server to itself says so in the
 registry (``Check.alone``) and is not run here.
 """
