@@ -8,23 +8,29 @@ Prints figures, side by side in one sitting.
    one call at a time, then ``--width`` calls at a time, and the SDK client ``--width`` at a
    time (what the server itself can take). Each is a number of calls per second and its ratio
    to the floor (targets: sequential at least 0.9, concurrent at least 2).
-2. **Runs**: ``engram-conformance run --reference`` ``--runs`` times in a fresh report folder:
-   the wall time of each, and from the last report the time the checks took, their calls and
-   what they spent waiting on purpose (retention windows, expiry).
+2. **Runs**: ``engram-conformance run --reference --contract C`` ``--runs`` times for each
+   contract, each in a fresh report folder, and as many by the kit of another checkout
+   (``--before PATH/.venv/bin/engram-conformance``), the two taking turns: the wall time of the
+   command, the CPU time of the kit and its servers, and from each report the run's duration,
+   the checks' summed time, what they spent waiting on purpose (expiry, windows) and their calls.
 
-``python benchmarks/bench_harness.py [--calls 1000] [--width 8] [--runs 3] [--profile quick]``
+``python benchmarks/bench_harness.py [--calls 1000] [--width 8] [--runs 3] [--profile quick]
+[--before OTHER/.venv/bin/engram-conformance] [--contract engram-memory|mem]``
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +44,8 @@ from engram_conformance.conformance.targets.reference import reference_descripto
 
 EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
 #: A cheap call every mem server answers the same way, whatever its state.
-TOOL, ARGUMENTS = "mem_stats", {}
+TOOL = "mem_stats"
+ARGUMENTS: dict[str, object] = {}
 WARM_UP_CALLS = 20
 
 Call = Callable[[], Awaitable[Any]]
@@ -70,7 +77,7 @@ async def call_rates(calls: int, width: int) -> dict[str, float]:
                 contract, spec, policy, host, target, options, seed=1, after_stop=None
             )
             session = Session(connection, target.call_timeout_s)
-            session.observers.append(executor.observer(Ledger()))
+            session.observers.append(executor.observer(Ledger(), during=None))
 
             async def bare() -> None:
                 await connection.default.call_tool(TOOL, ARGUMENTS)
@@ -89,40 +96,108 @@ async def call_rates(calls: int, width: int) -> dict[str, float]:
             }
 
 
-def timed_runs(runs: int, profile: str) -> None:
-    times = []
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory() as report_dir:
-            command = [str(EXECUTABLE), "run", "--reference", "--profile", profile]
-            command += ["--report-dir", report_dir]
-            started = time.perf_counter()
-            subprocess.run(command, capture_output=True, check=False)  # noqa: S603 - our own CLI
-            times.append(time.perf_counter() - started)
-            report = json.loads((Path(report_dir) / "report.json").read_text())
+@dataclass(frozen=True)
+class Kit:
+    """An ``engram-conformance`` to time, run in its checkout (``before``: another one's)."""
+
+    name: str
+    executable: Path
+    checkout: Path
+
+
+@dataclass(frozen=True)
+class Timed:
+    """One quick run: its wall time (the command, start to exit), the processes' CPU time (the
+    kit's and its servers'), and from its report the run's duration, the checks' summed time,
+    their deliberate waits and calls."""
+
+    wall_s: float
+    cpu_s: float
+    duration_s: float
+    checks_s: float
+    waited_s: float
+    calls: int
+    counts: dict[str, int]
+
+
+def timed_run(kit: Kit, contract: str, profile: str) -> Timed:
+    with tempfile.TemporaryDirectory() as report_dir:
+        command = [str(kit.executable), "run", "--reference", "--contract", contract]
+        command += ["--profile", profile, "--seed", "1", "-q", "--report-dir", report_dir]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(command, cwd=kit.checkout, capture_output=True, check=False)  # noqa: S603
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        report = json.loads((Path(report_dir) / "report.json").read_text())
     timing = report["run"]["timing"]
-    print(
-        f"\nengram-conformance run --reference --profile {profile}: "
-        f"median {statistics.median(times):.1f} s over {runs} runs "
-        f"({', '.join(f'{t:.1f}' for t in times)}); verdicts {report['counts']}\n"
-        f"last run: checks {timing['time_s']:.1f} s, of which waiting on purpose "
-        f"{timing['waited_s']:.1f} s; {timing['calls']} calls"
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return Timed(
+        wall,
+        cpu,
+        report["run"]["duration_s"],
+        timing["time_s"],
+        timing["waited_s"],
+        timing["calls"],
+        report["counts"],
     )
+
+
+def timed_runs(kits: list[Kit], contracts: list[str], runs: int, profile: str) -> None:
+    """Each contract's reference run ``runs`` times by each kit, the kits taking turns (so that
+    the machine's load falls on all alike), then a line per kit: the median wall time, and the
+    median of the rest."""
+    print(f"\nrun --reference --profile {profile}, {runs} runs each, taking turns")
+    print(f"load average before: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
+    header = f"{'contract':14} {'kit':7} {'wall s':>7} {'runs':>22} {'run s':>6} {'cpu s':>6}"
+    print(f"{header} {'checks s':>8} {'waited s':>8} {'calls':>6}  verdicts")
+    for contract in contracts:
+        found: dict[str, list[Timed]] = {kit.name: [] for kit in kits}
+        for _ in range(runs):
+            for kit in kits:
+                found[kit.name].append(timed_run(kit, contract, profile))
+        for kit in kits:
+            timed = found[kit.name]
+
+            def median(field: str, timed: list[Timed] = timed) -> float:
+                return statistics.median(getattr(t, field) for t in timed)
+
+            walls = ", ".join(f"{t.wall_s:.1f}" for t in timed)
+            print(
+                f"{contract:14} {kit.name:7} {median('wall_s'):7.1f} {walls:>22} "
+                f"{median('duration_s'):6.1f} {median('cpu_s'):6.1f} {median('checks_s'):8.1f} "
+                f"{median('waited_s'):8.1f} {int(median('calls')):6}  {timed[-1].counts}"
+            )
+    print(f"load average after: {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--calls", type=int, default=1000, help="0: no call rates")
     parser.add_argument("--width", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", choices=["quick", "full"], default="quick")
+    parser.add_argument(
+        "--before", type=Path, help="also time this engram-conformance (another checkout's)"
+    )
+    parser.add_argument(
+        "--contract", action="append", choices=["engram-memory", "mem"], help="default: both"
+    )
     options = parser.parse_args()
-    rates = anyio.run(call_rates, options.calls, options.width)
-    floor = next(iter(rates.values()))
-    print(f"{'mem_stats against the mem reference over stdio':52} {'calls/s':>8}  of the floor")
-    for name, rate in rates.items():
-        print(f"{name:52} {rate:8.0f}  {rate / floor:5.2f}")
+    if options.calls:
+        rates = anyio.run(call_rates, options.calls, options.width)
+        floor = next(iter(rates.values()))
+        print(f"{'mem_stats against the mem reference over stdio':52} {'calls/s':>8}  of the floor")
+        for name, rate in rates.items():
+            print(f"{name:52} {rate:8.0f}  {rate / floor:5.2f}")
+    kits = [Kit("this", EXECUTABLE, Path(__file__).resolve().parents[1])]
+    if options.before is not None:
+        before = options.before.absolute()
+        kits.insert(0, Kit("before", before, before.parents[2]))
     if options.runs:
-        timed_runs(options.runs, options.profile)
+        timed_runs(
+            kits, options.contract or ["engram-memory", "mem"], options.runs, options.profile
+        )
 
 
 if __name__ == "__main__":

@@ -4,10 +4,12 @@ targets with the same seed, and compare every rule's verdict in their report.jso
     python benchmarks/same_verdicts.py --before /tmp/base/.venv/bin/engram-conformance \
         --after .venv/bin/engram-conformance --out /tmp/verdicts
 
-Each checkout runs ``engram-conformance run --seed 1 --profile quick`` against each target
+Each checkout runs ``engram-conformance run --seed 1 --profile PROFILE`` (``--profile``, default
+quick) against each target
 (both references by default; ``--peer`` adds the real Engram v1.20.0 through
 ``targets/peers/engram-v1.toml``, which needs ``ENGRAM_PEERS_DIR``). A target's reports (and
-the run's output, ``run.log``) are kept in ``OUT/<side>/<target>/``, and a side whose
+the run's output, ``run.log``) are kept in ``OUT/<side>/<target>/`` (``OUT/<side>/<target>-full/``
+for the full profile), and a side whose
 report.json is already there is not run again (``--fresh`` runs it anyway), so that "before" is
 measured once. Exit 0 when every rule has the
 same verdict on both sides (and the same rules), 1 otherwise, with each difference printed.
@@ -38,12 +40,15 @@ def verdicts(report: Path) -> dict[str, str]:
     return {rule["id"]: rule["verdict"] for rule in document["rules"]}
 
 
-def run_side(kit: str, checkout: Path, options: tuple[str, ...], report_dir: Path) -> Path:
-    """The report.json of ``kit`` run in ``checkout`` with ``options`` (run when missing)."""
+def run_side(
+    kit: str, checkout: Path, options: tuple[str, ...], report_dir: Path, profile: str
+) -> Path:
+    """The report.json of ``kit`` run in ``checkout`` with ``options`` in ``profile`` (run
+    when missing)."""
     report = report_dir / "report.json"
     if not report.is_file():
         report_dir.mkdir(parents=True, exist_ok=True)
-        command = [kit, "run", *options, "--seed", "1", "--profile", "quick", "-q"]
+        command = [kit, "run", *options, "--seed", "1", "--profile", profile, "-q"]
         command += ["--no-example-db", "--report-dir", str(report_dir)]
         with (report_dir / "run.log").open("w", encoding="utf-8") as log:
             finished = subprocess.run(  # noqa: S603 - the kit's own command
@@ -73,6 +78,7 @@ def main() -> int:
     parser.add_argument("--peer", action="store_true", help="also the real Engram v1.20.0")
     parser.add_argument("--only-target", action="append", help="only these targets")
     parser.add_argument("--fresh", action="store_true", help="run again what has a report")
+    parser.add_argument("--profile", choices=("quick", "full"), default="quick")
     arguments = parser.parse_args()
     targets = {**TARGETS, **(PEER if arguments.peer else {})}
     if arguments.only_target:
@@ -85,11 +91,12 @@ def main() -> int:
     for target, options in targets.items():
         found = {}
         for side, (kit, checkout) in sides.items():
-            report_dir = arguments.out / side / target
+            suffix = "" if arguments.profile == "quick" else f"-{arguments.profile}"
+            report_dir = arguments.out / side / f"{target}{suffix}"
             if arguments.fresh and (report_dir / "report.json").is_file():
                 (report_dir / "report.json").unlink()
             where = checkout or Path(kit).resolve().parents[2]
-            found[side] = verdicts(run_side(kit, where, options, report_dir))
+            found[side] = verdicts(run_side(kit, where, options, report_dir, arguments.profile))
         changed = differences(found["before"], found["after"])
         different |= bool(changed)
         print(f"{target}: {len(found['after'])} rules, {len(changed)} verdicts differ")

@@ -100,8 +100,8 @@ class BaseContext:
         #: the fault of a case's call left unanswered while the server still answered: it may
         #: still be working on it, so the next check gets a fresh connection (``case``)
         self.unanswered: str | None = None
-        #: the time this check spent waiting on purpose (``wait``), for the report's timing
-        self.waited_s = 0.0
+        #: the time this check spent sleeping on purpose (``wait``)
+        self.slept_s = 0.0
 
     # recording ---------------------------------------------------------------------------
     @property
@@ -115,6 +115,13 @@ class BaseContext:
     def calls(self) -> tuple[dict[str, Any], ...]:
         """This check's calls so far, as data."""
         return tuple(o.to_json() for o in self.session.transcript[self._first_call :])
+
+    @property
+    def waited_s(self) -> float:
+        """The time this check spent waiting, for the report's timing: on purpose (``wait``)
+        and for answers that never came (its calls that timed out)."""
+        calls = self.session.transcript[self._first_call :]
+        return self.slept_s + sum(call.latency_ms for call in calls if call.timed_out) / 1000
 
     def call_count(self) -> int:
         """How many calls this check has made so far."""
@@ -221,7 +228,7 @@ class BaseContext:
         try:
             await anyio.sleep(seconds)
         finally:
-            self.waited_s += time.monotonic() - started
+            self.slept_s += time.monotonic() - started
 
     def not_applicable(self, rule: str, reason: str) -> None:
         """Record that the target's declared policy makes ``rule`` unreachable."""

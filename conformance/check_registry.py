@@ -3,8 +3,13 @@ decorators into the dictionaries a contract's plug-in keeps (``registrars``).
 
 A check's id is its function name, unique within its contract. A scripted check needs the
 ``tools`` it names (absent ones make its rules not applicable or not testable) and runs in the
-``quick`` profile unless it says ``full``. A per-call check judges every answer of the run, one
-``per_call_context.PerCallContext`` each: both kinds take one context.
+``quick`` profile unless it says ``full``. The runner runs checks side by side, each in scopes of
+its own; a check whose judgement needs the server to itself (a timing rule's latency, a search
+in threads of its own) says ``alone=True`` and runs with no other check's calls in flight; one
+that spends its time waiting (for an expiry, a window, server processes to start) says
+``waits=True`` and is started first, so that its wait overlaps the others' calls. A per-call
+check judges every answer of the run, one ``per_call_context.PerCallContext`` each: both kinds
+take one context.
 """
 
 from __future__ import annotations
@@ -37,6 +42,11 @@ class Check:
     #: why the target's policy (its contract's value) leaves the check nothing to test, or
     #: None when it may run; None: it may always run
     requires: Requirement | None
+    #: whether it needs the server to itself: no other check's calls in flight while it runs
+    alone: bool = False
+    #: whether it spends its time waiting (an expiry, a window, processes starting): started
+    #: before the checks that only call, side by side with them
+    waits: bool = False
 
     @property
     def family(self) -> str:
@@ -110,10 +120,14 @@ def registrars(
         tools: tuple[str, ...] = (),
         profile: Literal["quick", "full"] = "quick",
         requires: Requirement | None = None,
+        alone: bool = False,
+        waits: bool = False,
     ) -> Decorator:
         def register(function: CheckFunction) -> CheckFunction:
             name = _new_name(function, rules, scripted, per_call)
-            scripted[name] = Check(name, tuple(rules), tuple(tools), profile, function, requires)
+            scripted[name] = Check(
+                name, tuple(rules), tuple(tools), profile, function, requires, alone, waits
+            )
             return function
 
         return register

@@ -26,8 +26,8 @@ CHECK_SLACK_S = 5.0
 
 
 class CheckExecutor:
-    """What every check of one run shares: the contract, its spec and host, the target, the
-    per-call checks and what they remember, and which check is running."""
+    """What every check of one run shares: the contract, its spec and host, the target, and
+    the per-call checks and what they remember."""
 
     def __init__(
         self,
@@ -55,8 +55,6 @@ class CheckExecutor:
         self.after_stop = after_stop
         self.checks = contract.checks()
         self.memories: dict[str, dict[Any, Any]] = {name: {} for name in self.checks.per_call}
-        #: the check whose calls are being made (per-call failures are recorded during it)
-        self.current: str | None = None
 
     def context(
         self,
@@ -66,8 +64,7 @@ class CheckExecutor:
         example: Reproduction | None,
         ends_at: float | None,
     ) -> Any:
-        """``check``'s context; from here on its calls are ``current``."""
-        self.current = check.id
+        """``check``'s context."""
         return self.contract.context(
             self.host,
             check=check.id,
@@ -119,9 +116,10 @@ class CheckExecutor:
             ledger.timed(check.id, elapsed, context.call_count(), context.waited_s)
         return None
 
-    def observer(self, ledger: Ledger, *, fresh: bool = False) -> Observer:
-        """Runs every per-call check on an observation, into ``ledger``; ``fresh`` gives them
-        an empty memory (a re-check judges its calls alone)."""
+    def observer(self, ledger: Ledger, *, during: str | None, fresh: bool = False) -> Observer:
+        """Runs every per-call check on an observation of the calls of the check ``during``
+        (None: the run's own, its discovery), into ``ledger``; ``fresh`` gives them an empty
+        memory (a re-check judges its calls alone)."""
         memories = {name: {} for name in self.checks.per_call} if fresh else self.memories
 
         def observe(observation: Observation) -> None:
@@ -132,7 +130,7 @@ class CheckExecutor:
                     observed=observation,
                     memory=memories[check.id],
                     ledger=ledger,
-                    during=self.current,
+                    during=during,
                 )
                 try:
                     check.function(context)

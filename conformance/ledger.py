@@ -61,7 +61,8 @@ class Failure:
 @dataclass
 class CheckTiming:
     """Where a check's time went: its wall time, the calls it made, and the time it spent
-    waiting on purpose (for an expiry, a window, a clock to tick), summed over its runs."""
+    waiting, on purpose (for an expiry, a window, a clock to tick) and for answers that never
+    came (calls that timed out), summed over its runs."""
 
     seconds: float = 0.0
     calls: int = 0
@@ -124,13 +125,7 @@ class Ledger:
         entry = self.evidence[rule]
         entry.checks.add(failure.check)
         self.failure_count += 1
-        new_check = all(kept.check != failure.check for kept in entry.failures)
-        if len(entry.failures) < MAX_FAILURES_KEPT or new_check:  # each check keeps its evidence
-            entry.failures.append(
-                replace(
-                    failure, expected=bounded(failure.expected), observed=bounded(failure.observed)
-                )
-            )
+        _keep(entry, failure)
 
     def errored(self, rule: str, check: str, problem: str) -> None:
         entry = self.evidence[rule]
@@ -151,6 +146,33 @@ class Ledger:
         entry = self.evidence[rule]
         entry.checks.add(check)
         entry.unchecked.append(bounded(reason))
+
+    @property
+    def decisive(self) -> bool:
+        """Whether what it holds decides its rules: passes, failures, rules the target's policy
+        leaves nothing to test, but no error and no undecided part."""
+        return not self.error_count and not any(entry.unchecked for entry in self.evidence.values())
+
+    def absorb(self, other: Ledger) -> None:
+        """Add what ``other`` recorded (one check's ledger) after what this one holds, as if it
+        had been recorded here: the run keeps its checks' evidence in their run order, however
+        they ran side by side."""
+        for rule, theirs in other.evidence.items():
+            entry = self.evidence[rule]
+            entry.checks |= theirs.checks
+            entry.passed += theirs.passed
+            for failure in theirs.failures:
+                _keep(entry, failure)
+            if theirs.errors and not entry.errors:
+                entry.error_check = theirs.error_check
+            entry.errors += theirs.errors
+            entry.not_applicable += theirs.not_applicable
+            entry.unchecked += theirs.unchecked
+            entry.notes += theirs.notes
+        self.failure_count += other.failure_count
+        self.error_count += other.error_count
+        for check, timing in other.timings.items():
+            self.timed(check, timing.seconds, timing.calls, timing.waited_s)
 
     def verdict(self, rule: Rule) -> Verdict:
         """The verdict of ``rule``: a failure of a ``must`` rule fails, of another rule warns; a
@@ -173,3 +195,12 @@ class Ledger:
         if entry.errors:
             return Verdict(reports.Verdict.ERROR, entry.errors[0])
         return Verdict(reports.Verdict.PASS, "; ".join(entry.notes) or None)
+
+
+def _keep(entry: Evidence, failure: Failure) -> None:
+    """Keep ``failure`` among ``entry``'s, its texts bounded: ``MAX_FAILURES_KEPT`` at most, but
+    always the first of each check (each check keeps its evidence)."""
+    new_check = all(kept.check != failure.check for kept in entry.failures)
+    if len(entry.failures) < MAX_FAILURES_KEPT or new_check:
+        expected, observed = bounded(failure.expected), bounded(failure.observed)
+        entry.failures.append(replace(failure, expected=expected, observed=observed))

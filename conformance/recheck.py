@@ -102,7 +102,8 @@ async def recheck(
                     else min(ends_at, now + RECHECK_SECONDS)
                 )
                 ledger = Ledger()
-                session.observers[:] = [executor.observer(ledger, fresh=True)]
+                observer = executor.observer(ledger, during=unit.check, fresh=True)
+                session.observers[:] = [observer]
                 session.begin_check()
                 context = executor.context(by_id[unit.check], ledger, session, unit.example, stop)
                 fault = await executor.run_one(by_id[unit.check], context, ledger)

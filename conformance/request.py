@@ -25,6 +25,7 @@ from .launching import chosen_contract, claims_only_tools_of, run_launched, run_
 from .ledger import Reproduction
 from .runner import Progress, RunOptions, RunResult, rule_selected
 from .sharding import Shard, planned
+from .side_by_side import WIDTH
 from .targets import eras
 from .targets.choice import named_descriptor
 from .targets.descriptor import DescriptorError, TargetDescriptor
@@ -66,6 +67,8 @@ class RunRequest:
     shard: Shard | None = None
     #: check -> seconds (an earlier run's), to balance the shards by; None: by number of checks
     shard_costs: Mapping[str, float] | None = None
+    #: how many checks run at once (``side_by_side``; 1: one after another)
+    width: int = WIDTH
 
 
 @dataclass(frozen=True)
@@ -159,6 +162,7 @@ def prepared_for(
         example=request.example,
         recheck=request.recheck,
         exitfirst=request.exitfirst,
+        width=request.width,
     )
     if request.shard is not None:
         rules = [rule.id for rule in spec.rules.values() if rule_selected(rule, options)]

@@ -2,9 +2,22 @@
 
 The CLI and the pytest plugin both call ``run``, in four steps: discover the server's tools,
 run the pending checks (reconnecting after a fault), check each failure again alone
-(``recheck``), decide. Per rule: ``not_applicable`` when the target declares a tool absent (or
-the rule cannot be tested from outside a server), ``error`` when a claimed tool is not listed
-or nothing decided the rule, else the ledger's verdict.
+(``recheck``), decide.
+
+Checks run side by side (``side_by_side``, ``RunOptions.width`` at a time) on the first
+connection, each on a session and into a ledger of its own. What a check found there stands
+when it decides its rules (``Ledger.decisive``): its passes, and its failures, which are
+checked again alone like every failure (``recheck``: one that does not recur is ``flaky``).
+A check that decided nothing there (an error, an undecided part) or whose connection broke
+(a fault, an unanswered call, which other checks on that connection pay for) has its findings
+thrown away and runs again alone, after the others, as every check of a run with a width of 1
+does. The checks that say ``alone`` in the registry run alone too. Each check's ledger is
+added to the run's in the run order (``Ledger.absorb``), so that evidence reads the same
+however the checks were scheduled.
+
+Per rule: ``not_applicable`` when the target declares a tool absent (or the rule cannot be
+tested from outside a server), ``error`` when a claimed tool is not listed or nothing decided
+the rule, else the ledger's verdict.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ from .ledger import Ledger, Reproduction, Verdict
 from .recheck import Rechecked, planned, recheck
 from .session import Session
 from .sharding import Shard
+from .side_by_side import WIDTH, side_by_side
 from .targets.launch import Target, describe
 from .targets.server_log import tail
 
@@ -54,6 +68,8 @@ class RunOptions:
     exitfirst: bool = False
     #: run only the rules of this part of the run (``run --shard``), planned
     shard: Shard | None = None
+    #: how many checks run at once (1: one after another); ``-x`` and ``example`` run one
+    width: int = WIDTH
 
 
 @dataclass
@@ -167,9 +183,14 @@ class _RunSteps:
         self.started, self.started_ms = time.monotonic(), wall_clock_ms()
         budget_s = self.options.budget_s
         self.budget_ends_at = None if budget_s is None else self.started + budget_s
+        #: what discovery recorded, then each check's ledger in the run order (``absorbed``)
         self.ledger = Ledger()
+        #: check id -> what it recorded (its last run's, for a check run again alone)
+        self.recorded: dict[str, Ledger] = {}
         self.checks = selected(executor.checks, self.options)
         self.pending = list(self.checks)
+        options = self.options
+        self.side_by_side = options.width > 1 and not options.exitfirst and not options.example
         self.found = _Discovered()
         self.transcripts: dict[str, list[dict[str, Any]]] = {}
 
@@ -179,8 +200,19 @@ class _RunSteps:
     def left_undone(self, why: str) -> None:
         for check in self.pending:
             for rule in check.rules:
-                self.ledger.errored(rule, check.id, why)
+                self.ledger_of(check).errored(rule, check.id, why)
         self.pending.clear()
+
+    def ledger_of(self, check: Check) -> Ledger:
+        """Where ``check``'s rules are recorded when it is not run (then nothing else is)."""
+        return self.recorded.setdefault(check.id, Ledger())
+
+    def absorbed(self) -> None:
+        """Add each check's ledger to the run's, in the run order."""
+        for check in self.checks:
+            recorded = self.recorded.pop(check.id, None)
+            if recorded is not None:
+                self.ledger.absorb(recorded)
 
     async def run_checks(self, opened: AbstractAsyncContextManager[Any] | None) -> None:
         """Discover the server's tools on the first connection (``opened``, else a new one;
@@ -196,11 +228,16 @@ class _RunSteps:
             try:
                 async with connecting as connection:
                     session = Session(connection, self.target.call_timeout_s)
-                    session.observers.append(self.executor.observer(self.ledger))
                     if first_connection:
                         first_connection = False
+                        observer = self.executor.observer(self.ledger, during=None)
+                        session.observers.append(observer)
                         if not await self.discover(session, connection):
                             break
+                    if self.side_by_side:
+                        self.side_by_side = False
+                        if not await self.run_side_by_side(connection):
+                            continue  # the rest, and what is to run again, on a new connection
                     await self.run_pending(session)
             except StartupFailed as failed:
                 if first_connection:
@@ -208,6 +245,7 @@ class _RunSteps:
                 why = f"not evaluated: the server could not be started again: {failed}"
                 self.left_undone(why)
         _judge_after_stop(self.executor.after_stop, self.checks)
+        self.absorbed()
 
     async def discover(self, session: Session, connection: Any) -> bool:
         """Read the server's tools and settle what the target claims; whether checks can run
@@ -227,60 +265,103 @@ class _RunSteps:
             self.pending[:] = [c for c in self.pending if c.id == discovery]
         return True
 
+    def begun(self, check: Check) -> bool:
+        """Take ``check`` from the pending ones and tell the progress; whether it is to run
+        (else its rules are settled: no time left, nothing to test, a tool not there)."""
+        self.pending.remove(check)
+        if self.progress is not None:
+            self.progress(check, len(self.checks) - len(self.pending), len(self.checks))
+        ledger = self.ledger_of(check)
+        if self.out_of_time():
+            for rule in check.rules:
+                ledger.errored(rule, check.id, OUT_OF_TIME)
+            return False
+        unmet = check.requires(self.executor.policy) if check.requires is not None else None
+        if unmet is not None:
+            for rule in check.rules:
+                ledger.inapplicable(rule, check.id, unmet)
+            return False
+        blocked = [self.found.blocked[t] for t in check.tools if t in self.found.blocked]
+        if blocked:
+            _skipped(self.spec, ledger, check, blocked[0])
+            return False
+        del self.recorded[check.id]
+        return True
+
+    async def run_side_by_side(self, connection: Any) -> bool:
+        """Run the pending checks that may share the server side by side on ``connection``,
+        each on a session of its own; those not kept go back to the pending ones, in the run
+        order, to run alone. Whether the connection can go on (no fault, no call unanswered:
+        else the rest runs on a new one)."""
+        again: list[Check] = []
+        renew: list[Check] = []
+
+        async def in_company(check: Check) -> bool:
+            if not self.begun(check):
+                return True
+            session = Session(connection, self.target.call_timeout_s)
+            ledger = Ledger()
+            session.observers.append(self.executor.observer(ledger, during=check.id))
+            context = self.executor.context(check, ledger, session, None, self.budget_ends_at)
+            fault = await self.executor.run_one(check, context, ledger)
+            if fault or context.unanswered is not None:
+                renew.append(check)
+            if fault or context.unanswered is not None or not ledger.decisive:
+                again.append(check)
+                _forget_after_stop(self.executor.after_stop, ledger)
+            else:
+                self.recorded[check.id] = ledger
+                if ledger.failure_count:
+                    self.transcripts[check.id] = list(context.calls())
+            return not renew
+
+        company = sorted((c for c in self.pending if not c.alone), key=lambda c: not c.waits)
+        await side_by_side(company, self.options.width, in_company)
+        order = {check.id: place for place, check in enumerate(self.checks)}
+        self.pending = sorted([*self.pending, *again], key=lambda check: order[check.id])
+        return not renew
+
     async def run_pending(self, session: Session) -> None:
-        """Run the pending checks on ``session`` until one faults (then it must reconnect)."""
-        ledger, options = self.ledger, self.options
+        """Run the pending checks on ``session``, one after another, until one faults (then
+        it must reconnect)."""
         while self.pending:
-            check = self.pending.pop(0)
-            if self.progress is not None:
-                self.progress(check, len(self.checks) - len(self.pending), len(self.checks))
-            if self.out_of_time():
-                for rule in check.rules:
-                    ledger.errored(rule, check.id, OUT_OF_TIME)
+            check = self.pending[0]
+            if not self.begun(check):
                 continue
-            unmet = check.requires(self.executor.policy) if check.requires is not None else None
-            if unmet is not None:
-                for rule in check.rules:
-                    ledger.inapplicable(rule, check.id, unmet)
-                continue
-            blocked = [self.found.blocked[t] for t in check.tools if t in self.found.blocked]
-            if blocked:
-                _skipped(self.spec, ledger, check, blocked[0])
-                continue
-            if not await self.run_one(check, session):
+            ledger = self.recorded[check.id] = Ledger()
+            if not await self.run_one(check, session, ledger):
                 return
-            if options.exitfirst and self.a_must_rule_failed():
+            if self.options.exitfirst and self.a_must_rule_failed(ledger):
                 self.left_undone(STOPPED_AT_FIRST_FAIL)
                 return
 
-    def a_must_rule_failed(self) -> bool:
-        """Whether a must rule has recorded a failure (a ``fail``, not a ``warn``), in a check
-        or in a per-call check watching its calls."""
+    def a_must_rule_failed(self, ledger: Ledger) -> bool:
+        """Whether a must rule has recorded a failure (a ``fail``, not a ``warn``) in
+        ``ledger``, in a check or in a per-call check watching its calls."""
         rules = self.spec.rules
         return any(
             entry.failures and rules[rule].level == "must"
-            for rule, entry in self.ledger.evidence.items()
+            for rule, entry in ledger.evidence.items()
             if rule in rules
         )
 
-    async def run_one(self, check: Check, session: Session) -> bool:
-        """Run ``check``; whether the session can go on (no fault, every call answered)."""
+    async def run_one(self, check: Check, session: Session, ledger: Ledger) -> bool:
+        """Run ``check`` alone into ``ledger``; whether the session can go on (no fault, every
+        call answered)."""
         session.begin_check()
+        session.observers[:] = [self.executor.observer(ledger, during=check.id)]
         context = self.executor.context(
-            check, self.ledger, session, self.options.example, self.budget_ends_at
+            check, ledger, session, self.options.example, self.budget_ends_at
         )
-        failures_before, errors_before = self.ledger.failure_count, self.ledger.error_count
-        fault = await self.executor.run_one(check, context, self.ledger)
+        fault = await self.executor.run_one(check, context, ledger)
         calls = context.calls()
         # the calls of a check that failed, or erred after making some (an error's evidence)
-        if self.ledger.failure_count > failures_before or (
-            calls and self.ledger.error_count > errors_before
-        ):
+        if ledger.failure_count or (calls and ledger.error_count):
             self.transcripts[check.id] = list(calls)
         if fault:
             why = f"the server faulted: {fault}{_stderr_tail(self.target)}"
             for rule in check.rules:
-                self.ledger.errored(rule, check.id, why)
+                ledger.errored(rule, check.id, why)
             self.transcripts[check.id] = list(calls)
             return False
         return context.unanswered is None  # charged to its case's rules already
@@ -344,6 +425,12 @@ def _judge_after_stop(waiting: list[AfterStop] | None, checks: Iterable[Check]) 
             for rule in rules.get(entry.check, ()):
                 why = f"harness error after the server stopped: {describe(error)}"
                 entry.ledger.errored(rule, entry.check, why)
+
+
+def _forget_after_stop(waiting: list[AfterStop] | None, ledger: Ledger) -> None:
+    """Drop the judgements left for after the stop into ``ledger``, which is thrown away."""
+    if waiting is not None:
+        waiting[:] = [entry for entry in waiting if entry.ledger is not ledger]
 
 
 def _server_info(client: Any) -> dict[str, str] | None:

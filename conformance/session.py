@@ -55,6 +55,10 @@ TRANSPORT_CODES = {CONNECTION_CLOSED: "the connection closed", REQUEST_TIMEOUT: 
 _OVER: ContextVar[Client | Channel | None] = ContextVar("conformance_over", default=None)
 #: What the SDK client's check of this task's call's structured content found (``Session.call``).
 _OUTPUT_CHECK: ContextVar[OutputCheck | None] = ContextVar("output_check", default=None)
+#: The session whose call this task makes: the tools/list requests the SDK client sends on
+#: its own for that call are recorded there (``_record_sdk_listings``). Several sessions (the
+#: checks of a run side by side) share one client.
+_CALLER: ContextVar[Session | None] = ContextVar("conformance_caller", default=None)
 LOST = "no answer: the harness closed the transport after sending the request"
 #: The most pages of a tools/list read (a server may hand out cursors without end).
 MAX_LIST_PAGES = 20
@@ -127,10 +131,10 @@ class Session:
             # opened outside the time limit: a client's task groups must not live in its scope
             client = await self._carrier(client, arguments, meta, claims)
             if isinstance(client, Client):
-                self._record_sdk_listings(client)
+                _record_sdk_listings(client)
                 _keep_refused_output(client)
             output = OutputCheck()
-            keeping = _OUTPUT_CHECK.set(output)
+            keeping, calling = _OUTPUT_CHECK.set(output), _CALLER.set(self)
             try:
                 with anyio.fail_after(self.call_timeout_s):
                     # the SDK's _meta is a TypedDict of optional keys and extra items of any
@@ -138,6 +142,7 @@ class Session:
                     result = await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
             finally:
                 _OUTPUT_CHECK.reset(keeping)
+                _CALLER.reset(calling)
         except Exception as error:  # the transport broke or the answer was not MCP
             observed = _failed(base, error, f"no answer within {self.call_timeout_s} s")
         else:
@@ -179,44 +184,6 @@ class Session:
             observed = Observation(**base, outcome="result")
         elapsed = (time.perf_counter() - started) * 1000
         return self._record(_with_latency(observed, elapsed), raises=False).outcome != "fault"
-
-    def _record_sdk_listings(self, client: Client) -> None:
-        """Record the tools/list requests ``client``'s SDK session sends on its own: it lists
-        tools (no params) before it judges the answer of a tool it has not seen listed. The
-        session has no hook for it, so its ``list_tools`` is wrapped, once per client."""
-        sdk_session = client.session
-        listed_by_sdk = sdk_session.list_tools
-        if getattr(listed_by_sdk, "recorded_by", None) is self:
-            return
-
-        async def list_tools(*, params: PaginatedRequestParams | None = None) -> Any:
-            if params is not None:  # the harness's own listing (Session.list_tools)
-                return await listed_by_sdk(params=params)
-            base = {**_request("tools/list", None), "sent_by": "sdk"}
-            started = time.perf_counter()
-            observed: Observation | None = None
-            try:
-                listed = await listed_by_sdk()
-            except ValidationError as refused:
-                # Judged by the harness's own listing (HOST-021 and others); without a
-                # listing the SDK judges no answer against an output schema: the checks do.
-                fault = f"the SDK client refused the listing: {describe(refused)}"
-                observed = Observation(**base, outcome="fault", fault=fault)
-                return ListToolsResult(tools=[])
-            except Exception as error:
-                observed = _failed(base, error)
-                raise
-            else:
-                names = [tool.name for tool in listed.tools]
-                observed = Observation(**base, outcome="result", structured={"tools": names})
-                return listed
-            finally:
-                if observed is not None:  # None when the call was cancelled
-                    elapsed = (time.perf_counter() - started) * 1000
-                    self._record(_with_latency(observed, elapsed), raises=False)
-
-        list_tools.recorded_by = self  # type: ignore[attr-defined]
-        sdk_session.list_tools = list_tools  # type: ignore[method-assign]
 
     async def _carrier(
         self,
@@ -300,7 +267,7 @@ class Session:
         started = time.perf_counter()
         base = _request("tools/list", meta)
         client = self.connection.default
-        self._record_sdk_listings(client)
+        _record_sdk_listings(client)
         tools: list[Any] = []
         next_cursor = None
         try:
@@ -438,6 +405,47 @@ def _answered_error(base: dict[str, Any], error: MCPError) -> Observation:
         error_message=error.error.message,
         error_data=error.error.data,
     )
+
+
+def _record_sdk_listings(client: Client) -> None:
+    """Record the tools/list requests ``client``'s SDK session sends on its own, in the session
+    whose call it sends them for (``_CALLER``): it lists tools (no params) before it judges the
+    answer of a tool it has not seen listed. The session has no hook for it, so its
+    ``list_tools`` is wrapped, once per client."""
+    sdk_session = client.session
+    listed_by_sdk = sdk_session.list_tools
+    if getattr(listed_by_sdk, "records_listings", False):
+        return
+
+    async def list_tools(*, params: PaginatedRequestParams | None = None) -> Any:
+        caller = _CALLER.get()
+        if params is not None or caller is None:  # the harness's own listing (Session.list_tools)
+            return await listed_by_sdk(params=params)
+        base = {**_request("tools/list", None), "sent_by": "sdk"}
+        started = time.perf_counter()
+        observed: Observation | None = None
+        try:
+            listed = await listed_by_sdk()
+        except ValidationError as refused:
+            # Judged by the harness's own listing (HOST-021 and others); without a
+            # listing the SDK judges no answer against an output schema: the checks do.
+            fault = f"the SDK client refused the listing: {describe(refused)}"
+            observed = Observation(**base, outcome="fault", fault=fault)
+            return ListToolsResult(tools=[])
+        except Exception as error:
+            observed = _failed(base, error)
+            raise
+        else:
+            names = [tool.name for tool in listed.tools]
+            observed = Observation(**base, outcome="result", structured={"tools": names})
+            return listed
+        finally:
+            if observed is not None:  # None when the call was cancelled
+                elapsed = (time.perf_counter() - started) * 1000
+                caller._record(_with_latency(observed, elapsed), raises=False)
+
+    list_tools.records_listings = True  # type: ignore[attr-defined]
+    sdk_session.list_tools = list_tools  # type: ignore[method-assign]
 
 
 def _keep_refused_output(client: Client) -> None:

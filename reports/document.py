@@ -91,7 +91,7 @@ class SpecIdentity:
 
 @dataclass(frozen=True)
 class Timing:
-    """Wall time, calls made, and time spent waiting on purpose (see the schema's Timing)."""
+    """Wall time, calls made, and time spent waiting (see the schema's Timing)."""
 
     time_s: float
     calls: int

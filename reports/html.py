@@ -350,8 +350,8 @@ def _run(document: ReportDocument) -> str:
     timing = run.timing
     if timing is not None:
         rows["Checks' time"] = (
-            f"{timing.time_s:.1f} s: {timing.calls} calls, {timing.waited_s:.1f} s waiting on "
-            "purpose (expiries, windows); the rest of the duration is starts, discovery and "
+            f"{timing.time_s:.1f} s: {timing.calls} calls, {timing.waited_s:.1f} s waiting "
+            "(expiries, windows, time-outs); the rest of the duration is starts, discovery and "
             "re-checks"
         )
     items = "".join(f"<dt>{name}</dt><dd>{_e(value)}</dd>" for name, value in rows.items())

@@ -18,6 +18,7 @@ from engram_conformance.reports.writer import OPTIONAL_FORMATS, write_reports_as
 from ..exceptions import Interrupted, StartupFailed
 from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
 from ..sharding import BadShard, Shard
+from ..side_by_side import WIDTH
 from ..targets.eras import REQUESTS
 from . import PROG, main, stopped_by, subcommand, unusable
 from .compare import loaded
@@ -168,6 +169,14 @@ def _writable_folder(path: Path | None, option: str) -> None:
 )
 @click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first rule that fails.")
 @click.option(
+    "--width",
+    type=click.IntRange(min=1),
+    default=WIDTH,
+    show_default=True,
+    help="How many checks run at once, each in scopes of its own (1: one after another, as "
+    "-x runs them); a check that decided nothing beside others runs again alone.",
+)
+@click.option(
     "--lf",
     "--last-failed",
     "last_failed",
@@ -197,6 +206,7 @@ def run_command(
     shard: Shard | None,
     shard_costs: Path | None,
     exitfirst: bool,
+    width: int,
     last_failed: bool,
     quiet: bool,
     verbose: bool,
@@ -226,6 +236,7 @@ def run_command(
         example_db=None if no_example_db else example_db or report_dir / EXAMPLE_DB,
         recheck=not no_recheck,
         exitfirst=exitfirst,
+        width=width,
         era=era,
         shard=shard,
         shard_costs=None if shard_costs is None else _check_costs(shard_costs),

@@ -1,13 +1,17 @@
 """Where a run's time goes (issue 26, item 5): each check's wall time, the calls it made and the
-time it spent waiting on purpose (``BaseContext.wait``), into the report, per rule and per run.
+time it spent waiting, on purpose (``BaseContext.wait``) and for calls that timed out, into the
+report, per rule and per run.
 Only lower bounds and counts are asserted: a sleep is never shorter than asked."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from engram_conformance.conformance.check_context import BaseContext
 from engram_conformance.conformance.document import rule_timing, run_timing
-from engram_conformance.conformance.ledger import CheckTiming
+from engram_conformance.conformance.ledger import CheckTiming, Ledger
+from engram_conformance.conformance.observation import Observation
+from engram_conformance.conformance.session import Session
 
 from .inprocess import run_against
 
@@ -34,3 +38,16 @@ def test_a_rule_sums_the_checks_that_decided_it_and_the_run_sums_them_all() -> N
     assert (run.time_s, run.calls, run.waited_s) == (1.75, 10, 1.0)
     assert [check.check for check in run.checks] == ["a", "b"]  # slowest first
     assert run_timing({}) is None
+
+
+def test_a_call_that_timed_out_counts_as_waiting() -> None:
+    """What a check waited for an answer that never came is waiting too, beside its sleeps."""
+    base = {"method": "tools/call", "tool": "t", "arguments": {}, "claims": None, "meta": None}
+    answered = Observation(index=0, outcome="result", latency_ms=700.0, **base)
+    timed_out = Observation(index=1, outcome="fault", timed_out=True, latency_ms=2500.0, **base)
+    session = Session(connection=None, call_timeout_s=2.5)  # type: ignore[arg-type]
+    context = BaseContext(
+        check="c", spec=None, policy=None, session=session, ledger=Ledger(), run_id="r", seed=1
+    )
+    session.transcript += [answered, timed_out]  # the check's calls
+    assert context.waited_s == 2.5

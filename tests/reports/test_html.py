@@ -142,7 +142,7 @@ def test_a_clean_run_says_so_first() -> None:
 
 def test_the_run_says_where_the_time_went() -> None:
     page = html.render(ReportDocument.from_dict(small()))
-    assert "9.5 s: 120 calls, 2.2 s waiting on purpose" in page
+    assert "9.5 s: 120 calls, 2.2 s waiting (expiries, windows, time-outs)" in page
     assert "<h3>The 2 slowest checks</h3>" in page
     assert page.index("capture_replay_precedes_clock_checks") < page.index(
         "<td>envelope_has_contract_shape</td>"

@@ -168,7 +168,7 @@ def _fresh_capture(ctx: CheckContext) -> Callable[[], dict[str, Any]]:
     return lambda: ctx.capture_arguments(f"note {ctx.unique('bounds')}")
 
 
-@check(rules=(RULE,), tools=(CAPTURE, ADMIT, SEARCH))
+@check(rules=(RULE,), tools=(CAPTURE, ADMIT, SEARCH), alone=True)
 async def calls_at_the_bounds_answer_in_time(ctx: CheckContext) -> None:
     admissions = []
     for what, arguments in worst_captures(ctx.spec, _fresh_capture(ctx)):

@@ -275,7 +275,7 @@ def search(sender: Sender, seed: int, database: Path | None) -> None:
                 return
 
 
-@check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", requires=signed_meta_only)
+@check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", requires=signed_meta_only, alone=True)
 async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> None:
     """Generated objects broken by one rule are answered their labelled code; generated valid
     ones are not refused by the argument checks. Each tool's minimal valid example must be

@@ -244,7 +244,7 @@ async def key_is_scoped_to_principal_and_scope(ctx: CheckContext) -> None:
             )
 
 
-@check(rules=("IDEM-009",), tools=(CAPTURE,))
+@check(rules=("IDEM-009",), tools=(CAPTURE,), waits=True)
 async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
     """A capture whose retention ends shortly, replayed once that instant has passed, then its
     key reused with other content."""
@@ -293,7 +293,7 @@ async def capture_replay_after_forget_is_a_replay(ctx: CheckContext) -> None:
     )
 
 
-@check(rules=("IDEM-012",), tools=MUTATIONS)
+@check(rules=("IDEM-012",), tools=MUTATIONS, waits=True)
 async def retry_after_unknown_outcome_takes_effect_once(ctx: CheckContext) -> None:
     """The harness sends each mutation and stops waiting for its answer almost at once (the
     request is abandoned as the SDK's client does in the run's era: notifications/cancelled,

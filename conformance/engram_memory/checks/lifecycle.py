@@ -440,7 +440,7 @@ async def forget_of_a_tombstoned_record_is_already_terminal(ctx: CheckContext) -
     )
 
 
-@check(rules=("LIFE-015", "LIFE-018"), tools=(CAPTURE, ADMIT, GET, SEARCH, FORGET))
+@check(rules=("LIFE-015", "LIFE-018"), tools=(CAPTURE, ADMIT, GET, SEARCH, FORGET), waits=True)
 async def retention_expiry_moves_records_to_expired(ctx: CheckContext) -> None:
     """One record admitted before its expires_at, one candidate admitted after it."""
     early, _ = expiring(ctx, f"note {ctx.unique('early')}")

@@ -37,7 +37,7 @@ WRITTEN_AFTER_S = 0.005
 EXTRA_SESSIONS = 3
 
 
-@check(rules=("IDEM-012",), tools=MUTATIONS, profile="full")
+@check(rules=("IDEM-012",), tools=MUTATIONS, profile="full", waits=True)
 async def retry_after_a_closed_transport_takes_effect_once(ctx: CheckContext) -> None:
     """The four mutations sent at once over an extra client whose transport the harness closes
     right after (no cancellation is sent: whether the server performed them is unknown to the
@@ -51,7 +51,7 @@ async def retry_after_a_closed_transport_takes_effect_once(ctx: CheckContext) ->
         await expect_one_definite_effect(ctx, tool, call, "its transport was closed")
 
 
-@check(rules=("IDEM-013",), tools=MUTATIONS, profile="full")
+@check(rules=("IDEM-013",), tools=MUTATIONS, profile="full", waits=True)
 async def identical_calls_over_several_sessions_take_effect_once(ctx: CheckContext) -> None:
     """Each mutation sent at once over the shared session and over ``EXTRA_SESSIONS`` clients
     of their own (``expect_one_effect``)."""

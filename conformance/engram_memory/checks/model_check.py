@@ -127,7 +127,7 @@ def machine_settings(database: Path | None) -> settings:
     )
 
 
-@check(rules=RULES, tools=ALL_TOOLS, profile="full")
+@check(rules=RULES, tools=ALL_TOOLS, profile="full", alone=True)
 async def lifecycle_model_holds(ctx: CheckContext) -> None:
     """Generated sequences of all six tools, from the owner's scope and two foreign ones,
     judged against the model after every step (``strategies.machines``). Under a per-identity

@@ -130,7 +130,7 @@ async def cursor_goes_stale_when_results_change(ctx: CheckContext) -> None:
     _stale(ctx, "PAGE-006", answer, "a cursor used after a record it pages through was forgotten")
 
 
-@check(rules=("PAGE-006",), tools=TOOLS, profile="full")
+@check(rules=("PAGE-006",), tools=TOOLS, profile="full", waits=True)
 async def cursor_goes_stale_when_a_record_expires(ctx: CheckContext) -> None:
     """Four matching records, one whose retention ends in about two seconds: a first page's
     cursor, used once that record has expired, pages through a list that changed (it waits, so

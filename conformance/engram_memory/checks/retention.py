@@ -99,7 +99,7 @@ async def past_expiry_outranks_unauthorized(ctx: CheckContext) -> None:
         )
 
 
-@check(rules=("RET-006",), tools=(CAPTURE, ADMIT, GET, SEARCH))
+@check(rules=("RET-006",), tools=(CAPTURE, ADMIT, GET, SEARCH), waits=True)
 async def expired_record_is_ineligible(ctx: CheckContext) -> None:
     word = ctx.unique("expiring")
     arguments, expires_ms = expiring(ctx, f"note {word}")

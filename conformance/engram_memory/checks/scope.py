@@ -58,9 +58,12 @@ def _without_audit(answer: Observation) -> Any:
     return {name: value for name, value in answer.envelope.items() if name != "auditId"}
 
 
-@check(rules=("SCOPE-001", "SCOPE-002"), tools=(SEARCH, GET, CAPTURE, ADMIT))
+@check(rules=("SCOPE-001", "SCOPE-002"), tools=(SEARCH, GET, CAPTURE, ADMIT), alone=True)
 async def records_stay_in_their_scope(ctx: CheckContext) -> None:
-    """Once get of the record in its own scope answers it (the control)."""
+    """Once get of the record in its own scope answers it (the control).
+
+    Alone: a server that leaks by recency (another scope's search answering the scope that
+    wrote last) shows the check's record only when no other check writes in between."""
     token = ctx.unique("scoped")
     record = await visible_record(ctx, token)
     control = await ctx.get(record)

@@ -105,7 +105,7 @@ def _instant(ctx: MemContext, stamp: str) -> datetime:
     return moment
 
 
-@check(rules=("DEDUP-002",), tools=(SAVE, SEARCH))
+@check(rules=("DEDUP-002",), tools=(SAVE, SEARCH), waits=True)
 async def repeat_is_seen_again(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     token = ctx.unique("seen")

@@ -25,7 +25,7 @@ LONGEST_S = 30.0
 MARGIN_S = 1.2
 
 
-@check(rules=("DEDUP-005",), tools=("mem_save", "mem_search"))
+@check(rules=("DEDUP-005",), tools=("mem_save", "mem_search"), waits=True)
 async def window_runs_from_creation(ctx: MemContext) -> None:
     window = ctx.policy.dedupe_window_s
     if window is None:

@@ -154,7 +154,7 @@ def machine_settings(database: Path | None) -> settings:
     )
 
 
-@check(rules=RULES, tools=TOOLS, profile="full")
+@check(rules=RULES, tools=TOOLS, profile="full", alone=True)
 async def observations_follow_the_model(ctx: MemContext) -> None:
     """Generated sequences of saves, repeats, updates, deletes, searches, reads and contexts in
     two projects and both scopes, each answer judged against the model

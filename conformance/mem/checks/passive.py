@@ -156,7 +156,7 @@ def heavy_learnings_text() -> str:
     return f"{headings}\n## Key Learnings:\n\n{items}\n"
 
 
-@check(rules=("PASS-006",), tools=(START, CAPTURE))
+@check(rules=("PASS-006",), tools=(START, CAPTURE), alone=True)
 async def heavy_capture_answers_in_time(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     arguments = {"content": heavy_learnings_text(), "project": project.name}

@@ -13,7 +13,7 @@ from .registry import check
 from .steps import found_ids, fresh_project, saved_memory
 
 
-@check(rules=("SAVE-008",), tools=("mem_save", "mem_search"))
+@check(rules=("SAVE-008",), tools=("mem_save", "mem_search"), waits=True)
 async def saves_survive_a_restart(ctx: MemContext) -> None:
     session = ctx.session
     if not session.connection.extra_is_a_process:

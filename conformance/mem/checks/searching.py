@@ -270,7 +270,7 @@ async def all_projects_searches_everywhere(ctx: MemContext) -> None:
 REPETITIVE_MEMORIES, REPETITIVE_CHARS, PHRASE_WORDS = 40, 50_000, 500
 
 
-@check(rules=("SRCH-011",), tools=(SAVE, SEARCH))
+@check(rules=("SRCH-011",), tools=(SAVE, SEARCH), alone=True)
 async def long_phrase_answers_in_time(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     body = "a b " * (REPETITIVE_CHARS // 4)

@@ -319,7 +319,7 @@ async def blank_summary_is_refused(ctx: MemContext) -> None:
     )
 
 
-@check(rules=("SESS-012",), tools=(START, SUMMARY, CONTEXT))
+@check(rules=("SESS-012",), tools=(START, SUMMARY, CONTEXT), waits=True)
 async def newest_summary_comes_first(ctx: MemContext) -> None:
     project = await fresh_project(ctx)
     older, newer = ctx.unique("oldergoal"), ctx.unique("newergoal")

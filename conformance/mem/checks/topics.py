@@ -173,7 +173,7 @@ def later(after: str, before: str) -> bool:
     return after > before
 
 
-@check(rules=("TOPIC-002",), tools=(SAVE, SEARCH))
+@check(rules=("TOPIC-002",), tools=(SAVE, SEARCH), waits=True)
 async def upsert_moves_updated_at(ctx: MemContext) -> None:
     project = await steps.fresh_project(ctx)
     token = ctx.unique("stamped")

@@ -30,7 +30,7 @@ SAVES_EACH = 4
 RULE = "SAVE-013"
 
 
-@check(rules=(RULE,), tools=("mem_save", "mem_search"))
+@check(rules=(RULE,), tools=("mem_save", "mem_search"), waits=True)
 async def several_writers_lose_nothing(ctx: MemContext) -> None:
     session = ctx.session
     if not session.connection.extra_is_a_process:

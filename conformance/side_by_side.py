@@ -1,0 +1,49 @@
+"""Checks side by side: a run's checks that may share the server run a few at a time, so that
+what they wait for (an expiry, a window, a server process starting) overlaps instead of adding
+up, and the harness works while the server does.
+
+Each check already works in scopes of its own (fresh identities, fresh names), so the checks
+of a run do not see each other's records. What needs the server to itself says so in the
+registry (``Check.alone``) and is not run here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+import anyio
+
+T = TypeVar("T")
+
+#: How many checks a run makes at once unless told (``RunOptions.width``): enough to overlap
+#: the waits of a run's few waiting checks with the calls of the others; the server answers
+#: one call after another anyway.
+WIDTH = 8
+
+
+async def side_by_side(
+    items: Sequence[T], width: int, run: Callable[[T], Awaitable[bool]]
+) -> list[T]:
+    """``run(item)`` for each of ``items`` in their order, at most ``width`` at once. Once a run
+    returns False (the connection they share must be renewed), no other is started: the items
+    not started are returned, in their order, and the runs started are waited for."""
+    slots = anyio.Semaphore(width)
+    stop = anyio.Event()
+    left = list(items)
+
+    async def one(item: T) -> None:
+        try:
+            if not await run(item):
+                stop.set()
+        finally:
+            slots.release()
+
+    async with anyio.create_task_group() as group:
+        while left:
+            await slots.acquire()
+            if stop.is_set():
+                slots.release()
+                break
+            group.start_soon(one, left.pop(0))
+    return left
