@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields, is_dataclass
 from pathlib import Path
@@ -70,6 +70,7 @@ class BaseContext:
         example: Reproduction | None = None,
         after_stop: list[AfterStop] | None = None,
         claim: tuple[str, ...] | None = None,
+        numbers: Iterator[int] | None = None,
     ) -> None:
         self.check = check
         #: the contract's loaded spec
@@ -96,7 +97,10 @@ class BaseContext:
         #: where judgements wait for the end of the run (None: the harness stops no server)
         self._after_stop = after_stop
         self._first_call = len(session.transcript)
-        self._unique = itertools.count(1)
+        #: the numbers ``unique`` tells its tokens apart by: the executor's for this check, which
+        #: go on from one run of the check to the next (a check run again alone after it ran in
+        #: company makes no token of its first run again, which its first run may have saved)
+        self._unique = itertools.count(1) if numbers is None else numbers
         #: the fault of a case's call left unanswered while the server still answered: it may
         #: still be working on it, so the next check gets a fresh connection (``case``)
         self.unanswered: str | None = None

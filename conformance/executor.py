@@ -3,8 +3,10 @@ its answers. The run and its re-checks both run checks through a ``CheckExecutor
 
 from __future__ import annotations
 
+import itertools
 import time
 import traceback
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -55,6 +57,8 @@ class CheckExecutor:
         self.after_stop = after_stop
         self.checks = contract.checks()
         self.memories: dict[str, dict[Any, Any]] = {name: {} for name in self.checks.per_call}
+        #: each check's ``unique`` numbers, kept from one of its contexts to the next
+        self.numbers: dict[str, Iterator[int]] = {}
 
     def context(
         self,
@@ -73,6 +77,7 @@ class CheckExecutor:
             session=session,
             ledger=ledger,
             run_id=self.host.run_id,
+            numbers=self.numbers.setdefault(check.id, itertools.count(1)),
             seed=self.seed,
             state_files=self.target.state_files,
             server_log=self.target.stderr_log,
