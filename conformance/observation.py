@@ -54,31 +54,6 @@ class Observation:
     output_checked: bool = False
     output_refused: str | None = None
 
-    @property
-    def envelope(self) -> dict[str, Any] | None:
-        """The result envelope, when the answer is a result carrying an object."""
-        return self.structured if isinstance(self.structured, dict) else None
-
-    @property
-    def ok(self) -> bool:
-        return self.envelope is not None and self.envelope.get("ok") is True
-
-    @property
-    def value(self) -> dict[str, Any]:
-        """The success output value ({} when there is none)."""
-        envelope = self.envelope or {}
-        output = envelope.get("output")
-        value = output.get("value") if isinstance(output, dict) else None
-        return value if isinstance(value, dict) else {}
-
-    @property
-    def code(self) -> str | int | None:
-        """The error envelope's code, the JSON-RPC error code, or None for a success."""
-        if self.outcome == "protocol_error":
-            return self.error_code
-        error = (self.envelope or {}).get("error")
-        return error.get("code") if isinstance(error, dict) else None
-
     def answer(self) -> dict[str, Any]:
         """The answer as data, for transcripts and reports."""
         if self.cut is not None:

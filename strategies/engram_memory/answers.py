@@ -11,6 +11,8 @@ from typing import Any, Protocol
 
 from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, FORGET, WITHDRAW
 
+from . import envelopes
+
 #: What a replay of withdraw or forget repeats of the first receipt, as the seed has it
 #: (IDEM-004): the transition.
 RECEIPT_FIELDS = ("operation", "from_state", "to_state")
@@ -21,16 +23,16 @@ RECEIPT_TOOLS = (WITHDRAW, FORGET)
 
 
 class Answer(Protocol):
-    """What the machine reads of an answer (the harness's ``Observation`` is one)."""
+    """What the machine reads of an answer (the harness's ``Observation`` is one): how it came
+    (``result`` or ``protocol_error``), its structured content, its JSON-RPC error code. The
+    envelope in them is read by ``envelopes``."""
 
     @property
-    def ok(self) -> bool: ...
+    def outcome(self) -> str: ...
     @property
-    def value(self) -> dict[str, Any]: ...
+    def structured(self) -> Any: ...
     @property
-    def code(self) -> str | int | None: ...
-    @property
-    def envelope(self) -> dict[str, Any] | None: ...
+    def error_code(self) -> int | None: ...
 
 
 def field(value: Any, name: str) -> dict[str, Any]:
@@ -43,7 +45,7 @@ def effect(tool: str, answer: Answer) -> Any:
     """What the seed has a replay of ``answer`` answer again: capture's candidate_id,
     request_admission's (status, candidate_id, record_id), withdraw's and forget's
     (operation, from_state, to_state). Not the receipt's identity: see ``receipt_identity``."""
-    value = answer.value
+    value = envelopes.value(answer)
     if tool == CAPTURE:
         return value.get("candidate_id")
     if tool == ADMIT:
@@ -54,7 +56,7 @@ def effect(tool: str, answer: Answer) -> Any:
 
 def receipt_identity(answer: Answer) -> tuple[Any, ...]:
     """The (event_id, event_digest) of ``answer``'s receipt."""
-    receipt = field(answer.value, "receipt")
+    receipt = field(envelopes.value(answer), "receipt")
     return tuple(receipt.get(name) for name in RECEIPT_IDENTITY)
 
 
@@ -67,15 +69,15 @@ def repeats_receipt(tool: str, answer: Answer, first: Answer) -> bool:
 def says_replay(tool: str, answer: Answer) -> bool:
     """A success that says it is a replay: duplicate_exact, or replayed true."""
     if tool == CAPTURE:
-        return answer.ok and answer.value.get("status") == "duplicate_exact"
-    return answer.ok and answer.value.get("replayed") is True
+        return envelopes.ok(answer) and envelopes.value(answer).get("status") == "duplicate_exact"
+    return envelopes.ok(answer) and envelopes.value(answer).get("replayed") is True
 
 
 def says_first(tool: str, answer: Answer) -> bool:
     """A success that says it is a first result: committed_pending, or replayed false."""
     if tool == CAPTURE:
-        return answer.ok and answer.value.get("status") == "committed_pending"
-    return answer.ok and answer.value.get("replayed") is False
+        return envelopes.ok(answer) and envelopes.value(answer).get("status") == "committed_pending"
+    return envelopes.ok(answer) and envelopes.value(answer).get("replayed") is False
 
 
 def is_replay_of(tool: str, answer: Answer, first: Answer) -> bool:
@@ -86,14 +88,14 @@ def is_replay_of(tool: str, answer: Answer, first: Answer) -> bool:
 
 def comparable(answer: Answer) -> Any:
     """The answer with its auditId left out (the one field allowed to differ)."""
-    if answer.envelope is None:
-        return ("not an envelope", answer.code)
-    return {name: value for name, value in answer.envelope.items() if name != "auditId"}
+    if envelopes.envelope(answer) is None:
+        return ("not an envelope", envelopes.code(answer))
+    return {name: value for name, value in envelopes.envelope(answer).items() if name != "auditId"}
 
 
 def record_ids(answer: Answer) -> list[Any]:
     """The record ids of a search answer's packets, in order (one that cannot be a set member,
     such as a list, as its repr)."""
-    packets = answer.value.get("records")
+    packets = envelopes.value(answer).get("records")
     ids = [field(p, "record").get("record_id") for p in packets or []]
     return [i if isinstance(i, Hashable) else repr(i) for i in ids]

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine
 
 from ..violations import violation_of
+from . import envelopes
 from .answers import (
     RECEIPT_TOOLS,
     Answer,
@@ -121,7 +122,9 @@ class MachineBase(RuleBasedStateMachine):
             for held in {rule, *refusals}:
                 self.driver.passed(held)
             return
-        self.expect(self.own.blame(target, rule, answer.code in MOVED), False, expected, answer)
+        self.expect(
+            self.own.blame(target, rule, envelopes.code(answer) in MOVED), False, expected, answer
+        )
 
     def _refusals(self, target: str) -> list[str]:
         item = self.own.candidates.get(target) or self.own.records.get(target)
@@ -148,7 +151,7 @@ class MachineBase(RuleBasedStateMachine):
     def expect_first(self, tool: str, answer: Answer, delivery: Delivery) -> None:
         """A transition with a new key that succeeded answers replayed false (or, retried or
         sent at once, possibly a replay of the call that took effect)."""
-        if answer.ok:
+        if envelopes.ok(answer):
             self.expect(
                 REPLAY_RULE[tool],
                 self.is_fresh(tool, answer, delivery),
@@ -163,17 +166,22 @@ class MachineBase(RuleBasedStateMachine):
         transition can take, so the seed also allows the lifecycle's refusal: ``rule`` holds
         with either, and ``code`` first is this kit's order of checks (``order_rule``)."""
         allowed = (code,) if order_rule is None else (code, *LIFECYCLE_REFUSALS)
-        self.expect(rule, answer.code in allowed, f"{what}: {' or '.join(allowed)}", answer)
+        self.expect(
+            rule, envelopes.code(answer) in allowed, f"{what}: {' or '.join(allowed)}", answer
+        )
         if order_rule is not None:
             self.expect(
-                order_rule, answer.code == code, f"{what}: {code} before the lifecycle", answer
+                order_rule,
+                envelopes.code(answer) == code,
+                f"{what}: {code} before the lifecycle",
+                answer,
             )
 
     def expect_refused(
         self, target: str, key: str, rule: str, code: str, answer: Answer, what: str
     ) -> None:
         """A call the lifecycle refuses: ``code``, nothing written, nothing reserved."""
-        self.expect(rule, answer.code == code, f"{what}: {code}", answer)
+        self.expect(rule, envelopes.code(answer) == code, f"{what}: {code}", answer)
         self.own.refused(target, rule)
         self.refused.append((key, "IDEM-014"))
 
@@ -184,7 +192,7 @@ class MachineBase(RuleBasedStateMachine):
         unique = set(found)
         extra = unique - expected - self.own.unsettled_records
         missing = expected - unique
-        if answer.ok and not extra and not missing and len(found) == len(unique):
+        if envelopes.ok(answer) and not extra and not missing and len(found) == len(unique):
             for held in ("SEARCH-001", "SEARCH-002" if expected else "SEARCH-009"):
                 self.driver.passed(held)
             if self.own.forgotten_ids():
@@ -193,7 +201,7 @@ class MachineBase(RuleBasedStateMachine):
                 for held in self._refusals(record_id):
                     self.driver.passed(held)
             return
-        if not answer.ok:
+        if not envelopes.ok(answer):
             rule = "SEARCH-002" if expected else "SEARCH-009"
         elif extra or missing:
             rule = self._misrevealed(answer, extra, missing)
@@ -230,7 +238,9 @@ class MachineBase(RuleBasedStateMachine):
         ]
         if not suspects:
             return None
-        for record_id, packet in zip(record_ids(answer), answer.value["records"], strict=True):
+        for record_id, packet in zip(
+            record_ids(answer), envelopes.value(answer)["records"], strict=True
+        ):
             if record_id in unknown:
                 text = json.dumps(field(packet, "record"), ensure_ascii=False)
                 for candidate in suspects:
@@ -241,7 +251,10 @@ class MachineBase(RuleBasedStateMachine):
     def _gets(self, record_id: str) -> bool:
         """Whether get answers the owner's ``record_id``."""
         answer = self.get(OWNER, record_id)
-        return answer.ok and field(answer.value, "record").get("record_id") == record_id
+        return (
+            envelopes.ok(answer)
+            and field(envelopes.value(answer), "record").get("record_id") == record_id
+        )
 
     def is_fresh(self, tool: str, answer: Answer, delivery: Delivery) -> bool:
         """The answer to a new key's call: a first result, or, when the call was retried or
@@ -289,17 +302,19 @@ class MachineBase(RuleBasedStateMachine):
         if delivery == "answered":
             return
         agree = all(
-            is_replay_of(tool, other, answer) if answer.ok else other.code == answer.code
+            is_replay_of(tool, other, answer)
+            if envelopes.ok(answer)
+            else envelopes.code(other) == envelopes.code(answer)
             for other in others
         )
-        if answer.ok:
+        if envelopes.ok(answer):
             agreed = f"one effect {effect(tool, answer)!r}, every other answer a replay of it"
         else:
-            agreed = f"every answer the same refusal, {answer.code}"
+            agreed = f"every answer the same refusal, {envelopes.code(answer)}"
         self.expect(
             DELIVERY_RULE[delivery], agree, f"{tool} {delivery}: {agreed}", [answer, *others]
         )
-        if answer.ok and tool in RECEIPT_TOOLS:
+        if envelopes.ok(answer) and tool in RECEIPT_TOOLS:
             self.expect(
                 RECEIPT_RULE,
                 all(repeats_receipt(tool, other, answer) for other in others),

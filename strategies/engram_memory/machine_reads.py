@@ -10,6 +10,7 @@ from engram_conformance.spec.engram_memory.tool_names import ADMIT, FORGET, WITH
 from hypothesis import strategies as st
 from hypothesis.stateful import invariant, precondition, rule
 
+from . import envelopes
 from .answers import field, record_ids
 from .machine_base import FOREIGN_ACTORS, OWNER, UNKNOWN_RECORD, MachineBase, records
 from .model import RecordState
@@ -41,9 +42,9 @@ class ReadRules(MachineBase):
             options = {"limit": limit} | ({"page_cursor": cursor} if cursor else {})
             page = self.search(OWNER, self.term, **options)
             if pages:
-                self.expect("PAGE-001", page.ok, "the next page: ok", page)
+                self.expect("PAGE-001", envelopes.ok(page), "the next page: ok", page)
             pages.append(page)
-            cursor = page.value.get("next_page_cursor") if page.ok else None
+            cursor = envelopes.value(page).get("next_page_cursor") if envelopes.ok(page) else None
             if not cursor:
                 break
         paged = [record_id for page in pages for record_id in record_ids(page)]
@@ -55,7 +56,11 @@ class ReadRules(MachineBase):
             f"{sorted(record_ids(whole), key=str)}",
             pages,
         )
-        ranks = [packet.get("rank") for page in pages for packet in page.value.get("records", [])]
+        ranks = [
+            packet.get("rank")
+            for page in pages
+            for packet in envelopes.value(page).get("records", [])
+        ]
         self.expect(
             "PAGE-003",
             ranks == list(range(1, len(ranks) + 1)),
@@ -72,13 +77,19 @@ class ReadRules(MachineBase):
             self.expect_on(
                 record,
                 "LIFE-004",
-                answer.ok and field(answer.value, "record").get("record_id") == record,
+                envelopes.ok(answer)
+                and field(envelopes.value(answer), "record").get("record_id") == record,
                 f"get of the current {record}: the record",
                 answer,
             )
             return
         unknown = self.get(OWNER, UNKNOWN_RECORD)
-        self.expect("LIFE-017", not answer.ok, f"get of the forgotten {record}: NOT_FOUND", answer)
+        self.expect(
+            "LIFE-017",
+            not envelopes.ok(answer),
+            f"get of the forgotten {record}: NOT_FOUND",
+            answer,
+        )
         self.expect_unknown_answer(answer, unknown, "SCOPE-004", f"get of the forgotten {record}")
 
     @rule(record=records, actor=st.sampled_from(FOREIGN_ACTORS))
@@ -88,12 +99,17 @@ class ReadRules(MachineBase):
         found = self.search(actor, self.term)
         self.expect(
             "SCOPE-001",
-            found.ok and record_ids(found) == [],
+            envelopes.ok(found) and record_ids(found) == [],
             f"search from {actor}: ok with none of the owner's records",
             found,
         )
         answer, unknown = self.get(actor, record), self.get(actor, UNKNOWN_RECORD)
-        self.expect("SCOPE-001", not answer.ok, f"get of {record} from {actor}: NOT_FOUND", answer)
+        self.expect(
+            "SCOPE-001",
+            not envelopes.ok(answer),
+            f"get of {record} from {actor}: NOT_FOUND",
+            answer,
+        )
         self.expect_unknown_answer(answer, unknown, "SCOPE-004", f"get of {record} from {actor}")
 
     @rule(actor=st.sampled_from(FOREIGN_ACTORS), data=st.data())
@@ -107,7 +123,9 @@ class ReadRules(MachineBase):
         answer = self.call(tool, self.transition(tool, target, self.new_key()), actor=actor)
         baseline = self.call(tool, self.transition(tool, unknown, self.new_key()), actor=actor)
         what = f"{tool} from {actor} of the owner's {target}"
-        self.expect("SCOPE-003", answer.code == "NOT_FOUND", f"{what}: NOT_FOUND", answer)
+        self.expect(
+            "SCOPE-003", envelopes.code(answer) == "NOT_FOUND", f"{what}: NOT_FOUND", answer
+        )
         self.expect_unknown_answer(answer, baseline, "SCOPE-005", what)
         self.own.refused(target, "SCOPE-006")
 

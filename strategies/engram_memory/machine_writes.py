@@ -12,6 +12,7 @@ from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, FOR
 from hypothesis import strategies as st
 from hypothesis.stateful import initialize, multiple, precondition, rule
 
+from . import envelopes
 from .answers import Answer, field
 from .machine_base import (
     CONFLICT_RULE,
@@ -66,7 +67,7 @@ class MutationRules(MachineBase):
         are this kit's (ENV-012, judged by the per-call output checks), not the seed's."""
         term, arguments = self.new_capture(key)
         answer = self.mutate(CAPTURE, arguments, delivery)
-        candidate = answer.value.get("candidate_id")
+        candidate = envelopes.value(answer).get("candidate_id")
         new = not isinstance(candidate, Hashable) or candidate not in self.own.candidates
         self.expect(
             rule_,
@@ -179,7 +180,7 @@ class MutationRules(MachineBase):
             return None
         candidate = self.own.candidates.get(target)
         if candidate is not None and candidate.state is CandidateState.UNSETTLED:
-            pending = answer.code not in LIFECYCLE_REFUSALS
+            pending = envelopes.code(answer) not in LIFECYCLE_REFUSALS
             self.own.settled(target, pending)
             if not pending:
                 self.refused.append((key, "IDEM-014"))
@@ -204,7 +205,7 @@ class MutationRules(MachineBase):
         if sent is None:
             return multiple()
         arguments, answer = sent
-        outcome = field(answer.value, "outcome")
+        outcome = field(envelopes.value(answer), "outcome")
         status, record = outcome.get("status"), outcome.get("record_id")
         self.expect_first(ADMIT, answer, delivery)
         self.expect_on(
@@ -254,7 +255,7 @@ class MutationRules(MachineBase):
         if sent is None:
             return
         arguments, answer = sent
-        receipt = field(answer.value, "receipt")
+        receipt = field(envelopes.value(answer), "receipt")
         self.expect_first(WITHDRAW, answer, delivery)
         self.expect_on(
             candidate,
@@ -281,7 +282,7 @@ class MutationRules(MachineBase):
         if sent is None:
             return
         arguments, answer = sent
-        receipt = field(answer.value, "receipt")
+        receipt = field(envelopes.value(answer), "receipt")
         self.expect_first(FORGET, answer, delivery)
         self.expect_on(
             record,
@@ -293,7 +294,9 @@ class MutationRules(MachineBase):
         self.own.forgotten(record)
         self.reserve(FORGET, arguments, answer)
         gone = self.get(OWNER, record)
-        self.expect("LIFE-017", not gone.ok, f"get of {record} once forgotten: NOT_FOUND", gone)
+        self.expect(
+            "LIFE-017", not envelopes.ok(gone), f"get of {record} once forgotten: NOT_FOUND", gone
+        )
 
     @precondition(lambda self: self.driver.forges_confirmations)
     @rule(approval=st.sampled_from(UNHELD), data=st.data())
@@ -313,7 +316,7 @@ class MutationRules(MachineBase):
         if approval == "absent":
             self.expect(
                 "GATE-001",
-                answer.code == CONTEXT_UNAVAILABLE,
+                envelopes.code(answer) == CONTEXT_UNAVAILABLE,
                 f"{tool} without a confirmation: JSON-RPC error {CONTEXT_UNAVAILABLE}",
                 answer,
             )

@@ -13,6 +13,7 @@ from engram_conformance.spec.engram_memory import (
     output_breaches,
     schema_rules,
 )
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...observation import Observation
 from ...per_call_context import PerCallContext
@@ -27,7 +28,7 @@ ECHO_MIN_LENGTH = 8
 # answers ---------------------------------------------------------------------------------------
 def packets(answer: Observation) -> list[dict[str, Any]]:
     """The record packets of a search answer (the ones that are objects)."""
-    records = answer.value.get("records")
+    records = envelopes.value(answer).get("records")
     return [p for p in records if isinstance(p, dict)] if isinstance(records, list) else []
 
 
@@ -59,14 +60,14 @@ async def accept_all(ctx: CheckContext, texts: list[str]) -> list[str]:
 async def searched(ctx: CheckContext, query: str, **arguments: Any) -> Observation:
     """A search that must answer ok (the check stops otherwise)."""
     answer = await ctx.search(query, **arguments)
-    ctx.require(answer.ok, f"search for {query!r} with {arguments} failed", answer)
+    ctx.require(envelopes.ok(answer), f"search for {query!r} with {arguments} failed", answer)
     return answer
 
 
 async def read(ctx: CheckContext, record_id: str, **arguments: Any) -> Observation:
     """A get that must answer ok (the check stops otherwise)."""
     answer = await ctx.get(record_id, **arguments)
-    ctx.require(answer.ok, f"get of the current record {record_id} failed", answer)
+    ctx.require(envelopes.ok(answer), f"get of the current record {record_id} failed", answer)
     return answer
 
 

@@ -27,6 +27,7 @@ from engram_conformance.spec.engram_memory import (
     wall_clock_ms,
 )
 from engram_conformance.spec.pointers import to_pointer
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...observation import Observation
 from ..host import Identity
@@ -168,7 +169,7 @@ class LiveTargets:
         """Forget the target of ``tool`` once a call may have changed it (the server took a
         transition)."""
         changes = self.ctx.spec.tools[tool].kind != "read"
-        if changes and observed.ok and self._made.get(tool) is not None:
+        if changes and envelopes.ok(observed) and self._made.get(tool) is not None:
             del self._made[tool]
 
 
@@ -318,9 +319,9 @@ async def require_accepted_example(ctx: CheckContext, tool: str) -> Observation:
     the check stops, ``error``: a refusal shows nothing of a server that refuses that too."""
     arguments, identity = adapted(ctx, base(ctx.spec, tool))
     control = await send(ctx, tool, arguments, identity)
-    made_up = tool in LOOKUP_TARGETS and control.code == "NOT_FOUND"
+    made_up = tool in LOOKUP_TARGETS and envelopes.code(control) == "NOT_FOUND"
     what = f"{tool} with its minimal valid example (the control)"
-    ctx.require_accepted(control, what, control.ok or made_up)
+    ctx.require_accepted(control, what, envelopes.ok(control) or made_up)
     return control
 
 
@@ -359,7 +360,9 @@ async def sent_broken(
 
 def answered_earlier(case: Prepared, observed: Observation) -> Earlier | None:
     """The earlier check the answer comes from, if it is one the case's arguments may meet."""
-    return case.earlier.get(observed.code) if observed.code is not None else None
+    return (
+        case.earlier.get(envelopes.code(observed)) if envelopes.code(observed) is not None else None
+    )
 
 
 def order_rules(case: Prepared) -> list[str]:
@@ -376,18 +379,20 @@ def judge_refusal(
     earlier = answered_earlier(case, observed)
     if earlier is not None:
         if earlier.seed_answer:
-            ctx.expect(rule, True, expected=f"{what}: {observed.code}", observed=observed)
+            ctx.expect(
+                rule, True, expected=f"{what}: {envelopes.code(observed)}", observed=observed
+            )
         ctx.expect(
             earlier.rule,
             False,
             expected=f"{what}: the argument checks ({code}) come before the check that "
-            f"answers {observed.code}",
+            f"answers {envelopes.code(observed)}",
             observed=observed,
         )
         return
     if rule in EXACT_CODE_RULES:
         refused = ctx.expect(
-            rule, observed.code == code, expected=f"{what}: {code}", observed=observed
+            rule, envelopes.code(observed) == code, expected=f"{what}: {code}", observed=observed
         )
     else:
         refused = ctx.expect_argument_refusal(rule, observed, code, what)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ..host import Identity
 from ..signed_meta import ContextSigner
@@ -114,8 +115,10 @@ async def _judge_contexts(
             if wanted == LIKE_CONTROL:
                 ctx.expect(
                     rule,
-                    observed.outcome == "result" and observed.code == control.code,
-                    expected=f"{tool}, {case}: answered like a valid context ({control.code})",
+                    observed.outcome == "result"
+                    and envelopes.code(observed) == envelopes.code(control),
+                    expected=f"{tool}, {case}: answered like a valid context "
+                    f"({envelopes.code(control)})",
                     observed=observed,
                 )
             else:
@@ -357,7 +360,7 @@ async def _expect_extra_arguments_refused(
         for name, value in extras.items():
             observed = await ctx.call_approved(tool, {**sent, name: value})
             expect_code(ctx, rule, observed, "INVALID_SCHEMA", f"{tool} with an argument {name}")
-            if observed.code != "INVALID_SCHEMA":
+            if envelopes.code(observed) != "INVALID_SCHEMA":
                 sent = await subject(ctx, tool)
 
 
@@ -415,9 +418,11 @@ async def records_carry_a_trust_class(ctx: CheckContext) -> None:
     record_id = await ctx.accepted(f"trust class check {text}")
     found = await ctx.search(text)
     read = await ctx.get(record_id)
-    packets = [*found.value.get("records", []), read.value]
+    packets = [*envelopes.value(found).get("records", []), envelopes.value(read)]
     ctx.require(
-        found.ok and read.ok and len(packets) > 1, "search and get return the record", packets
+        envelopes.ok(found) and envelopes.ok(read) and len(packets) > 1,
+        "search and get return the record",
+        packets,
     )
     for packet in packets:
         record = packet.get("record", {})
@@ -445,10 +450,10 @@ async def passed_deadline_is_exceeded_and_writes_nothing(ctx: CheckContext) -> N
         late = await send(
             ctx, tool, sent, claims(ctx, tool, sent, deadline=instant(wall_clock_ms() - 1_000))
         )
-        error = (late.envelope or {}).get("error") or {}
+        error = (envelopes.envelope(late) or {}).get("error") or {}
         ctx.expect(
             "HOST-015",
-            late.code == "DEADLINE_EXCEEDED" and error.get("retriable") is True,
+            envelopes.code(late) == "DEADLINE_EXCEEDED" and error.get("retriable") is True,
             expected=f"{tool} past its deadline: DEADLINE_EXCEEDED, retriable true",
             observed=late,
         )

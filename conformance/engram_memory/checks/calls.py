@@ -8,6 +8,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from engram_conformance.strategies.engram_memory import envelopes
+
 from ...observation import Observation
 from ..settings import BindingMode, Policy
 from .context import ADMIT, CAPTURE, FORGET, GET, SEARCH, WITHDRAW, CheckContext
@@ -95,8 +97,12 @@ async def send(
 
 def first_time(observed: Observation) -> bool:
     """A success that is no replay: nothing of an earlier call had been kept."""
-    value = observed.value
-    return observed.ok and value.get("replayed") is not True and value.get("status") != DUPLICATE
+    value = envelopes.value(observed)
+    return (
+        envelopes.ok(observed)
+        and value.get("replayed") is not True
+        and value.get("status") != DUPLICATE
+    )
 
 
 async def require_answered(ctx: CheckContext, tool: str, *, valid_arguments: bool = False) -> None:
@@ -107,7 +113,9 @@ async def require_answered(ctx: CheckContext, tool: str, *, valid_arguments: boo
     sent = arguments(ctx, tool)
     control = await send(ctx, tool, sent, claims(ctx, tool, sent))
     if valid_arguments:
-        accepted = control.ok or (tool in LOOKUPS and control.code == "NOT_FOUND")
+        accepted = envelopes.ok(control) or (
+            tool in LOOKUPS and envelopes.code(control) == "NOT_FOUND"
+        )
     else:
         accepted = control.outcome == "result"
     what = f"{tool} with valid arguments and context (the control)"
@@ -115,7 +123,9 @@ async def require_answered(ctx: CheckContext, tool: str, *, valid_arguments: boo
 
 
 def expect_code(ctx: CheckContext, rule: str, observed: Observation, code: Any, what: str) -> bool:
-    return ctx.expect(rule, observed.code == code, expected=f"{what}: {code}", observed=observed)
+    return ctx.expect(
+        rule, envelopes.code(observed) == code, expected=f"{what}: {code}", observed=observed
+    )
 
 
 def with_purpose(

@@ -18,6 +18,7 @@ from engram_conformance.spec.engram_memory.tool_names import (
     SEARCH,
     WITHDRAW,
 )
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...check_context import BaseContext, CheckFailed, show
 from ...observation import Observation
@@ -50,17 +51,23 @@ class CheckContext(BaseContext):
         other. Which of the two is DESIGN's choice, judged by ``CODE_IN_ROW`` (profile)."""
         if code not in ARGUMENT_ERRORS:
             return self.expect(
-                rule, observed.code == code, expected=f"{what}: {code}", observed=observed
+                rule,
+                envelopes.code(observed) == code,
+                expected=f"{what}: {code}",
+                observed=observed,
             )
         refused = self.expect(
             rule,
-            observed.code in ARGUMENT_ERRORS,
+            envelopes.code(observed) in ARGUMENT_ERRORS,
             expected=f"{what}: {' or '.join(ARGUMENT_ERRORS)}",
             observed=observed,
         )
         if refused:
             self.expect(
-                CODE_IN_ROW, observed.code == code, expected=f"{what}: {code}", observed=observed
+                CODE_IN_ROW,
+                envelopes.code(observed) == code,
+                expected=f"{what}: {code}",
+                observed=observed,
             )
         return refused
 
@@ -75,7 +82,7 @@ class CheckContext(BaseContext):
         A refusal proves something only when the same call put right, in the same scope
         (identity, claims, binding, tool), is accepted: a server that refuses every call would
         otherwise pass every check that expects a refusal."""
-        if not (control.ok if accepted is None else accepted):
+        if not (envelopes.ok(control) if accepted is None else accepted):
             raise CheckFailed(f"{ACCEPTS_NOTHING}: {what} got {show(control)}")
 
     # identities and values -----------------------------------------------------------------
@@ -143,15 +150,17 @@ class CheckContext(BaseContext):
             self.capture_arguments(text, identity=identity), identity=identity
         )
         self.require(
-            captured.ok and "candidate_id" in captured.value, "capture failed", captured.summary()
+            envelopes.ok(captured) and "candidate_id" in envelopes.value(captured),
+            "capture failed",
+            captured.summary(),
         )
-        return captured.value["candidate_id"]
+        return envelopes.value(captured)["candidate_id"]
 
     async def accepted(self, text: str | None = None, *, identity: Identity | None = None) -> str:
         """An accepted record's id (the check stops if capture or admission does not work)."""
         candidate_id = await self.pending(text, identity=identity)
         admitted = await self.admit(candidate_id, identity=identity)
-        outcome = admitted.value.get("outcome", {})
+        outcome = envelopes.value(admitted).get("outcome", {})
         self.require(
             outcome.get("status") == "accepted" and "record_id" in outcome,
             "admission of a clean capture was not accepted",
@@ -208,5 +217,7 @@ class CheckContext(BaseContext):
     async def found(self, query: str, *, identity: Identity | None = None) -> list[str]:
         """The record ids a search returns (the check stops if search fails)."""
         answer = await self.search(query, identity=identity)
-        self.require(answer.ok, "search failed", answer.summary())
-        return [p.get("record", {}).get("record_id") for p in answer.value.get("records", [])]
+        self.require(envelopes.ok(answer), "search failed", answer.summary())
+        return [
+            p.get("record", {}).get("record_id") for p in envelopes.value(answer).get("records", [])
+        ]

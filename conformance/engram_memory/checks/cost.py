@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from engram_conformance.spec.engram_memory import Spec, canonical_json
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...observation import Observation
 from ...session import at_once
@@ -175,8 +176,8 @@ async def calls_at_the_bounds_answer_in_time(ctx: CheckContext) -> None:
         captured = await _in_time(ctx, what, functools.partial(ctx.capture, arguments), arguments)
         if captured is None or WORST_CASES[what] not in WITHIN_BOUNDS:
             continue
-        if captured.ok and "candidate_id" in captured.value:
-            admissions.append((what, captured.value["candidate_id"]))
+        if envelopes.ok(captured) and "candidate_id" in envelopes.value(captured):
+            admissions.append((what, envelopes.value(captured)["candidate_id"]))
     query = longest_query(ctx.spec)
     longest = "the longest search query of FTS syntax"
     await _in_time(ctx, longest, functools.partial(ctx.search, query), {"query": query})

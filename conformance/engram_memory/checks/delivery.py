@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
+from engram_conformance.strategies.engram_memory import envelopes
 from engram_conformance.strategies.engram_memory.answers import (
     field,
     is_replay_of,
@@ -70,9 +71,12 @@ async def kept_its_state(
     as the server answered it (``send``)."""
     if record:
         answer = await ctx.get(target, identity=identity)
-        return answer.ok, answer
+        return envelopes.ok(answer), answer
     answer = await send(ctx, WITHDRAW, target, ctx.key("probe"), identity=identity)
-    return answer.ok and field(answer.value, "receipt").get("from_state") == "pending", answer
+    return (
+        envelopes.ok(answer)
+        and field(envelopes.value(answer), "receipt").get("from_state") == "pending"
+    ), answer
 
 
 async def prepared(
@@ -95,7 +99,7 @@ async def definite(call: Send) -> Observation:
     """The call's answer, sent again (same key and arguments) while it is an unknown outcome."""
     answer = await call()
     for _ in range(RETRIES):
-        if answer.code != UNKNOWN_OUTCOME:
+        if envelopes.code(answer) != UNKNOWN_OUTCOME:
             break
         answer = await call()
     return answer
@@ -129,7 +133,7 @@ def expect_one_effect(ctx: CheckContext, tool: str, answers: list[Observation], 
     replays = [a for a in answers if a is not first and is_replay_of(tool, a, first)]
     ctx.expect(
         "IDEM-013",
-        first.ok and len(replays) == len(answers) - 1,
+        envelopes.ok(first) and len(replays) == len(answers) - 1,
         expected=f"{len(answers)} identical {tool} calls {sent}: one effect, answered once as "
         "a first result at most and otherwise as replays",
         observed=[answer.summary() for answer in answers],

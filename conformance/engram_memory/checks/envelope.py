@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from engram_conformance.strategies.engram_memory import envelopes
+
 from ...per_call_context import PerCallContext
 from ...targets.json_text import sdk_writes
 from .answers import expect_breaches
@@ -135,7 +137,7 @@ async def every_tool_answers_envelopes(ctx: CheckContext) -> None:
     ]
     for observed, success in answers:
         rule = "ENV-001" if success else "ENV-002"
-        envelope = observed.envelope or {}
+        envelope = envelopes.envelope(observed) or {}
         ctx.expect(
             rule,
             envelope.get("ok") is success,

@@ -11,6 +11,8 @@ run's connections, when it started the server's processes (``CheckContext.after_
 
 from __future__ import annotations
 
+from engram_conformance.strategies.engram_memory import envelopes
+
 from ...state_files import holding, state_files
 from .context import ADMIT, CAPTURE, FORGET, CheckContext
 from .registry import check
@@ -36,8 +38,8 @@ async def forget_erases_the_text(ctx: CheckContext) -> None:
         )
         return
     forgotten = await ctx.forget(record)
-    ctx.require(forgotten.ok, "forget of an accepted record failed", forgotten)
-    invalidation = forgotten.value.get("projection_invalidation")
+    ctx.require(envelopes.ok(forgotten), "forget of an accepted record failed", forgotten)
+    invalidation = envelopes.value(forgotten).get("projection_invalidation")
     calls = ctx.calls()  # the judgement after the stop shows this check's calls
 
     def judge_after_stop() -> None:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from engram_conformance.spec.engram_memory import Spec, load, schema_rules
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...observation import Observation
 from ...per_call_context import PerCallContext
@@ -30,7 +31,7 @@ def _output_rules() -> tuple[str, ...]:
 
 
 def _error(observed: Observation) -> dict[str, Any] | None:
-    envelope = observed.envelope
+    envelope = envelopes.envelope(observed)
     if observed.method != "tools/call" or envelope is None or envelope.get("ok") is not False:
         return None
     error = envelope.get("error")
@@ -152,9 +153,9 @@ def success_value_matches_the_output_schema(ctx: PerCallContext) -> None:
     rule of the constraint that failed: the fields and values the seed gives are ``must``
     rules, the types and forms this kit decides ``profile`` ones."""
     observed, spec = ctx.observed, ctx.spec
-    if not observed.ok or observed.tool not in spec.tools:
+    if not envelopes.ok(observed) or observed.tool not in spec.tools:
         return
-    output = observed.envelope.get("output") if observed.envelope else None
+    output = envelopes.envelope(observed).get("output") if envelopes.envelope(observed) else None
     value = output.get("value") if isinstance(output, dict) else None
     expect_breaches(
         ctx,
@@ -197,7 +198,10 @@ async def protocol_errors_are_provoked(ctx: CheckContext) -> None:
     missing = await ctx.call("engram_memory_search", {"query": "q", "purpose_ref": "p"}, meta={})
     for observed, code in ((unknown, -32602), (missing, -32603)):
         ctx.expect(
-            "ERR-006", observed.code == code, expected=f"JSON-RPC error {code}", observed=observed
+            "ERR-006",
+            envelopes.code(observed) == code,
+            expected=f"JSON-RPC error {code}",
+            observed=observed,
         )
 
 
@@ -216,7 +220,7 @@ async def messages_do_not_vary_with_the_values_sent(ctx: CheckContext) -> None:
     ]
     for first, second in pairs:
         ctx.require(
-            first.code is not None and first.code == second.code,
+            envelopes.code(first) is not None and envelopes.code(first) == envelopes.code(second),
             "both calls of a pair are refused with one code",
             [first.summary(), second.summary()],
         )
@@ -224,7 +228,8 @@ async def messages_do_not_vary_with_the_values_sent(ctx: CheckContext) -> None:
         ctx.expect(
             "ERR-004",
             messages[0] == messages[1],
-            expected=f"one message for {first.tool}'s {first.code} whatever the values sent",
+            expected=f"one message for {first.tool}'s {envelopes.code(first)} "
+            "whatever the values sent",
             observed=messages,
         )
 

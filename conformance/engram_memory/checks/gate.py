@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engram_conformance.spec.engram_memory import wall_clock_ms
+from engram_conformance.strategies.engram_memory import envelopes
 from engram_conformance.strategies.engram_memory.answers import is_replay_of
 
 from ..host import ABSENT
@@ -104,9 +105,9 @@ async def _judge_gate(
         proceeds = await ctx.confirmed(tool, sent, **approval)
         what = f"{tool} with an approval that holds ({approval or 'given now'}) proceeds"
         if holding:
-            ctx.expect(rule, proceeds.ok, expected=what, observed=proceeds)
+            ctx.expect(rule, envelopes.ok(proceeds), expected=what, observed=proceeds)
         else:
-            ctx.require(proceeds.ok, what, proceeds)
+            ctx.require(envelopes.ok(proceeds), what, proceeds)
 
 
 async def _gated_or_said(ctx: CheckContext, rule: str) -> list[str]:
@@ -159,17 +160,17 @@ async def confirmed_withdraw_and_forget_take_effect(ctx: CheckContext) -> None:
     for tool in await _always_gated(ctx):
         sent = await subject(ctx, tool)
         done = await ctx.confirmed(tool, sent)
-        receipt = done.value.get("receipt") or {}
+        receipt = envelopes.value(done).get("receipt") or {}
         ctx.expect(
             "GATE-002",
-            done.ok and receipt.get("to_state") == ends_in[tool],
+            envelopes.ok(done) and receipt.get("to_state") == ends_in[tool],
             expected=f"{tool} with an approval that holds: a receipt to {ends_in[tool]}",
             observed=done,
         )
         again = await ctx.confirmed(tool, {**sent, "idempotency_key": ctx.key("again")})
         ctx.expect(
             "GATE-002",
-            again.outcome == "result" and not again.ok,
+            again.outcome == "result" and not envelopes.ok(again),
             expected=f"{tool} again with a new key fails: the first call took effect",
             observed=again,
         )
@@ -183,17 +184,17 @@ async def replays_of_withdraw_and_forget_need_a_holding_confirmation(ctx: CheckC
         sent = await subject(ctx, tool)
         approval = ctx.host.confirmation(tool, sent)
         first = await ctx.call(tool, sent, confirmation=approval)
-        ctx.require(first.ok, f"{tool} with an approval that holds", first)
+        ctx.require(envelopes.ok(first), f"{tool} with an approval that holds", first)
         await _expect_unconfirmed_refused(ctx, ("GATE-001", "GATE-010"), tool, sent, " replayed")
         stale = await ctx.call(tool, sent, confirmation=_stale(ctx, tool, sent))
         expect_code(ctx, "GATE-010", stale, GATE_FAILED, f"{tool} replayed, approved 45 s ago")
         replay = await ctx.call(tool, sent, confirmation=approval)
         ctx.expect(
             "GATE-010",
-            replay.ok and is_replay_of(tool, replay, first),
+            envelopes.ok(replay) and is_replay_of(tool, replay, first),
             expected=f"{tool} replayed with the first approval: the first receipt's states, "
             "replayed true (its identity is IDEM-015's)",
-            observed={"first": first.value, "replay": replay.summary()},
+            observed={"first": envelopes.value(first), "replay": replay.summary()},
         )
 
 
@@ -270,7 +271,7 @@ async def unrequired_confirmation_is_not_needed(ctx: CheckContext) -> None:
         observed = await ctx.call(tool, sent)
         ctx.expect(
             "GATE-008",
-            observed.ok,
+            envelopes.ok(observed),
             expected=f"{tool} without any confirmation succeeds",
             observed=observed,
         )
@@ -288,7 +289,7 @@ async def capture_and_admission_confirmations_name_their_target(ctx: CheckContex
         proceeds = await ctx.confirmed(tool, sent)
         ctx.expect(
             "GATE-013",
-            proceeds.ok,
+            envelopes.ok(proceeds),
             expected=f"{tool} approved with target {field} proceeds",
             observed=proceeds,
         )
@@ -318,7 +319,7 @@ async def confirmation_written_in_arguments_has_no_effect(ctx: CheckContext) -> 
                 answers.append(unconfirmed)
                 ctx.expect(
                     "GATE-009",
-                    unconfirmed.code in (CONTEXT_UNAVAILABLE, "INVALID_SCHEMA"),
+                    envelopes.code(unconfirmed) in (CONTEXT_UNAVAILABLE, "INVALID_SCHEMA"),
                     expected=f"{tool} with {name} in its arguments and no confirmation: refused, "
                     f"{CONTEXT_UNAVAILABLE} or INVALID_SCHEMA",
                     observed=unconfirmed,
@@ -326,14 +327,19 @@ async def confirmation_written_in_arguments_has_no_effect(ctx: CheckContext) -> 
             observed = await ctx.call_approved(tool, carrying)
             answers.append(observed)
             expect_code(ctx, "GATE-009", observed, "INVALID_SCHEMA", f"{tool} with {name}")
-            if any(answer.ok for answer in answers):  # the call was made: its target is used
+            # the call was made: its target is used
+            if any(envelopes.ok(answer) for answer in answers):
                 sent = await subject(ctx, tool)
         if ctx.spec.tools[tool].kind == "read":
             continue
         then = await ctx.call_approved(tool, sent)
-        changed = then.code in LATER_FAILURES or (then.ok and not first_time(then))
+        changed = envelopes.code(then) in LATER_FAILURES or (
+            envelopes.ok(then) and not first_time(then)
+        )
         ctx.require(
-            changed or then.ok, f"{tool} without such arguments, approved when needed", then
+            changed or envelopes.ok(then),
+            f"{tool} without such arguments, approved when needed",
+            then,
         )
         ctx.expect(
             "GATE-009",
@@ -370,7 +376,7 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
                 f"{tool}, a content_digest not of the digest form, stale approval",
             )
         done = await ctx.confirmed(tool, sent)
-        ctx.require(done.ok, f"{tool} with an approval that holds", done)
+        ctx.require(envelopes.ok(done), f"{tool} with an approval that holds", done)
         conflicting = {**await subject(ctx, tool), "idempotency_key": sent["idempotency_key"]}
         later = [("the key of another call", conflicting)]
         if ctx.spec.tools[tool].target != "idempotency_key":
@@ -379,7 +385,9 @@ async def confirmation_is_checked_after_arguments_and_before_replay(ctx: CheckCo
         for case, failing in later:
             control = await ctx.confirmed(tool, failing)
             ctx.require(
-                control.code in LATER_FAILURES, f"{tool} with {case} fails after the gate", control
+                envelopes.code(control) in LATER_FAILURES,
+                f"{tool} with {case} fails after the gate",
+                control,
             )
             observed = await ctx.call(tool, failing, confirmation=_stale(ctx, tool, failing))
             expect_code(
@@ -394,7 +402,9 @@ async def gate_failed_writes_nothing(ctx: CheckContext) -> None:
     for tool in await _gated_or_said(ctx, "GATE-012"):
         sent = await subject(ctx, tool)
         refused = await ctx.call(tool, sent, confirmation=_stale(ctx, tool, sent))
-        ctx.require(refused.code == GATE_FAILED, f"{tool} with a stale approval fails", refused)
+        ctx.require(
+            envelopes.code(refused) == GATE_FAILED, f"{tool} with a stale approval fails", refused
+        )
         then = await ctx.confirmed(tool, sent)
         ctx.expect(
             "GATE-012",

@@ -41,7 +41,12 @@ import anyio.from_thread
 import anyio.to_thread
 import hypothesis
 from engram_conformance.spec.engram_memory import Spec, load
-from engram_conformance.strategies.engram_memory import Broken, arguments, broken_arguments
+from engram_conformance.strategies.engram_memory import (
+    Broken,
+    arguments,
+    broken_arguments,
+    envelopes,
+)
 from engram_conformance.strategies.engram_memory.broken_arguments import breakages
 from hypothesis import given, reject
 from hypothesis import strategies as st
@@ -119,15 +124,18 @@ def judgements(
     keeps the smallest failure of each rule."""
     earlier = answered_earlier(case, observed)
     if earlier is not None:
-        held = [(rule, True, f"{what}: {observed.code}")] if earlier.seed_answer else []
-        before = f"{what}: the argument checks ({code}) before the check answering {observed.code}"
+        held = [(rule, True, f"{what}: {envelopes.code(observed)}")] if earlier.seed_answer else []
+        before = (
+            f"{what}: the argument checks ({code}) "
+            f"before the check answering {envelopes.code(observed)}"
+        )
         return [*held, (earlier.rule, False, before)]
     row = (code,) if rule in EXACT_CODE_RULES or code not in ARGUMENT_ERRORS else ARGUMENT_ERRORS
-    if observed.code not in row:
+    if envelopes.code(observed) not in row:
         return [(rule, False, f"{' or '.join(row)} for {what}")]
     found = [(rule, True, f"{what}: refused")]
     if len(row) > 1:
-        found.append((CODE_IN_ROW, observed.code == code, f"{code} for {what}"))
+        found.append((CODE_IN_ROW, envelopes.code(observed) == code, f"{code} for {what}"))
     first = f"{what}: the argument checks first"
     return [*found, *((order, True, first) for order in order_rules(case))]
 
@@ -233,7 +241,7 @@ class Sender:
             self.begin()
             sent, identity = adapt(self.ctx, tool, generated, None, "generated")
             observed = self.send(tool, sent, identity)
-            if observed.code not in REFUSALS:
+            if envelopes.code(observed) not in REFUSALS:
                 self.passes[VALID_RULE] += 1
                 return
             expected = (

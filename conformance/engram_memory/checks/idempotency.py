@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
+from engram_conformance.strategies.engram_memory import envelopes
 from engram_conformance.strategies.engram_memory.answers import (
     effect,
     field,
@@ -75,7 +76,7 @@ async def replay_answers_the_first_result(ctx: CheckContext) -> None:
     for tool in MUTATIONS:
         call = await prepared(ctx, tool, ctx.key(tool))
         first = await call()
-        ctx.require(first.ok, f"a valid {tool} failed", first)
+        ctx.require(envelopes.ok(first), f"a valid {tool} failed", first)
         rule = REPLAY_RULE[tool]
         ctx.expect(
             rule,
@@ -99,7 +100,7 @@ async def replay_answers_the_first_result(ctx: CheckContext) -> None:
                 "with replayed true, not ILLEGAL_TRANSITION or ALREADY_TERMINAL",
                 observed=replay,
             )
-        if replay.ok and tool in (WITHDRAW, FORGET):
+        if envelopes.ok(replay) and tool in (WITHDRAW, FORGET):
             ctx.expect(
                 RECEIPT_RULE,
                 repeats_receipt(tool, replay, first),
@@ -113,7 +114,7 @@ async def replay_answers_the_first_result(ctx: CheckContext) -> None:
 async def new_key_is_a_new_capture(ctx: CheckContext) -> None:
     arguments = ctx.capture_arguments()
     first = await ctx.capture(arguments)
-    ctx.require(first.ok, "a valid capture failed", first)
+    ctx.require(envelopes.ok(first), "a valid capture failed", first)
     again = await ctx.capture({**arguments, "idempotency_key": ctx.key("again")})
     ctx.expect(
         "IDEM-002",
@@ -143,12 +144,12 @@ async def key_reuse_with_other_content_conflicts(ctx: CheckContext) -> None:
     for tool in (CAPTURE, WITHDRAW, FORGET):
         call, variants = await _content_variants(ctx, tool, ctx.key(tool))
         first = await call()
-        ctx.require(first.ok, f"a valid {tool} failed", first)
+        ctx.require(envelopes.ok(first), f"a valid {tool} failed", first)
         for variant in variants:
             answer = await variant()
             ctx.expect(
                 "IDEM-005",
-                answer.code == CONFLICT,
+                envelopes.code(answer) == CONFLICT,
                 expected=f"{tool}: the key again with other content answers {CONFLICT}",
                 observed=answer,
             )
@@ -167,12 +168,12 @@ async def key_reuse_on_another_target_conflicts(ctx: CheckContext) -> None:
     for tool in LIFECYCLE:
         key = ctx.key(tool)
         first = await send(ctx, tool, await new_target(ctx, tool), key)
-        ctx.require(first.ok, f"a valid {tool} failed", first)
+        ctx.require(envelopes.ok(first), f"a valid {tool} failed", first)
         other = await new_target(ctx, tool)
         answer = await send(ctx, tool, other, key)
         ctx.expect(
             "IDEM-006",
-            answer.code == CONFLICT,
+            envelopes.code(answer) == CONFLICT,
             expected=f"{tool}: the key again on another target answers {CONFLICT}",
             observed=answer,
         )
@@ -192,10 +193,10 @@ async def key_reuse_with_another_tool_conflicts(ctx: CheckContext) -> None:
     record is then forgotten with a key of its own (the control of the forget refused)."""
     capture_key, admission_key = ctx.key("capture"), ctx.key("admit")
     captured = await ctx.capture(ctx.capture_arguments(key=capture_key))
-    ctx.require(captured.ok, "a valid capture failed", captured)
-    candidate = captured.value.get("candidate_id")
+    ctx.require(envelopes.ok(captured), "a valid capture failed", captured)
+    candidate = envelopes.value(captured).get("candidate_id")
     admitted = await ctx.admit(await ctx.pending(), key=admission_key)
-    record = field(admitted.value, "outcome").get("record_id")
+    record = field(envelopes.value(admitted), "outcome").get("record_id")
     ctx.require(record is not None, "admission of a clean capture was not accepted", admitted)
     reuses = {
         f"{ADMIT} with a capture's key": partial(send, ctx, ADMIT, candidate, capture_key),
@@ -208,7 +209,10 @@ async def key_reuse_with_another_tool_conflicts(ctx: CheckContext) -> None:
     for reuse, call in reuses.items():
         answer = await call()
         ctx.expect(
-            "IDEM-007", answer.code == CONFLICT, expected=f"{reuse}: {CONFLICT}", observed=answer
+            "IDEM-007",
+            envelopes.code(answer) == CONFLICT,
+            expected=f"{reuse}: {CONFLICT}",
+            observed=answer,
         )
     for target, is_record, state in ((candidate, False, "pending"), (record, True, "current")):
         kept, probe = await kept_its_state(ctx, target, record=is_record)
@@ -231,7 +235,7 @@ async def key_is_scoped_to_principal_and_scope(ctx: CheckContext) -> None:
     capture = ctx.capture_arguments(key=keys[CAPTURE])
     for tool in MUTATIONS:
         first = await (await prepared(ctx, tool, keys[tool], capture=capture))()
-        ctx.require(first.ok, f"a valid {tool} failed", first)
+        ctx.require(envelopes.ok(first), f"a valid {tool} failed", first)
     for who, identity in others.items():
         for tool in MUTATIONS:
             call = await prepared(ctx, tool, keys[tool], identity=identity, capture=capture)
@@ -252,7 +256,9 @@ async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
     expires_at_ms = wall_clock_ms() + ahead_ms
     arguments = _expiring_capture(ctx, ctx.key(), expires_at_ms)
     first = await ctx.capture(arguments)
-    ctx.require(first.ok, f"a capture whose retention ends in {ahead_ms} ms failed", first)
+    ctx.require(
+        envelopes.ok(first), f"a capture whose retention ends in {ahead_ms} ms failed", first
+    )
     await ctx.wait((expires_at_ms - wall_clock_ms()) / 1000 + EXPIRY_MARGIN_S)
     replay = await ctx.capture(arguments)
     ctx.expect(
@@ -266,7 +272,7 @@ async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
     conflict = await ctx.capture(other)
     ctx.expect(
         "IDEM-009",
-        conflict.code == "DIGEST_CONFLICT",
+        envelopes.code(conflict) == "DIGEST_CONFLICT",
         expected="the same key with other content after its expires_at passed: DIGEST_CONFLICT"
         " (key reuse before the clock check), not INVALID_SCHEMA",
         observed=conflict,
@@ -277,12 +283,12 @@ async def capture_replay_precedes_clock_checks(ctx: CheckContext) -> None:
 async def capture_replay_after_forget_is_a_replay(ctx: CheckContext) -> None:
     arguments = ctx.capture_arguments()
     first = await ctx.capture(arguments)
-    ctx.require(first.ok, "a valid capture failed", first)
-    admitted = await ctx.admit(first.value.get("candidate_id"))
-    record = field(admitted.value, "outcome").get("record_id")
+    ctx.require(envelopes.ok(first), "a valid capture failed", first)
+    admitted = await ctx.admit(envelopes.value(first).get("candidate_id"))
+    record = field(envelopes.value(admitted), "outcome").get("record_id")
     ctx.require(record is not None, "admission of a clean capture was not accepted", admitted)
     forgotten = await ctx.forget(record)
-    ctx.require(forgotten.ok, "forget of a current record failed", forgotten)
+    ctx.require(envelopes.ok(forgotten), "forget of a current record failed", forgotten)
     replay = await ctx.capture(arguments)
     ctx.expect(
         "IDEM-011",
@@ -333,7 +339,9 @@ async def error_reserves_no_key(ctx: CheckContext) -> None:
         key = ctx.key(tool)
         refused = await _failing(ctx, tool, key)
         ctx.require(
-            refused.envelope is not None and not refused.ok and refused.code != UNKNOWN_OUTCOME,
+            envelopes.envelope(refused) is not None
+            and not envelopes.ok(refused)
+            and envelopes.code(refused) != UNKNOWN_OUTCOME,
             f"an invalid {tool} was not refused with an error envelope",
             refused,
         )
@@ -341,6 +349,7 @@ async def error_reserves_no_key(ctx: CheckContext) -> None:
         ctx.expect(
             "IDEM-014",
             says_first(tool, answer),
-            expected=f"{tool} with the key of a call refused {refused.code}: a first call",
+            expected=f"{tool} with the key of a call refused "
+            f"{envelopes.code(refused)}: a first call",
             observed=answer,
         )

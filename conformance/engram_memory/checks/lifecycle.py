@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from engram_conformance.spec.engram_memory import wall_clock_ms
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...observation import Observation
 from .calls import UNKNOWN_RECORD
@@ -63,18 +64,18 @@ def _is_record_id(value: Any) -> bool:
 
 def _expect_receipt(ctx: CheckContext, rule: str, answer: Observation, **states: str) -> None:
     """The withdraw or forget receipt: every field, these ``states``, and replayed false."""
-    receipt = _object(answer.value, "receipt")
+    receipt = _object(envelopes.value(answer), "receipt")
     differing = {name: receipt.get(name) for name in states if receipt.get(name) != states[name]}
     problems = {"missing": _missing(receipt, RECEIPT_FIELDS), "differing": differing}
     ctx.expect(
         rule,
-        answer.ok and not any(problems.values()),
+        envelopes.ok(answer) and not any(problems.values()),
         expected=f"a receipt with {', '.join(RECEIPT_FIELDS)} and {states}",
-        observed=problems if answer.ok else answer,
+        observed=problems if envelopes.ok(answer) else answer,
     )
     ctx.expect(
         rule,
-        answer.value.get("replayed") is False,
+        envelopes.value(answer).get("replayed") is False,
         expected="replayed false on a first call",
         observed=answer,
     )
@@ -106,8 +107,12 @@ def _expect_payload_fields(
 async def _admission(ctx: CheckContext, arguments: dict[str, Any]) -> Observation:
     """The admission answer for a capture of ``arguments`` (the check stops if capture fails)."""
     captured = await ctx.capture(arguments)
-    ctx.require(captured.ok and "candidate_id" in captured.value, "capture failed", captured)
-    return await ctx.admit(captured.value["candidate_id"])
+    ctx.require(
+        envelopes.ok(captured) and "candidate_id" in envelopes.value(captured),
+        "capture failed",
+        captured,
+    )
+    return await ctx.admit(envelopes.value(captured)["candidate_id"])
 
 
 def _record_id(admitted: Observation) -> str | None:
@@ -119,7 +124,7 @@ def _record_id(admitted: Observation) -> str | None:
 def _expect_from_state(ctx: CheckContext, rule: str, forgotten: Observation, state: str) -> None:
     ctx.expect(
         rule,
-        _object(forgotten.value, "receipt").get("from_state") == state,
+        _object(envelopes.value(forgotten), "receipt").get("from_state") == state,
         expected=f"forget reports from_state {state}",
         observed=forgotten,
     )
@@ -129,7 +134,7 @@ async def _forgotten_text(ctx: CheckContext) -> str:
     """The text of a record accepted, then forgotten, in the check's scope."""
     text = f"note {ctx.unique('forgotten')}"
     forgotten = await ctx.forget(await ctx.accepted(text))
-    ctx.require(forgotten.ok, "forget of an accepted record failed", forgotten)
+    ctx.require(envelopes.ok(forgotten), "forget of an accepted record failed", forgotten)
     return text
 
 
@@ -146,14 +151,14 @@ async def capture_commits_a_pending_candidate(ctx: CheckContext) -> None:
     captured = await ctx.capture()
     ctx.expect(
         "LIFE-001",
-        captured.value.get("status") == "committed_pending",
+        envelopes.value(captured).get("status") == "committed_pending",
         expected="status committed_pending",
         observed=captured,
     )
     fields = ("candidate_id", "cursor", "transaction_receipt_digest")
     ctx.expect(
         "LIFE-001",
-        captured.ok and not _missing(captured.value, fields),
+        envelopes.ok(captured) and not _missing(envelopes.value(captured), fields),
         expected=f"{', '.join(fields)} in the answer",
         observed=captured,
     )
@@ -165,7 +170,9 @@ async def pending_candidate_is_neither_searchable_nor_readable(ctx: CheckContext
     is accepted (NOT_FOUND)."""
     control = await ctx.get(UNKNOWN_RECORD)
     what = "get of a record id nobody issued (the control)"
-    ctx.require_accepted(control, what, control.ok or control.code == "NOT_FOUND")
+    ctx.require_accepted(
+        control, what, envelopes.ok(control) or envelopes.code(control) == "NOT_FOUND"
+    )
     word = ctx.unique("pending")
     candidate_id = await ctx.pending(f"note {word}")
     found = await ctx.found(word)
@@ -230,17 +237,17 @@ async def accepted_candidate_becomes_a_readable_record(ctx: CheckContext) -> Non
     read = await ctx.get(record_id)
     ctx.expect(
         "LIFE-004",
-        _object(read.value, "record").get("record_id") == record_id,
+        _object(envelopes.value(read), "record").get("record_id") == record_id,
         expected=f"get of {record_id} answers the record, with that record_id",
         observed=read,
     )
     payload = arguments["payload"]
-    if read.ok:
-        _expect_payload_fields(ctx, read.value, payload, "get")
+    if envelopes.ok(read):
+        _expect_payload_fields(ctx, envelopes.value(read), payload, "get")
     found = await ctx.search(word)
     packets = [
         packet
-        for packet in found.value.get("records", [])
+        for packet in envelopes.value(found).get("records", [])
         if _object(packet, "record").get("record_id") == record_id
     ]
     ctx.require(len(packets) == 1, "search does not find the accepted record once", found)
@@ -256,7 +263,7 @@ async def rejection_is_a_success_result(ctx: CheckContext) -> None:
     admitted = await ctx.admit(candidate_id)
     ctx.expect(
         "LIFE-005",
-        admitted.ok,
+        envelopes.ok(admitted),
         expected="the admission of a credential-carrying capture (rejected) answers ok true",
         observed=admitted,
     )
@@ -267,14 +274,17 @@ async def forgotten_content_is_held_for_adjudication(ctx: CheckContext) -> None:
     captured = await ctx.capture(ctx.capture_arguments(await _forgotten_text(ctx)))
     ctx.expect(
         "LIFE-008",
-        captured.value.get("status") == "committed_pending",
+        envelopes.value(captured).get("status") == "committed_pending",
         expected="a capture of forgotten content still answers committed_pending",
         observed=captured,
     )
-    ctx.require("candidate_id" in captured.value, "capture failed", captured)
-    admitted = await ctx.admit(captured.value["candidate_id"])
+    ctx.require("candidate_id" in envelopes.value(captured), "capture failed", captured)
+    admitted = await ctx.admit(envelopes.value(captured)["candidate_id"])
     ctx.expect(
-        "LIFE-005", admitted.ok, expected="pending_adjudication answers ok true", observed=admitted
+        "LIFE-005",
+        envelopes.ok(admitted),
+        expected="pending_adjudication answers ok true",
+        observed=admitted,
     )
     ctx.expect(
         "LIFE-008",
@@ -317,7 +327,7 @@ async def adjudication_leaves_the_candidate_pending(ctx: CheckContext) -> None:
     withdrawn = await ctx.withdraw(candidate_id)
     ctx.expect(
         "LIFE-011",
-        _object(withdrawn.value, "receipt").get("from_state") == "pending",
+        _object(envelopes.value(withdrawn), "receipt").get("from_state") == "pending",
         expected="withdraw of the candidate reports from_state pending",
         observed=withdrawn,
     )
@@ -336,7 +346,7 @@ async def _ended_candidates(ctx: CheckContext) -> dict[str, tuple[str, str, int]
     word = ctx.unique("withdrawn")
     withdrawn = await ctx.pending(f"note {word}")
     answer = await ctx.withdraw(withdrawn)
-    ctx.require(answer.ok, "withdraw of a pending candidate failed", answer)
+    ctx.require(envelopes.ok(answer), "withdraw of a pending candidate failed", answer)
     ended["withdrawn"] = (withdrawn, word, 0)
     if ctx.policy.rejects_secrets:
         rejected, word = await credential_candidate(ctx)
@@ -352,7 +362,7 @@ async def ended_candidates_refuse_transitions(ctx: CheckContext) -> None:
         for answer in (await ctx.admit(candidate_id), await ctx.withdraw(candidate_id)):
             ctx.expect(
                 "LIFE-012",
-                answer.code == "ILLEGAL_TRANSITION",
+                envelopes.code(answer) == "ILLEGAL_TRANSITION",
                 expected=f"{answer.tool} (new key) of a {state} candidate: ILLEGAL_TRANSITION",
                 observed=answer,
             )
@@ -373,7 +383,7 @@ async def withdraw_answers_its_receipt(ctx: CheckContext) -> None:
     )
     ctx.expect(
         "LIFE-013",
-        withdrawn.value.get("key_destruction") in ("pending", "complete"),
+        envelopes.value(withdrawn).get("key_destruction") in ("pending", "complete"),
         expected='key_destruction "pending" or "complete"',
         observed=withdrawn,
     )
@@ -386,7 +396,7 @@ async def withdrawn_candidate_never_becomes_a_record(ctx: CheckContext) -> None:
     word = ctx.unique("withdrawn")
     candidate_id = await ctx.pending(f"note {word}")
     withdrawn = await ctx.withdraw(candidate_id)
-    ctx.require(withdrawn.ok, "withdraw of a pending candidate failed", withdrawn)
+    ctx.require(envelopes.ok(withdrawn), "withdraw of a pending candidate failed", withdrawn)
     admitted = await ctx.admit(candidate_id)
     ctx.expect(
         "LIFE-013",
@@ -409,7 +419,7 @@ async def forget_answers_its_receipt(ctx: CheckContext) -> None:
         from_state="accepted_current",
         to_state="tombstoned",
     )
-    value = forgotten.value
+    value = envelopes.value(forgotten)
     ctx.expect(
         "LIFE-014",
         value.get("projection_invalidation") in ("pending", "complete"),
@@ -422,19 +432,19 @@ async def forget_answers_its_receipt(ctx: CheckContext) -> None:
 async def forget_of_a_tombstoned_record_is_already_terminal(ctx: CheckContext) -> None:
     record_id = await ctx.accepted()
     forgotten = await ctx.forget(record_id)
-    ctx.require(forgotten.ok, "forget of an accepted record failed", forgotten)
+    ctx.require(envelopes.ok(forgotten), "forget of an accepted record failed", forgotten)
     key = ctx.key("forget")
     again = await ctx.forget(record_id, key=key)
     ctx.expect(
         "LIFE-016",
-        again.code == "ALREADY_TERMINAL",
+        envelopes.code(again) == "ALREADY_TERMINAL",
         expected="forget (new key) of a tombstoned record answers ALREADY_TERMINAL",
         observed=again,
     )
     reused = await ctx.forget(await ctx.accepted(), key=key)
     ctx.expect(
         "LIFE-016",
-        reused.ok and reused.value.get("replayed") is False,
+        envelopes.ok(reused) and envelopes.value(reused).get("replayed") is False,
         expected="nothing written: the refused call's key then forgets another record afresh",
         observed=reused,
     )
@@ -449,9 +459,11 @@ async def retention_expiry_moves_records_to_expired(ctx: CheckContext) -> None:
     word = ctx.unique("late")
     late, expires_ms = expiring(ctx, f"note {word}")
     captured = await ctx.capture(late)
-    ctx.require(captured.ok, "capture with a retention within the ceiling failed", captured)
+    ctx.require(
+        envelopes.ok(captured), "capture with a retention within the ceiling failed", captured
+    )
     await wait_past(ctx, expires_ms)
-    admitted = await ctx.admit(captured.value.get("candidate_id"))
+    admitted = await ctx.admit(envelopes.value(captured).get("candidate_id"))
     late_id = _record_id(admitted)
     ctx.expect(
         "LIFE-018",
@@ -471,9 +483,9 @@ async def forgotten_record_never_returns(ctx: CheckContext) -> None:
     text = f"note {word}"
     record_id = await ctx.accepted(text)
     read = await ctx.get(record_id)
-    ctx.require(read.ok, "get of an accepted record failed", read)
+    ctx.require(envelopes.ok(read), "get of an accepted record failed", read)
     forgotten = await ctx.forget(record_id)
-    ctx.require(forgotten.ok, "forget of an accepted record failed", forgotten)
+    ctx.require(envelopes.ok(forgotten), "forget of an accepted record failed", forgotten)
     await expect_hidden(ctx, "LIFE-017", record_id, word, "the record was forgotten")
     await ctx.admit(await ctx.pending(text))
     await expect_hidden(
@@ -505,7 +517,7 @@ async def valid_time_decides_currency(ctx: CheckContext) -> None:
             read, found = await ctx.get(record_id), await ctx.found(word)
             ctx.expect(
                 "LIFE-019",
-                read.ok and record_id in found,
+                envelopes.ok(read) and record_id in found,
                 expected=f"a record with {why} (epoch ms) is current: get and search return it",
                 observed={"get": read.summary(), "search": found},
             )
@@ -534,7 +546,7 @@ async def reconciliation_needs_host_consent(ctx: CheckContext) -> None:
         captured = await ctx.capture(with_reconciliation(ctx.capture_arguments(), consented))
         ctx.expect(
             "LIFE-021",
-            captured.value.get("status") == "committed_pending",
+            envelopes.value(captured).get("status") == "committed_pending",
             expected=f"a capture reconciling with the consented {consented[0]!r} is committed",
             observed=captured,
         )

@@ -11,6 +11,7 @@ import copy
 from typing import Any
 
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
+from engram_conformance.strategies.engram_memory import envelopes
 from engram_conformance.strategies.engram_memory.credentials import DEFAULT, Credential
 
 from ...observation import Observation
@@ -24,7 +25,7 @@ EXPIRY_MARGIN_MS = 300
 
 def outcome(admitted: Observation) -> dict[str, Any]:
     """The admission outcome of an observation ({} when there is none)."""
-    found = admitted.value.get("outcome")
+    found = envelopes.value(admitted).get("outcome")
     return found if isinstance(found, dict) else {}
 
 
@@ -93,16 +94,20 @@ async def credential_candidate(
     arguments = with_texts(ctx.capture_arguments(), credential.texts(word))
     captured = await ctx.capture(arguments)
     ctx.require(
-        captured.ok and "candidate_id" in captured.value, "capture failed", captured.summary()
+        envelopes.ok(captured) and "candidate_id" in envelopes.value(captured),
+        "capture failed",
+        captured.summary(),
     )
-    return captured.value["candidate_id"], word
+    return envelopes.value(captured)["candidate_id"], word
 
 
 async def expect_hidden(ctx: CheckContext, rule: str, record_id: Any, word: str, why: str) -> None:
     """Record under ``rule`` that get of ``record_id`` is NOT_FOUND and search for ``word``
     does not return it."""
     read = await ctx.get(record_id)
-    ctx.expect(rule, read.code == "NOT_FOUND", expected=f"get NOT_FOUND: {why}", observed=read)
+    ctx.expect(
+        rule, envelopes.code(read) == "NOT_FOUND", expected=f"get NOT_FOUND: {why}", observed=read
+    )
     found = await ctx.found(word)
     ctx.expect(
         rule, record_id not in found, expected=f"search omits the record: {why}", observed=found
@@ -139,11 +144,11 @@ async def expect_refused_capture(
     what = "the call put right" if put_right is not None else "a clean capture"
     ctx.require_accepted(control, f"{what} (the control)")
     refused = await ctx.capture(arguments)
-    ctx.expect(rule, refused.code == code, expected=f"{code}: {why}", observed=refused)
+    ctx.expect(rule, envelopes.code(refused) == code, expected=f"{code}: {why}", observed=refused)
     retried = await ctx.capture(ctx.capture_arguments(key=arguments["idempotency_key"]))
     ctx.expect(
         KEY_UNRESERVED,
-        retried.value.get("status") == "committed_pending",
+        envelopes.value(retried).get("status") == "committed_pending",
         expected="nothing written: the refused call's idempotency key then commits a new capture",
         observed=retried,
     )

@@ -10,6 +10,8 @@ from collections import Counter
 from itertools import pairwise
 from typing import Any
 
+from engram_conformance.strategies.engram_memory import envelopes
+
 from ...observation import Observation
 from .answers import DEFAULT_MAX_PACKET_BYTES, LEXICAL, accept_all, ids, packets, searched
 from .context import ADMIT, CAPTURE, FORGET, SEARCH, CheckContext
@@ -37,7 +39,7 @@ async def _first_page(ctx: CheckContext, term: str) -> tuple[list[Any], str]:
     """The ids of a first page of two and its cursor, which continues the same search (the
     control of the checks that use it otherwise and expect STALE_PAGE)."""
     first = await searched(ctx, term, **PARAMETERS)
-    cursor = first.value.get("next_page_cursor")
+    cursor = envelopes.value(first).get("next_page_cursor")
     ctx.require(isinstance(cursor, str), "a first page of 2 of 4 records has no cursor", first)
     assert isinstance(cursor, str)
     control = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
@@ -47,7 +49,10 @@ async def _first_page(ctx: CheckContext, term: str) -> tuple[list[Any], str]:
 
 def _stale(ctx: CheckContext, rule: str, answer: Observation, used: str) -> None:
     ctx.expect(
-        rule, answer.code == "STALE_PAGE", expected=f"STALE_PAGE for {used}", observed=answer
+        rule,
+        envelopes.code(answer) == "STALE_PAGE",
+        expected=f"STALE_PAGE for {used}",
+        observed=answer,
     )
 
 
@@ -60,19 +65,23 @@ async def following_cursors_returns_every_record_once(ctx: CheckContext) -> None
     ctx.require(Counter(whole) == Counter(record_ids), "search missed records", whole)
     pages = [await searched(ctx, term, limit=5)]
     ctx.require(
-        isinstance(pages[0].value.get("next_page_cursor"), str), "no cursor after 5 of 12", pages[0]
+        isinstance(envelopes.value(pages[0]).get("next_page_cursor"), str),
+        "no cursor after 5 of 12",
+        pages[0],
     )
-    while (cursor := pages[-1].value.get("next_page_cursor")) is not None:
+    while (cursor := envelopes.value(pages[-1]).get("next_page_cursor")) is not None:
         if len(pages) > len(record_ids):  # cursors that never end: judge what came
             break
         following = await ctx.search(term, limit=5, page_cursor=cursor)
         ctx.expect(
             "PAGE-001",
-            following.ok,
+            envelopes.ok(following),
             expected=f"page {len(pages) + 1}: ok true",
             observed=following,
         )
-        ctx.require(following.ok, "a page failed: the pages cannot be compared", following)
+        ctx.require(
+            envelopes.ok(following), "a page failed: the pages cannot be compared", following
+        )
         pages.append(following)
     paged = [record_id for page in pages for record_id in ids(page)]
     ctx.expect(
@@ -125,7 +134,7 @@ async def cursor_goes_stale_when_results_change(ctx: CheckContext) -> None:
     later = [record_id for record_id in record_ids if record_id not in first_page]
     ctx.require(bool(later), "a first page of 2 held all 4 records", first_page)
     forgotten = await ctx.forget(later[0])
-    ctx.require(forgotten.ok, "forget of a current record failed", forgotten)
+    ctx.require(envelopes.ok(forgotten), "forget of a current record failed", forgotten)
     answer = await ctx.search(term, page_cursor=cursor, **PARAMETERS)
     _stale(ctx, "PAGE-006", answer, "a cursor used after a record it pages through was forgotten")
 
@@ -139,8 +148,8 @@ async def cursor_goes_stale_when_a_record_expires(ctx: CheckContext) -> None:
     await accept_all(ctx, [f"expiry {term} {n}" for n in range(3)])
     arguments, expires_ms = expiring(ctx, f"expiry {term} soon")
     captured = await ctx.capture(arguments)
-    ctx.require(captured.ok, "a capture expiring soon failed", captured)
-    admitted = await ctx.admit(captured.value.get("candidate_id"))
+    ctx.require(envelopes.ok(captured), "a capture expiring soon failed", captured)
+    admitted = await ctx.admit(envelopes.value(captured).get("candidate_id"))
     ctx.require(outcome(admitted).get("status") == "accepted", "it was not accepted", admitted)
     _, cursor = await _first_page(ctx, term)
     await wait_past(ctx, expires_ms)

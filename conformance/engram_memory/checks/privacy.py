@@ -7,6 +7,7 @@ The harness sees a server's storage only through the files the target descriptor
 
 from __future__ import annotations
 
+from engram_conformance.strategies.engram_memory import envelopes
 from engram_conformance.strategies.engram_memory.credentials import CATALOGUE
 
 from ...state_files import holding, state_files
@@ -26,7 +27,7 @@ async def pending_candidate_is_not_stored_in_clear(ctx: CheckContext) -> None:
     arguments = ctx.capture_arguments(f"note {text}")
     arguments["evidence"]["attestation"] = f"attested {attestation}"
     captured = await ctx.capture(arguments)
-    ctx.require(captured.ok, "capture failed", captured)
+    ctx.require(envelopes.ok(captured), "capture failed", captured)
     files = state_files(ctx)
     if not files:
         ctx.not_applicable("PRIV-001", "the target descriptor's [state] files match no file")
@@ -45,7 +46,7 @@ async def ended_candidates_leave_no_plaintext(ctx: CheckContext) -> None:
     """Withdrawn and rejected candidates in the state files; those and a pending one in the log."""
     withdrawn = ctx.unique("withdrawn")
     answer = await ctx.withdraw(await ctx.pending(f"note {withdrawn}"))
-    ctx.require(answer.ok, "withdraw of a pending candidate failed", answer)
+    ctx.require(envelopes.ok(answer), "withdraw of a pending candidate failed", answer)
     ended = [withdrawn]
     if ctx.policy.rejects_secrets:
         candidate_id, rejected = await credential_candidate(ctx)
@@ -82,7 +83,7 @@ async def withdraw_destroys_the_data_key(ctx: CheckContext) -> None:
     withdrawn = await ctx.withdraw(await ctx.pending())
     ctx.expect(
         "PRIV-003",
-        withdrawn.value.get("key_destruction") == "complete",
+        envelopes.value(withdrawn).get("key_destruction") == "complete",
         expected='key_destruction "complete"',
         observed=withdrawn,
     )

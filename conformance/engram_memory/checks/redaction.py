@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from engram_conformance.strategies.engram_memory import envelopes
+
 from .answers import accept_all, packets, read, record_of, searched
 from .context import ADMIT, CAPTURE, GET, SEARCH, CheckContext
 from .registry import check
@@ -49,7 +51,7 @@ async def returned_packets(ctx: CheckContext) -> list[tuple[str, dict[str, Any]]
     record_ids = await accept_all(ctx, [f"redaction {term} {n}" for n in range(2)])
     found = packets(await searched(ctx, term))
     ctx.require(len(found) == len(record_ids), "search did not find the records", found)
-    reads = [(await read(ctx, record_id)).value for record_id in record_ids]
+    reads = [envelopes.value(await read(ctx, record_id)) for record_id in record_ids]
     return [("search", packet) for packet in found] + [("get", value) for value in reads]
 
 

@@ -8,6 +8,7 @@ Finer points / Order of checks).
 from __future__ import annotations
 
 from engram_conformance.spec.engram_memory import instant, wall_clock_ms
+from engram_conformance.strategies.engram_memory import envelopes
 
 from .context import ADMIT, CAPTURE, GET, SEARCH, CheckContext
 from .lifecycle_steps import (
@@ -40,7 +41,7 @@ async def retain_needs_host_permission(ctx: CheckContext) -> None:
     captured = await ctx.capture(retain)
     ctx.expect(
         "RET-002",
-        captured.value.get("status") == "committed_pending",
+        envelopes.value(captured).get("status") == "committed_pending",
         expected="committed_pending: the host permits retain (retain_allowed)",
         observed=captured,
     )
@@ -57,7 +58,7 @@ async def retention_ceiling_is_enforced(ctx: CheckContext) -> None:
     captured = await ctx.capture(within)
     ctx.expect(
         "RET-003",
-        captured.value.get("status") == "committed_pending",
+        envelopes.value(captured).get("status") == "committed_pending",
         expected="committed_pending for an expires_at halfway to the ceiling",
         observed=captured,
     )
@@ -93,7 +94,7 @@ async def past_expiry_outranks_unauthorized(ctx: CheckContext) -> None:
         answered = await ctx.capture(arguments)
         ctx.expect(
             "RET-005",
-            answered.code == "INVALID_SCHEMA",
+            envelopes.code(answered) == "INVALID_SCHEMA",
             expected=f"INVALID_SCHEMA: a past expires_at outranks UNAUTHORIZED for {why}",
             observed=answered,
         )
@@ -104,12 +105,14 @@ async def expired_record_is_ineligible(ctx: CheckContext) -> None:
     word = ctx.unique("expiring")
     arguments, expires_ms = expiring(ctx, f"note {word}")
     captured = await ctx.capture(arguments)
-    ctx.require(captured.ok, "capture with a retention within the ceiling failed", captured)
-    admitted = await ctx.admit(captured.value.get("candidate_id"))
+    ctx.require(
+        envelopes.ok(captured), "capture with a retention within the ceiling failed", captured
+    )
+    admitted = await ctx.admit(envelopes.value(captured).get("candidate_id"))
     decided = outcome(admitted)
     record_id = decided.get("record_id")
     ctx.require(decided.get("status") == "accepted", "a clean capture was not accepted", admitted)
     read = await ctx.get(record_id)
-    ctx.require(read.ok, "the record is not readable before its expires_at", read)
+    ctx.require(envelopes.ok(read), "the record is not readable before its expires_at", read)
     await wait_past(ctx, expires_ms)
     await expect_hidden(ctx, "RET-006", record_id, word, "its retention expires_at was reached")

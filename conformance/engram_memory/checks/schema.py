@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engram_conformance.spec.engram_memory import Example, canonical_json
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...targets.json_text import json_text
 from ...targets.raw_channel import RawChannel
@@ -74,7 +75,7 @@ async def _judge_example(
         for rule in rules:
             ctx.expect(
                 rule,
-                observed.code not in REFUSALS,
+                envelopes.code(observed) not in REFUSALS,
                 expected=f"no {' or '.join(REFUSALS)} for the valid example {example.name!r}"
                 f" of {tool}: {example.description}",
                 observed=observed,
@@ -176,7 +177,7 @@ async def argument_bound_is_measured_on_the_canonical_form(ctx: CheckContext) ->
     at_limit = await send(ctx, CAPTURE, _with_size(ctx, ARGUMENT_MAX_BYTES))
     ctx.expect(
         CANONICAL_LIMIT,
-        at_limit.code not in REFUSALS,
+        envelopes.code(at_limit) not in REFUSALS,
         expected=f"a capture of exactly {ARGUMENT_MAX_BYTES} canonical bytes is not refused",
         observed=at_limit,
     )
@@ -188,7 +189,7 @@ async def argument_bound_is_measured_on_the_canonical_form(ctx: CheckContext) ->
         longer = await send(ctx, CAPTURE, escaped)
     ctx.expect(
         CANONICAL_LIMIT,
-        longer.code not in REFUSALS,
+        envelopes.code(longer) not in REFUSALS,
         expected=f"a capture of exactly {ARGUMENT_MAX_BYTES} canonical bytes, sent as "
         f"{len(json_text(escaped))} bytes of JSON text ({ESCAPED_CHARACTERS} characters written "
         "as \\u escapes), is not refused: the bound is measured on the canonical form",
@@ -253,7 +254,7 @@ async def argument_checks_answer_in_their_order(ctx: CheckContext) -> None:
         observed = await send(ctx, CAPTURE, _breach(ctx.capture_arguments(), *faults))
         ctx.expect(
             "SCHEMA-011",
-            observed.code == code,
+            envelopes.code(observed) == code,
             expected=f"{code} for a capture with {_told(faults)}: {why}",
             observed=observed,
         )
@@ -269,13 +270,15 @@ async def refused_capture_writes_nothing(ctx: CheckContext) -> None:
         arguments = _breach(ctx.capture_arguments(f"refused capture {marker}"), fault)
         refused = await send(ctx, CAPTURE, arguments)
         ctx.require(
-            refused.code in REFUSALS, f"a capture with {_told((fault,))} is refused", refused
+            envelopes.code(refused) in REFUSALS,
+            f"a capture with {_told((fault,))} is refused",
+            refused,
         )
         clean = ctx.capture_arguments(key=arguments["idempotency_key"])
         retried = await send(ctx, CAPTURE, clean)
         ctx.expect(
             "XREF-010",
-            retried.value.get("status") == "committed_pending",
+            envelopes.value(retried).get("status") == "committed_pending",
             expected=f"after a refused capture with {_told((fault,))}, its idempotency key is "
             "unused: a clean capture with it is committed_pending",
             observed=retried,

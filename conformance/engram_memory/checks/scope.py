@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from engram_conformance.strategies.engram_memory import envelopes
 from engram_conformance.strategies.engram_memory.answers import effect
 
 from ...observation import Observation
@@ -53,9 +54,9 @@ async def visible_record(ctx: CheckContext, token: str) -> str:
 
 def _without_audit(answer: Observation) -> Any:
     """The answer with its auditId left out (the one field allowed to differ)."""
-    if answer.envelope is None:
+    if envelopes.envelope(answer) is None:
         return answer.answer()
-    return {name: value for name, value in answer.envelope.items() if name != "auditId"}
+    return {name: value for name, value in envelopes.envelope(answer).items() if name != "auditId"}
 
 
 @check(rules=("SCOPE-001", "SCOPE-002"), tools=(SEARCH, GET, CAPTURE, ADMIT), alone=True)
@@ -80,7 +81,7 @@ async def records_stay_in_their_scope(ctx: CheckContext) -> None:
             )
             ctx.expect(
                 rule,
-                not got.ok,
+                not envelopes.ok(got),
                 expected=f"get in {where}: no record (the record is out of scope)",
                 observed=got,
             )
@@ -107,7 +108,7 @@ async def foreign_ids_answer_like_unknown_ids(ctx: CheckContext) -> None:
         for answer, whose in ((of_other_scope, "another scope's"), (unknown, "an unknown")):
             ctx.expect(
                 "SCOPE-003",
-                answer.code == NOT_FOUND,
+                envelopes.code(answer) == NOT_FOUND,
                 expected=f"{tool} of {whose} id: {NOT_FOUND}",
                 observed=answer,
             )
@@ -143,7 +144,7 @@ async def get_not_found_tells_nothing(ctx: CheckContext) -> None:
     control = await ctx.get(forgotten)
     ctx.require_accepted(control, "get of a current record of the scope (the control)")
     forget = await ctx.forget(forgotten)
-    ctx.require(forget.ok, "forget of a current record failed", forget)
+    ctx.require(envelopes.ok(forget), "forget of a current record failed", forget)
     unknown = await ctx.get(unknown_target(ctx, GET))
     cases = {
         "another scope's record": await ctx.get(await ctx.accepted(identity=foreign)),
@@ -151,14 +152,15 @@ async def get_not_found_tells_nothing(ctx: CheckContext) -> None:
     }
     ctx.expect(
         "SCOPE-004",
-        unknown.code == NOT_FOUND,
+        envelopes.code(unknown) == NOT_FOUND,
         expected=f"get of an unknown id: {NOT_FOUND}",
         observed=unknown,
     )
     for case, answer in cases.items():
         ctx.expect(
             "SCOPE-004",
-            answer.code == NOT_FOUND and _without_audit(answer) == _without_audit(unknown),
+            envelopes.code(answer) == NOT_FOUND
+            and _without_audit(answer) == _without_audit(unknown),
             expected=f"get of {case}: the answer to an unknown id, {_without_audit(unknown)}",
             observed=_without_audit(answer),
         )
@@ -174,7 +176,7 @@ async def fresh_scope_is_empty(ctx: CheckContext) -> None:
         answer = await ctx.search(query, identity=fresh)
         ctx.expect(
             "SCOPE-007",
-            answer.ok and answer.value.get("records") == [],
+            envelopes.ok(answer) and envelopes.value(answer).get("records") == [],
             expected=f"search {query!r} in a scope never used: ok with no records",
             observed=answer,
         )
@@ -217,7 +219,7 @@ async def scope_members_share_memory(ctx: CheckContext) -> None:
     for step, answer in answers.items():
         ctx.expect(
             "SCOPE-008",
-            answer.ok,
+            envelopes.ok(answer),
             expected=f"another principal's {step} of the owner's memory succeeds",
             observed=answer,
         )
@@ -232,7 +234,7 @@ ROUNDS = 2
 def _ranking(answer: Observation) -> dict[str, Any]:
     """What SCOPE-009 compares of a search answer (not its issued_at or digests, which may
     carry the time): each packet's record, score and rank, candidate_count and the cursor."""
-    value = answer.value
+    value = envelopes.value(answer)
     return {
         "records": [
             {field: packet.get(field) for field in ("record", "score", "rank")}
@@ -264,15 +266,19 @@ async def scopes_are_independent(ctx: CheckContext) -> None:
         await ctx.accepted(f"{COMMON_WORD} {text}")
     query = f"{first} {second}"
     before = await ctx.search(query, limit=2)
-    ctx.require(bool(before.ok and before.value.get("records")), "search answers no record", before)
+    ctx.require(
+        bool(envelopes.ok(before) and envelopes.value(before).get("records")),
+        "search answers no record",
+        before,
+    )
     await _crowd(ctx, words)
     after = await ctx.search(query, limit=2)
     ctx.expect(
         "SCOPE-009",
-        after.ok and _ranking(after) == _ranking(before),
+        envelopes.ok(after) and _ranking(after) == _ranking(before),
         expected="the same answer as before other scopes held records of the same words: "
         f"{_ranking(before)}",
-        observed=_ranking(after) if after.ok else after,
+        observed=_ranking(after) if envelopes.ok(after) else after,
     )
     await _expect_own_counters(ctx)
 
@@ -283,12 +289,12 @@ async def _counters(ctx: CheckContext, identity: Identity, between: Any) -> list
     seen = []
     for _ in range(ROUNDS):
         captured = await ctx.capture(identity=identity)
-        ctx.require(captured.ok, "capture failed", captured)
-        seen.append(captured.value.get("cursor"))
+        ctx.require(envelopes.ok(captured), "capture failed", captured)
+        seen.append(envelopes.value(captured).get("cursor"))
         await between()
-        admitted = await ctx.admit(captured.value.get("candidate_id"), identity=identity)
-        ctx.require(admitted.ok, "admission failed", admitted)
-        seen.append(admitted.value.get("outcome", {}).get("cursor"))
+        admitted = await ctx.admit(envelopes.value(captured).get("candidate_id"), identity=identity)
+        ctx.require(envelopes.ok(admitted), "admission failed", admitted)
+        seen.append(envelopes.value(admitted).get("outcome", {}).get("cursor"))
         await between()
     return seen
 

@@ -13,6 +13,7 @@ from itertools import pairwise
 from typing import Any, TypeGuard
 
 from engram_conformance.spec.engram_memory import digest
+from engram_conformance.strategies.engram_memory import envelopes
 
 from ...observation import Observation
 from .answers import (
@@ -69,17 +70,17 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
     await ctx.pending(f"pending {term}")
     if WITHDRAW in ctx.claimed_tools:
         withdrawn = await ctx.withdraw(await ctx.pending(f"withdrawn {term}"))
-        ctx.require(withdrawn.ok, "withdraw of a pending candidate failed", withdrawn)
+        ctx.require(envelopes.ok(withdrawn), "withdraw of a pending candidate failed", withdrawn)
     if ctx.policy.rejects_secrets:
         decided = await ctx.admit(await ctx.pending(f"rejected {term} {CREDENTIAL}"))
-        outcome = decided.value.get("outcome", {})
+        outcome = envelopes.value(decided).get("outcome", {})
         if outcome.get("status") == "accepted":  # PRIV-006 judges that; here it is just current
             visible.add(outcome.get("record_id"))
     forgotten = None
     if FORGET in ctx.claimed_tools:
         forgotten = await ctx.accepted(f"forgotten {term}")
         tombstoned = await ctx.forget(forgotten)
-        ctx.require(tombstoned.ok, "forget of a current record failed", tombstoned)
+        ctx.require(envelopes.ok(tombstoned), "forget of a current record failed", tombstoned)
     found = ids(await searched(ctx, term, limit=50))
     ctx.require(current in found, "search did not find the current record", found)
     ctx.expect(
@@ -94,7 +95,7 @@ async def only_current_records_are_revealed(ctx: CheckContext) -> None:
         answer = await ctx.get(forgotten)
         ctx.expect(
             "SEARCH-001",
-            answer.code == "NOT_FOUND",
+            envelopes.code(answer) == "NOT_FOUND",
             expected="get of a forgotten record: NOT_FOUND",
             observed=answer,
         )
@@ -179,11 +180,11 @@ async def search_answers_carry_receipt_and_digest(ctx: CheckContext) -> None:
     await accept_all(ctx, [f"receipt {term} {n}" for n in range(3)])
     first = await searched(ctx, term, limit=2)
     answers = [first, await searched(ctx, ctx.unique("nothing"))]
-    cursor = first.value.get("next_page_cursor")
+    cursor = envelopes.value(first).get("next_page_cursor")
     if isinstance(cursor, str):
         answers.append(await searched(ctx, term, limit=2, page_cursor=cursor))
     for answer in answers:
-        value = answer.value
+        value = envelopes.value(answer)
         receipt = value.get("rank_receipt")
         missing = [
             f for f in RANK_RECEIPT_FIELDS if not isinstance(receipt, dict) or f not in receipt
@@ -209,7 +210,7 @@ async def record_digest_covers_the_record(ctx: CheckContext) -> None:
     term = ctx.unique("digest")
     record_ids = await accept_all(ctx, [f"digest {term} {n}" for n in range(2)])
     answers = [*packets(await searched(ctx, term))]
-    answers += [(await read(ctx, record_id)).value for record_id in record_ids]
+    answers += [envelopes.value(await read(ctx, record_id)) for record_id in record_ids]
     whole = [record_of(p) for p in answers if p.get("redacted_fields") == []]
     if not whole and ctx.policy.redacted_fields:
         ctx.not_applicable(
@@ -239,8 +240,9 @@ async def record_ids_match_the_pattern(ctx: CheckContext) -> None:
     seen += [("search", record_id) for record_id in ids(await searched(ctx, term))]
     for record_id in admitted:
         answer = await ctx.get(record_id)
-        if answer.ok:  # an id off the pattern cannot be read back: its admission fails below
-            seen.append(("get", record_of(answer.value).get("record_id")))
+        # an id off the pattern cannot be read back: its admission fails below
+        if envelopes.ok(answer):
+            seen.append(("get", record_of(envelopes.value(answer)).get("record_id")))
     for tool, record_id in seen:
         ctx.expect(
             "SEARCH-008",
@@ -257,7 +259,9 @@ async def search_without_match_answers_an_empty_page(ctx: CheckContext) -> None:
     answer = await ctx.search(ctx.unique("absent"))
     ctx.expect(
         "SEARCH-009",
-        answer.ok and answer.value.get("records") == [] and "rank_receipt" in answer.value,
+        envelopes.ok(answer)
+        and envelopes.value(answer).get("records") == []
+        and "rank_receipt" in envelopes.value(answer),
         expected="ok true with records [] and a rank_receipt",
         observed=answer,
     )
@@ -280,7 +284,7 @@ async def semantic_ranking_is_never_silently_dropped(ctx: CheckContext) -> None:
     ctx.require_accepted(control, "the search asking for lexical ranking only (the control)")
     policy = {**LEXICAL, "minimum_channels": "lexical_and_semantic"}
     answer = await ctx.search(term, capability_policy=policy)
-    if answer.ok:
+    if envelopes.ok(answer):
         ctx.expect(
             "SEARCH-010",
             ctx.policy.semantic_channel,
@@ -290,14 +294,14 @@ async def semantic_ranking_is_never_silently_dropped(ctx: CheckContext) -> None:
         return
     ctx.expect(
         "SEARCH-010",
-        answer.outcome == "result" and (answer.envelope or {}).get("ok") is False,
+        answer.outcome == "result" and (envelopes.envelope(answer) or {}).get("ok") is False,
         expected="an error envelope, or a semantic result",
         observed=answer,
     )
-    error = (answer.envelope or {}).get("error") or {}
+    error = (envelopes.envelope(answer) or {}).get("error") or {}
     ctx.expect(
         "SEARCH-017",
-        answer.code == "RANKING_UNAVAILABLE" and error.get("retriable") is True,
+        envelopes.code(answer) == "RANKING_UNAVAILABLE" and error.get("retriable") is True,
         expected="RANKING_UNAVAILABLE with retriable true",
         observed=answer,
     )
@@ -312,11 +316,11 @@ async def network_allow_grants_nothing(ctx: CheckContext) -> None:
     allowed = await ctx.search(term, capability_policy={**LEXICAL, "network": "allow"})
     ctx.expect(
         "SEARCH-011",
-        allowed.ok and Counter(ids(allowed)) == Counter(forbidden),
+        envelopes.ok(allowed) and Counter(ids(allowed)) == Counter(forbidden),
         expected=f"network allow answers the records {sorted(forbidden)}, as network forbid does",
-        observed=ids(allowed) if allowed.ok else allowed,
+        observed=ids(allowed) if envelopes.ok(allowed) else allowed,
     )
-    if allowed.ok:
+    if envelopes.ok(allowed):
         ctx.expect(
             "SEARCH-004",
             ids(allowed) == forbidden,
@@ -344,10 +348,10 @@ async def pages_are_cut_to_the_byte_budget(ctx: CheckContext) -> None:
         allowed = budget or DEFAULT_MAX_PACKET_BYTES
         page = await searched(ctx, term, **arguments)
         _within(ctx, page, allowed)
-        if size(whole.value) <= allowed:
+        if size(envelopes.value(whole)) <= allowed:
             continue
         cut = ids(page)
-        cursor = page.value.get("next_page_cursor")
+        cursor = envelopes.value(page).get("next_page_cursor")
         ctx.expect(
             "SEARCH-012",
             len(cut) < len(ordered) and isinstance(cursor, str),
@@ -368,9 +372,9 @@ async def pages_are_cut_to_the_byte_budget(ctx: CheckContext) -> None:
 def _within(ctx: CheckContext, page: Observation, budget: int) -> None:
     ctx.expect(
         "SEARCH-012",
-        size(page.value) <= budget,
+        size(envelopes.value(page)) <= budget,
         expected=f"an output value of at most {budget} JCS bytes",
-        observed=f"{size(page.value)} bytes",
+        observed=f"{size(envelopes.value(page))} bytes",
     )
 
 
@@ -385,7 +389,7 @@ async def records_beyond_the_budget_are_refused(ctx: CheckContext) -> None:
     _refused(ctx, "SEARCH-013", size(whole[0]), refused, "RESULT_TOO_LARGE")
     full = await read(ctx, record_id)
     refused = await ctx.get(record_id, max_packet_bytes=MIN_PACKET_BYTES)
-    _refused(ctx, "SEARCH-014", size(full.value), refused, "PROJECTION_OVERSIZED")
+    _refused(ctx, "SEARCH-014", size(envelopes.value(full)), refused, "PROJECTION_OVERSIZED")
 
 
 @check(rules=("SCHEMA-015",), tools=(GET, CAPTURE, ADMIT))
@@ -395,17 +399,17 @@ async def get_budget_defaults_to_65536_bytes(ctx: CheckContext) -> None:
     text = f"large {ctx.unique('large')} "
     record_id = await ctx.accepted(text + "x" * (TEXT_MAX_BYTES - len(text)))
     whole = await ctx.get(record_id, max_packet_bytes=MAX_PACKET_BYTES)
-    ctx.require(whole.ok, "get with the largest budget failed", whole)
-    if size(whole.value) <= DEFAULT_PACKET_BYTES:
+    ctx.require(envelopes.ok(whole), "get with the largest budget failed", whole)
+    if size(envelopes.value(whole)) <= DEFAULT_PACKET_BYTES:
         ctx.require(bool(ctx.policy.redacted_fields), "a 65 KB record came back small", whole)
         ctx.not_applicable("SCHEMA-015", "redaction leaves the packet within 65,536 bytes")
         return
     default = await ctx.get(record_id)
     ctx.expect(
         "SCHEMA-015",
-        default.code == "PROJECTION_OVERSIZED",
+        envelopes.code(default) == "PROJECTION_OVERSIZED",
         expected=f"PROJECTION_OVERSIZED without max_packet_bytes (65,536 by default) for a "
-        f"packet of {size(whole.value)} bytes",
+        f"packet of {size(envelopes.value(whole))} bytes",
         observed=default,
     )
 
@@ -426,7 +430,7 @@ def _refused(
         return
     ctx.expect(
         rule,
-        answer.code == code,
+        envelopes.code(answer) == code,
         expected=f"{code} at max_packet_bytes 4096 for a packet of {packet_size} bytes",
         observed=answer,
     )
@@ -441,7 +445,7 @@ async def limit_caps_the_page(ctx: CheckContext) -> None:
     default = await searched(ctx, term)
     shown = (
         f"{len(packets(default))} records, "
-        f"next_page_cursor {default.value.get('next_page_cursor')!r}"
+        f"next_page_cursor {envelopes.value(default).get('next_page_cursor')!r}"
     )
     ctx.expect(
         "SEARCH-015",
@@ -451,7 +455,7 @@ async def limit_caps_the_page(ctx: CheckContext) -> None:
     )
     ctx.expect(
         "SEARCH-012",
-        len(packets(default)) == DEFAULT_LIMIT and "next_page_cursor" in default.value,
+        len(packets(default)) == DEFAULT_LIMIT and "next_page_cursor" in envelopes.value(default),
         expected=f"limit omitted: the page filled with {DEFAULT_LIMIT} of the 12 small records, "
         "and a next_page_cursor",
         observed=shown,
@@ -503,7 +507,7 @@ async def search_and_get_are_read_only(ctx: CheckContext) -> None:
         observed={"fields changed": _changed(first_get, second_get)},
     )
     admitted = await ctx.admit(candidate)
-    status = admitted.value.get("outcome", {}).get("status")
+    status = envelopes.value(admitted).get("outcome", {}).get("status")
     ctx.expect(
         "SEARCH-016",
         status in DECISIONS,
@@ -518,7 +522,9 @@ async def _reads(
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The records a search for ``term`` answers, and the record get answers for ``record_id``."""
     found = await searched(ctx, term)
-    return [record_of(p) for p in packets(found)], record_of((await read(ctx, record_id)).value)
+    return [record_of(p) for p in packets(found)], record_of(
+        envelopes.value(await read(ctx, record_id))
+    )
 
 
 def _by_id(record: dict[str, Any]) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engram_conformance.strategies.engram_memory import envelopes
+
 from ...observation import Observation
 from ..host import ABSENT
 from . import context_cases
@@ -51,25 +53,25 @@ async def tools_claim_authorizes_each_tool_on_its_own(ctx: CheckContext) -> None
             what = f"{tool} with {case}"
             ctx.expect(
                 "HOST-011",
-                not observed.ok,
+                not envelopes.ok(observed),
                 expected=f"{what}: never served (refused, not ok true)",
                 observed=observed,
             )
             ctx.expect(
                 "HOST-008",
-                observed.code == UNKNOWN_TOOL and observed.answer() == unknown.answer(),
+                envelopes.code(observed) == UNKNOWN_TOOL and observed.answer() == unknown.answer(),
                 expected=f"{what}: {UNKNOWN_TOOL}, the answer to a tool that does not exist "
                 f"({unknown.summary()})",
                 observed=observed,
             )
-            if observed.ok:  # served: the target has changed
+            if envelopes.ok(observed):  # served: the target has changed
                 sent = await subject(ctx, tool)
         alone = await send(ctx, tool, sent, claims(ctx, tool, sent, tools=[tool]))
         ctx.expect(
             "HOST-011",
-            alone.outcome == "result" and alone.code == control.code,
+            alone.outcome == "result" and envelopes.code(alone) == envelopes.code(control),
             expected=f"{tool} served when the tools claim enables it alone, as with every tool "
-            f"enabled ({control.code or 'ok'})",
+            f"enabled ({envelopes.code(control) or 'ok'})",
             observed=alone,
         )
 

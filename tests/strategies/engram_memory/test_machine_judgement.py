@@ -40,12 +40,16 @@ DIGEST = "sha256:" + "0" * 64
 
 @dataclass
 class Answer:
+    """A result whose structured content is the envelope these fields make."""
+
     ok: bool
     value: dict[str, Any] = field(default_factory=dict)
     code: str | int | None = None
+    outcome = "result"
+    error_code = None
 
     @property
-    def envelope(self) -> dict[str, Any] | None:
+    def structured(self) -> dict[str, Any]:
         if self.ok:
             return {"ok": True, "output": {"schema_version": 1, "value": self.value}}
         return {"ok": False, "error": {"code": self.code, "message": "m", "retriable": False}}
