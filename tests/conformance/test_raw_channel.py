@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from engram_conformance.conformance.engram_memory.signed_meta import ContextSign
 from engram_conformance.conformance.exceptions import ServerFault
 from engram_conformance.conformance.observation import Observation
 from engram_conformance.conformance.session import Session
+from engram_conformance.conformance.targets import raw_channel
 from engram_conformance.conformance.targets.descriptor import TargetDescriptor
 from engram_conformance.conformance.targets.json_text import infinities_named, json_text, sdk_writes
 from engram_conformance.conformance.targets.launch import LaunchedTarget, Workspace
@@ -29,7 +31,10 @@ from engram_conformance.reports.document import load as load_report
 from engram_conformance.spec.engram_memory import load
 from engram_conformance.strategies.engram_memory import envelopes
 
+from ..mutants.caught import assert_caught
+from ..mutants.described import planted, run_described
 from ..mutants.engram_memory.base import ServiceProxy
+from ..mutants.engram_memory.catalog.framing import STDIO
 from .inprocess import run_against
 from .test_binding_adapters import ENV_BOUND, carried
 
@@ -229,3 +234,44 @@ def test_an_infinite_number_read_as_zero_is_caught(tmp_path: Path) -> None:
     shown = [call.arguments for failure in rule.failures for call in failure.calls]
     assert any(at(arguments, "payload", "valid_time", "t") == "-Infinity" for arguments in shown)
     assert any(at(arguments, "payload", "primary_event", "at") == "Infinity" for arguments in shown)
+
+
+def test_requests_left_unanswered_are_waited_for_once_per_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that never answers a request with a bad id (four of them) gets the same verdict,
+    and costs one time-out per run of the check, not one per request: each probe hands over
+    as soon as the ping sent after it is answered, and the check waits for the four at once,
+    in the run and again in its re-check (the re-check's time is that one wait too). Here,
+    not among the mutants' tests: it is about the harness's waiting, and kills nothing new."""
+    probes: list[tuple[raw_channel.Probe, bool]] = []  # and whether it came back in time
+    waits: list[tuple[int, float]] = []
+    probe, settle = raw_channel._Stdio.probe, raw_channel._Stdio.settle
+
+    async def probing(self: Any, *arguments: Any) -> raw_channel.Probe:
+        sent = await probe(self, *arguments)
+        probes.append((sent, time.monotonic() < sent.deadline))
+        return sent
+
+    async def settling(self: Any, sent: list[raw_channel.Probe]) -> None:
+        outstanding = sum(1 for one in sent if not one.settled)
+        started = time.monotonic()
+        await settle(self, sent)
+        waits.append((outstanding, time.monotonic() - started))
+
+    monkeypatch.setattr(raw_channel._Stdio, "probe", probing)
+    monkeypatch.setattr(raw_channel._Stdio, "settle", settling)
+    timeout_s = 3.0
+    server = planted("engram_memory.framing", "drops-bad-ids")
+    found = run_described(tmp_path, server, "HOST-025", mutant="drops-bad-ids", call_timeout_s=3)
+    assert_caught(found, STDIO["drops-bad-ids"][1])
+    assert [outstanding for outstanding, _ in waits] == [4, 4]  # the run, then its re-check
+    # one time-out each, not one per request (four would be 12 s), whatever the machine's load
+    assert all(seconds < 2 * timeout_s for _, seconds in waits)
+    unanswered = [(one, early) for one, early in probes if one.answer is None]
+    assert len(unanswered) == 8  # four in the run, four in its re-check
+    # each handed over once the ping after it was answered, before its time-out ran out
+    assert all(one.ping_ms is not None and early for one, early in unanswered)
+    failures = found["HOST-025"].failures
+    assert len(failures) == 4
+    assert all("a ping sent right after it was answered" in f.observed for f in failures)

@@ -127,6 +127,14 @@ CONTRACT = replace(
 )
 
 
+#: the width asked for side by side (the default is one at a time: ``side_by_side.WIDTH``)
+SIDE_BY_SIDE = 8
+
+
+def test_checks_run_one_after_another_unless_a_width_is_asked_for() -> None:
+    assert RunOptions().width == 1
+
+
 def run_checks(**options: Any) -> RunResult:
     target = InProcessTarget("toy-in-process", lambda: toy_server)
     host = CONTRACT.host(SPEC, "side")
@@ -139,19 +147,19 @@ def verdicts(result: RunResult) -> dict[str, str]:
 
 
 def test_checks_run_side_by_side_the_waiting_ones_first(log: Log) -> None:
-    result = run_checks()
+    result = run_checks(width=SIDE_BY_SIDE)
     assert verdicts(result) == dict.fromkeys(SPEC.rules, "pass")
     assert log.began[0] == "waits_for_a_window"  # registered last, started first
 
 
 def test_a_check_that_needs_the_server_alone_runs_with_nothing_in_flight(log: Log) -> None:
-    result = run_checks()
+    result = run_checks(width=SIDE_BY_SIDE)
     assert log.beside["needs_the_server_alone"] == [set()]
     assert result.verdicts["TOY-003"].verdict == "pass"
 
 
 def test_a_check_that_decided_nothing_beside_others_runs_again_alone(log: Log) -> None:
-    result = run_checks()
+    result = run_checks(width=SIDE_BY_SIDE)
     runs = log.beside["undecided_beside_others"]
     assert len(runs) == 2 and runs[1] == set()
     assert result.verdicts["TOY-004"].verdict == "pass"
