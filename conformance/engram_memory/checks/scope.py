@@ -166,9 +166,12 @@ async def get_not_found_tells_nothing(ctx: CheckContext) -> None:
         )
 
 
-@check(rules=("SCOPE-007",), tools=(SEARCH, CAPTURE, ADMIT))
+@check(rules=("SCOPE-007",), tools=(SEARCH, CAPTURE, ADMIT), alone=True)
 async def fresh_scope_is_empty(ctx: CheckContext) -> None:
-    """A record exists elsewhere (in the check's own scope) with the word searched for."""
+    """A record exists elsewhere (in the check's own scope) with the word searched for.
+
+    Alone, as records_stay_in_their_scope: a server that fills an empty search with the scope
+    that wrote last answers the check's record only when no other check writes in between."""
     token = ctx.unique("elsewhere")
     await visible_record(ctx, token)
     fresh = ctx.new_identity("fresh")

@@ -8,14 +8,16 @@ worker thread, before the reference or instead of it). Each changes one service,
 leaks into the next run. The seams more than one catalogue narrows are here too: an argument
 rewritten (``Rewrites``) or not read (``Ignores``), a save rekeyed (``KeysDrafts``), the
 context's listing replaced (``ListsRecent``). ``mem_caught`` is the ``Caught`` of a mem
-catalogue's entry.
+catalogue's entry. What a mutant learns of a call on its way in and reads later in that call
+(in ``answered``, or in the service's worker thread) is a ``PerCall`` attribute.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import anyio
 import mcp_types as types
@@ -25,6 +27,8 @@ from engram_conformance.reference_impl.mem.service import Answer, MemService
 from engram_conformance.reference_impl.mem.store import Observation, Store
 
 from ..caught import Caught
+
+T = TypeVar("T")
 
 #: the reference's reach of mem_context's observations: the project's, and every personal one
 PROJECT_AND_PERSONAL = "project = ?1 OR scope = 'personal'"
@@ -36,6 +40,27 @@ def mem_caught(
     """What a mutant of the mem reference breaks (and leaves ``undecided``; each failure of a
     rule of ``about`` expecting something that contains its text)."""
     return Caught(rules, undecided, about=about or {}, contract="mem")
+
+
+class PerCall(Generic[T]):
+    """An attribute of a mutant that each tool call sets for itself and reads back later in the
+    same call, kept in a context variable: the call's task has its own value, and so has the
+    worker thread its service runs in (anyio copies the context into it). A plain attribute is
+    overwritten by another call in flight beside it (checks side by side, issue 25), and the
+    mutant's bug would then follow the order of the calls, which the bug it stands for does not.
+    """
+
+    def __init__(self, default: T) -> None:
+        self.default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.value: ContextVar[T] = ContextVar(f"{owner.__name__}.{name}")
+
+    def __get__(self, mutant: object, owner: type | None = None) -> T:
+        return self.value.get(self.default)
+
+    def __set__(self, mutant: object, value: T) -> None:
+        self.value.set(value)
 
 
 class CallMutant(Handlers):

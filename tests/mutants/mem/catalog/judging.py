@@ -8,8 +8,9 @@ Each rewrites the reference's mem_judge or mem_save calls (``CallMutant``) or it
 
 from __future__ import annotations
 
-import itertools
+import json
 import re
+from collections import Counter
 from typing import Any
 
 import mcp_types as types
@@ -83,14 +84,19 @@ class UnknownIdJudged(JudgeAnswers):
 
 
 class VerdictsChange(JudgeAnswers):
-    """mem_judge's verdicts change from one call to the next (a judge sampled each time)."""
+    """mem_judge's verdicts on one question change from one asking to the next (a judge sampled
+    each time): every second asking of the same arguments swaps them. Counted per question, not
+    per call, so that another check's judgments in between (checks side by side) do not make
+    two askings alike."""
 
     def __init__(self, service: Any) -> None:
         super().__init__(service)
-        self.answers = itertools.count()
+        self.asked: Counter[str] = Counter()
 
     def judged(self, arguments: dict[str, Any], result: types.CallToolResult) -> Any:
-        if result.is_error or next(self.answers) % 2 == 0:
+        question = json.dumps(arguments, sort_keys=True)
+        self.asked[question] += 1
+        if result.is_error or self.asked[question] % 2 == 1:
             return result
         text = _VERDICT_LINE.sub(lambda line: line[1] + _SWAPPED[line[2]], text_of(result))
         return answering(result, text)

@@ -12,7 +12,15 @@ from engram_conformance.reference_impl.mem.server import Handlers
 from engram_conformance.reference_impl.mem.service import MemService
 
 from ...caught import Caught
-from ..seams import CallMutant, Ignores, ServiceMutant, answering, mem_caught, text_of
+from ..seams import (
+    CallMutant,
+    Ignores,
+    PerCall,
+    ServiceMutant,
+    answering,
+    mem_caught,
+    text_of,
+)
 from .sessions import EmptyContextIsAnError
 
 CONTEXT = "mem_context"
@@ -47,7 +55,7 @@ class RecutsContext(CallMutant):
     """The reference's context with the most bytes, cut by ``cut`` to the max_bytes asked."""
 
     #: the max_bytes of the context call under way (``None``: left to the reference)
-    asked: int | None = None
+    asked: PerCall[int | None] = PerCall(None)
 
     def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         budget = arguments.get("max_bytes")

@@ -23,6 +23,7 @@ from ...caught import Caught
 from ..seams import (
     CallMutant,
     Ignores,
+    PerCall,
     Rewrites,
     ServiceMutant,
     SlowerThanLinear,
@@ -122,11 +123,9 @@ class InnerQuoteBreaksSearch(CallMutant):
 
 class RemembersArguments(ServiceMutant):
     """The reference over a patched service, each tool call's arguments kept
-    (``self.arguments``) for the mutated store to read."""
+    (``self.arguments``, the call's own) for the mutated store to read."""
 
-    def __init__(self, service: MemService) -> None:
-        super().__init__(service)
-        self.arguments: dict[str, Any] = {}
+    arguments: PerCall[dict[str, Any]] = PerCall({})
 
     async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Any:
         self.arguments = dict(params.arguments or {})

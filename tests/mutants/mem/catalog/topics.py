@@ -20,7 +20,15 @@ from engram_conformance.reference_impl.mem.service import MemService
 from engram_conformance.reference_impl.mem.store import Observation
 
 from ...caught import Caught
-from ..seams import CallMutant, KeysDrafts, ServiceMutant, answering, mem_caught, text_of
+from ..seams import (
+    CallMutant,
+    KeysDrafts,
+    PerCall,
+    ServiceMutant,
+    answering,
+    mem_caught,
+    text_of,
+)
 
 SAVE, GET, SUGGEST = "mem_save", "mem_get_observation", "mem_suggest_topic_key"
 #: the families seed 003 names (and the reference's ``session``)
@@ -127,7 +135,7 @@ class UpsertKeepsTitle(RevisesTopics):
 class KeysMatchedAsGiven(CallMutant, KeysDrafts):
     """topic_key is only trimmed, not lowercased nor its spaces joined, before matching."""
 
-    given_key: str | None = None
+    given_key: PerCall[str | None] = PerCall(None)
 
     def sent(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         key = arguments.get("topic_key")
