@@ -7,7 +7,9 @@ Prints figures, side by side in one sitting.
    limit, the transcript, the output-schema check and every per-call check of the contract)
    one call at a time, then ``--width`` calls at a time, and the SDK client ``--width`` at a
    time (what the server itself can take). Each is a number of calls per second and its ratio
-   to the floor (targets: sequential at least 0.9, concurrent at least 2).
+   to the floor (targets: sequential at least 0.9, concurrent at least 2), with the CPU a call
+   took in the client and the server together, and the rate that CPU allows at most on this
+   machine's cores, busy every moment (cores / CPU a call).
 2. **Runs**: ``engram-conformance run --reference --contract C`` ``--runs`` times for each
    contract, each in a fresh report folder, and as many by the kit of another checkout
    (``--before PATH/.venv/bin/engram-conformance``), the two taking turns: the wall time of the
@@ -51,22 +53,57 @@ WARM_UP_CALLS = 20
 Call = Callable[[], Awaitable[Any]]
 
 
-async def calls_per_second(call: Call, calls: int, width: int = 1) -> float:
-    """``calls`` calls of ``call``, ``width`` at a time, per second of wall time."""
+@dataclass(frozen=True)
+class Rate:
+    """Calls per second of wall time, and the CPU each call took in this process (the client)
+    and the server it started, together."""
+
+    calls_per_s: float
+    cpu_ms_per_call: float
+
+
+def tree_cpu_s() -> float:
+    """The CPU seconds of this process and of every live process below it (Linux ``/proc``):
+    the client and the server it started."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    total = own.ru_utime + own.ru_stime
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended while read
+        pid = int(stat.parent.name)
+        parents[pid], ticks[pid] = int(fields[1]), int(fields[11]) + int(fields[12])
+    below, found = {os.getpid()}, True
+    while found:
+        found = False
+        for pid, parent in parents.items():
+            if parent in below and pid not in below:
+                below.add(pid)
+                found = True
+    below.discard(os.getpid())
+    return total + sum(ticks[pid] for pid in below) / os.sysconf("SC_CLK_TCK")
+
+
+async def calls_per_second(call: Call, calls: int, width: int = 1) -> Rate:
+    """``calls`` calls of ``call``, ``width`` at a time: per second of wall time, and their CPU."""
 
     async def worker(count: int) -> None:
         for _ in range(count):
             await call()
 
     each = calls // width
-    started = time.perf_counter()
+    cpu, started = tree_cpu_s(), time.perf_counter()
     async with anyio.create_task_group() as group:
         for _ in range(width):
             group.start_soon(worker, each)
-    return each * width / (time.perf_counter() - started)
+    wall, cpu = time.perf_counter() - started, tree_cpu_s() - cpu
+    return Rate(each * width / wall, 1000 * cpu / (each * width))
 
 
-async def call_rates(calls: int, width: int) -> dict[str, float]:
+async def call_rates(calls: int, width: int) -> dict[str, Rate]:
     prepared = prepare(RunRequest(target=reference_descriptor("mem"), contract="mem"))
     contract, spec, descriptor = prepared.contract, prepared.spec, prepared.descriptor
     host = contract.host(spec, "bench")
@@ -187,9 +224,17 @@ def main() -> None:
     if options.calls:
         rates = anyio.run(call_rates, options.calls, options.width)
         floor = next(iter(rates.values()))
-        print(f"{'mem_stats against the mem reference over stdio':52} {'calls/s':>8}  of the floor")
+        cores = len(os.sched_getaffinity(0))
+        print(
+            f"{'mem_stats against the mem reference over stdio':52} {'calls/s':>8}  of the floor"
+            f"  CPU ms a call  at most on {cores} cores"
+        )
         for name, rate in rates.items():
-            print(f"{name:52} {rate:8.0f}  {rate / floor:5.2f}")
+            bound = cores * 1000 / rate.cpu_ms_per_call
+            print(
+                f"{name:52} {rate.calls_per_s:8.0f}  {rate.calls_per_s / floor.calls_per_s:5.2f}"
+                f"  {rate.cpu_ms_per_call:13.2f}  {bound:6.0f} ({bound / floor.calls_per_s:.2f})"
+            )
     kits = [Kit("this", EXECUTABLE, Path(__file__).resolve().parents[1])]
     if options.before is not None:
         before = options.before.absolute()
