@@ -16,13 +16,13 @@ import anyio
 
 T = TypeVar("T")
 
-#: How many checks a run makes at once unless told (``RunOptions.width``): one. Side by side
-#: (``--width 8`` halves the quick profile against the references) a server's bugs that depend
-#: on the order of its calls can hide: one that answers from the last call it took, or the
-#: scope that wrote last, is caught by a check alone and missed when another check's calls
-#: come in between (five mutants of the kill matrix were missed so, issue 25). A gate keeps
-#: every check's power by default; speed is asked for.
-WIDTH = 1
+#: How many checks a run makes at once unless told (``RunOptions.width``; ``--width 1``: one
+#: after another). A server's bugs that follow the order of its calls (a search filled with
+#: the records of the scope that wrote last) show only when no other check's calls come in
+#: between: the checks that look for them say ``alone`` in the registry and run so. A full run
+#: of the kill matrix side by side kills every mutant with the rules it kills one at a time
+#: (issue 25).
+WIDTH = 8
 
 
 async def side_by_side(

@@ -127,12 +127,12 @@ CONTRACT = replace(
 )
 
 
-#: the width asked for side by side (the default is one at a time: ``side_by_side.WIDTH``)
+#: the width asked for side by side (the default's: ``side_by_side.WIDTH``)
 SIDE_BY_SIDE = 8
 
 
-def test_checks_run_one_after_another_unless_a_width_is_asked_for() -> None:
-    assert RunOptions().width == 1
+def test_checks_run_side_by_side_unless_one_at_a_time_is_asked_for() -> None:
+    assert RunOptions().width == SIDE_BY_SIDE
 
 
 def run_checks(**options: Any) -> RunResult:
