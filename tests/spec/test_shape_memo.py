@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from engram_conformance.spec.engram_memory import Spec, SpecFileError, _shape
-from engram_conformance.spec.mem import MemSpec
 from engram_conformance.spec.mem import PACKAGED_ROOT as MEM_ROOT
+from engram_conformance.spec.mem import MemSpec
 
 from ..conftest import copy_spec_folder
 
