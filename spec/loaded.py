@@ -104,8 +104,9 @@ def _clean_marker(spec_type: type[LoadedSpec], documents: Documents) -> Path | N
     source of the modules that read them and check their shape, and the version of jsonschema
     (any change to one is a new name, so checked afresh). None where there is no user cache
     folder (no home): then the shape is checked every time."""
-    try:
-        folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    try:  # a relative XDG_CACHE_HOME is to be ignored (XDG Base Directory Specification)
+        folder = Path(cache) if Path(cache).is_absolute() else Path.home() / ".cache"
     except RuntimeError:
         return None
     digest = hashlib.sha256(json.dumps(documents.by_path).encode())
