@@ -51,7 +51,7 @@ async def stdio_streams(stdin: BinaryIO, stdout: BinaryIO) -> AsyncIterator[Stre
     write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     answers = write_send.clone()  # the reader's own handle, for the errors it answers itself
     async with anyio.create_task_group() as writing:
-        writing.start_soon(_write, anyio.wrap_file(stdout), write_receive)
+        writing.start_soon(_write, stdout, write_receive)
         async with anyio.create_task_group() as reading:
             reading.start_soon(_read, stdin, read_send, answers)
             yield read_receive, write_send
@@ -126,9 +126,9 @@ def _error(request_id: str | int | None, code: int, message: str) -> SessionMess
     return _ReadersAnswer(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
 
-async def _write(
-    stdout: anyio.AsyncFile[bytes], outgoing: MemoryObjectReceiveStream[SessionMessage]
-) -> None:
+async def _write(stdout: BinaryIO, outgoing: MemoryObjectReceiveStream[SessionMessage]) -> None:
+    """Write each message as one line, in a worker thread (a client that stops reading blocks
+    the writer, never the event loop): the write and its flush in one hand-off, not two."""
     async with outgoing:
         async for item in outgoing:
             try:
@@ -136,5 +136,9 @@ async def _write(
             except PydanticSerializationError:
                 logger.error("dropped an outgoing message that cannot be encoded as JSON")
                 continue
-            await stdout.write(line.encode("utf-8") + b"\n")
-            await stdout.flush()
+            await anyio.to_thread.run_sync(_write_line, stdout, line.encode("utf-8") + b"\n")
+
+
+def _write_line(stdout: BinaryIO, line: bytes) -> None:
+    stdout.write(line)
+    stdout.flush()

@@ -3,8 +3,13 @@ and checking its shape, the rule catalogue, tool lookup, and loading each folder
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import sys
 from collections.abc import Callable, Iterable
 from functools import cache, cached_property
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -55,10 +60,19 @@ class LoadedSpec:
 
     @classmethod
     def from_folder(cls, root: Path) -> Any:
-        """The spec of the folder ``root``; SpecFileError for its first problem of shape."""
-        documents, registry, found = cls.read_folder(root)
-        for path, pointer, message in found:
-            raise SpecFileError(Path(path), pointer, message)
+        """The spec of the folder ``root``; SpecFileError for its first problem of shape.
+
+        Checking the shape is most of a load's cost (the meta-schemas' validation, about 0.15 s),
+        and every process of a run, the kit's and each reference server's, loads a spec: a
+        shape found clean is remembered by the digest of what decides it (``_shape_digest``),
+        so that the same folder is checked once, not once per process."""
+        documents = cls.read_documents(root)
+        registry = cls.build_registry(documents)
+        clean = _clean_marker(cls, documents)
+        if clean is None or not clean.exists():
+            for path, pointer, message in cls.shape_errors(documents, registry):
+                raise SpecFileError(Path(path), pointer, message)
+            _remember(clean)
         return cls(documents, registry)  # type: ignore[call-arg]
 
     @property
@@ -82,6 +96,34 @@ class LoadedSpec:
             raise KeyError(
                 f"unknown tool {name!r}; the contract has {sorted(self.tools)}"
             ) from None
+
+
+def _clean_marker(spec_type: type[LoadedSpec], documents: Documents) -> Path | None:
+    """The file whose presence says that a folder of exactly these ``documents`` was found of
+    clean shape by this very check: its name is the SHA-256 of the documents as parsed, the
+    source of the modules that read them and check their shape, and the version of jsonschema
+    (any change to one is a new name, so checked afresh). None where there is no user cache
+    folder (no home): then the shape is checked every time."""
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    try:  # a relative XDG_CACHE_HOME is to be ignored (XDG Base Directory Specification)
+        folder = Path(cache) if Path(cache).is_absolute() else Path.home() / ".cache"
+    except RuntimeError:
+        return None
+    digest = hashlib.sha256(json.dumps(documents.by_path).encode())
+    for function in (spec_type.read_documents, spec_type.shape_errors):
+        digest.update(Path(sys.modules[function.__module__].__file__ or "").read_bytes())
+    digest.update(version("jsonschema").encode())
+    return folder / "engram-conformance" / "spec-shape" / digest.hexdigest()
+
+
+def _remember(marker: Path | None) -> None:
+    """Leave the clean ``marker`` (empty); a cache that cannot be written only costs time."""
+    if marker is not None:
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
 
 
 def folder_loader(

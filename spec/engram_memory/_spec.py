@@ -61,6 +61,7 @@ class Spec(LoadedSpec):
     documents: Documents
     registry: Registry = field(repr=False)
     _validators: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    _schemas: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @cached_property
     def tools(self) -> dict[str, Tool]:
@@ -104,8 +105,11 @@ class Spec(LoadedSpec):
         return tuple(found)
 
     def schema(self, schema_id: str) -> Any:
-        """The schema of that ``$id``, or the subschema a URI with a JSON Pointer fragment names."""
-        return self.registry.resolver().lookup(schema_id).contents
+        """The schema of that ``$id``, or the subschema a URI with a JSON Pointer fragment names
+        (looked up once: the server asks for a tool's input schema on every call)."""
+        if schema_id not in self._schemas:
+            self._schemas[schema_id] = self.registry.resolver().lookup(schema_id).contents
+        return self._schemas[schema_id]
 
     def validator(self, schema_id: str) -> Any:
         """A Draft 2020-12 validator with the spec vocabulary for the schema of that ``$id``."""

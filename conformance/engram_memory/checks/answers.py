@@ -77,7 +77,10 @@ def expect_breaches(ctx: PerCallContext, schema_id: str, value: Any, *, what: st
     constraints broken by ``value``. The per-call check's memory keeps each schema's rules for
     the run."""
     spec: Spec = ctx.spec
-    rules = ctx.memory.setdefault(("rules", schema_id), schema_rules(spec, schema_id))
+    key = ("rules", schema_id)
+    if key not in ctx.memory:  # not ``setdefault``: that would walk the schema on every call
+        ctx.memory[key] = schema_rules(spec, schema_id)
+    rules = ctx.memory[key]
     breaches = output_breaches(spec, schema_id, value)
     for rule in rules:
         broken = [str(breach) for breach in breaches if breach.rule == rule]
