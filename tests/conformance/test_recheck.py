@@ -7,7 +7,9 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import pytest
 from engram_conformance.conformance.document import build_document, write_transcripts
+from engram_conformance.conformance.engram_memory.checks import model_check
 from engram_conformance.conformance.engram_memory.checks.model_check import lifecycle_model_holds
 from engram_conformance.conformance.runner import RunOptions, RunResult
 from engram_conformance.conformance.targets.launch import InProcessTarget
@@ -79,8 +81,13 @@ def test_a_failure_that_recurs_is_confirmed_and_fails_the_gate(tmp_path: Path) -
     assert report.exit_code == 1
 
 
-def test_a_machine_failure_is_rechecked_on_its_own_example(tmp_path: Path) -> None:
-    """The lifecycle machine's finding runs again as its shrunk example, not a new search."""
+def test_a_machine_failure_is_rechecked_on_its_own_example(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lifecycle machine's finding runs again as its shrunk example, not a new search.
+    How far it was shrunk does not matter here: shrinking stops at the first example that
+    makes it no smaller."""
+    monkeypatch.setattr(model_check, "SHRINK_PATIENCE", 0)
     with checks_only(lifecycle_model_holds.__name__):
         result = run_against(
             tmp_path, service_mutant=ReplayAnswersNewCandidate, only=("IDEM-001",), profile="full"

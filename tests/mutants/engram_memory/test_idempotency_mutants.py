@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ...conformance.inprocess import run_against
+from ...strategies.engram_memory.test_machine import without_the_machine
 from ..caught import Caught, Selecting, assert_caught
 from .base import plant
 from .catalog.idempotency import AFTER_EXPIRY, MUTANTS
@@ -40,5 +41,8 @@ def test_replay_after_expiry_mutant_is_caught(
     assert_caught(result, caught)
 
 
-def test_reference_passes_the_idempotency_rules(tmp_path: Path) -> None:
+def test_reference_passes_the_idempotency_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_the_machine(monkeypatch)
     assert_caught(run_against(tmp_path, only=("IDEM",), profile="full"), Caught(()))

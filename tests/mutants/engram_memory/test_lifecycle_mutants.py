@@ -10,6 +10,7 @@ from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 
 from ...conformance.inprocess import run_against
+from ...strategies.engram_memory.test_machine import without_the_machine
 from ..caught import Caught, Selecting, all_pass, assert_caught, family_verdicts
 from .base import ServiceProxy
 from .catalog.lifecycle import MUTANTS, NEVER_EXPIRING, IgnoresExpiry
@@ -33,7 +34,10 @@ def test_records_that_never_expire_are_caught(tmp_path: Path) -> None:
     assert_caught(result, NEVER_EXPIRING)
 
 
-def test_the_reference_passes_every_lifecycle_rule(tmp_path: Path) -> None:
+def test_the_reference_passes_every_lifecycle_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without_the_machine(monkeypatch)
     result = run_against(tmp_path, only=("LIFE",), profile="full")
     assert family_verdicts(result, "LIFE") == all_pass("LIFE")
 

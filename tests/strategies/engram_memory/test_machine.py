@@ -40,6 +40,11 @@ CHECK = lifecycle_model_holds.__name__
 MAX_STEPS = 10
 #: Time enough for the search and its shrinking to end by their counts on a slow machine.
 SHRINK_SECONDS = 300.0
+#: Shrinking's patience here, below the check's own: a search stopped sooner is the same
+#: search cut short (same seed, same examples up to the stop), and the finding kept only gets
+#: smaller as shrinking goes on, so a finding within ``MAX_STEPS`` here is one under the
+#: check's own patience too.
+SHRINK_PATIENCE = 20
 
 
 class ForeignGetLeaks(ContextProxy):
@@ -91,6 +96,15 @@ def machine_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "REGISTRY", {CHECK: registry.REGISTRY[CHECK]})
 
 
+def without_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register every check but the machine's, for a test of the reference whose rules the
+    machine also decides: the machine's search of the reference (``MAX_EXAMPLES`` examples, the
+    costliest check of the full profile) is shown to hold once, by
+    ``test_the_machine_finds_nothing_in_the_reference``, not again in each family's test."""
+    checks = registry.all_checks()
+    monkeypatch.setattr(registry, "REGISTRY", {n: c for n, c in checks.items() if n != CHECK})
+
+
 def machine_failures(result: RunResult) -> dict[str, list[Any]]:
     """Rule -> the failures the machine's check recorded against it."""
     return {
@@ -121,6 +135,7 @@ def test_the_machine_finds_a_planted_bug(
     # shrinking ends by patience (a count), not by the clock: the result does not depend on
     # how fast this machine runs the steps
     monkeypatch.setattr(model_check, "MACHINE_SECONDS", SHRINK_SECONDS)
+    monkeypatch.setattr(model_check, "SHRINK_PATIENCE", SHRINK_PATIENCE)
     planted = plant(mutant, monkeypatch, tmp_path)
     result = run_against(tmp_path, only=(rule,), profile="full", **planted)
     found = machine_failures(result)

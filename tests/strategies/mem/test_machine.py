@@ -9,6 +9,8 @@ seed then found less (a rule never exercised, a longer shrunk example)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -44,25 +46,40 @@ def machine_failures(result: RunResult) -> dict[str, list[Any]]:
     }
 
 
+@pytest.fixture(scope="module")
+def run_of(tmp_path_factory: pytest.TempPathFactory) -> Callable[[type[Handlers]], RunResult]:
+    """A mutant -> the full run of the machine's rules against it, made once for this module:
+    the shrinking test's mutant is one of ``MUTANTS``, and its run (a search that ends by its
+    examples and a fixed seed) is the same in both tests."""
+
+    @cache
+    def run(mutant: type[Handlers]) -> RunResult:
+        state_dir = tmp_path_factory.mktemp(mutant.__name__)
+        return run_against(state_dir, wiring_mutant=mutant, only=RULES, profile="full")
+
+    return run
+
+
 def shrunk_steps(failure: Any) -> int:
     return int(failure.observed.split("shrunk to ")[1].split(" steps")[0])
 
 
 @pytest.mark.parametrize(("mutant", "caught"), MUTANTS, ids=[m.__name__ for m, _ in MUTANTS])
-def test_mem_model_mutant_is_caught(tmp_path: Path, mutant: type[Handlers], caught: Caught) -> None:
-    result = run_against(tmp_path, wiring_mutant=mutant, only=RULES, profile="full")
+def test_mem_model_mutant_is_caught(
+    run_of: Callable[[type[Handlers]], RunResult], mutant: type[Handlers], caught: Caught
+) -> None:
+    result = run_of(mutant)
     assert_caught(result, caught)
     found = machine_failures(result)
     assert set(found) == {rule for rule, checks in caught.reported_by.items() if CHECK in checks}
     assert all(shrunk_steps(failures[0]) <= MOST_STEPS for failures in found.values()), found
 
 
-def test_a_found_failure_is_shrunk_and_replayable(tmp_path: Path) -> None:
+def test_a_found_failure_is_shrunk_and_replayable(
+    run_of: Callable[[type[Handlers]], RunResult],
+) -> None:
     """A memory of one project found by a search of the other: a few steps."""
-    result = run_against(
-        tmp_path, wiring_mutant=OtherProjectsLeakIntoSearches, only=RULES, profile="full"
-    )
-    (failure,) = machine_failures(result)["SRCH-004"]
+    (failure,) = machine_failures(run_of(OtherProjectsLeakIntoSearches))["SRCH-004"]
     assert 1 <= shrunk_steps(failure) <= MOST_STEPS, failure.observed
     assert "does not show" in failure.expected and "mem_search" in failure.expected
     assert failure.calls, "the failing example's calls are kept"
