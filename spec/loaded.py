@@ -64,7 +64,7 @@ class LoadedSpec:
 
         Checking the shape is most of a load's cost (the meta-schemas' validation, about 0.15 s),
         and every process of a run, the kit's and each reference server's, loads a spec: a
-        shape found clean is remembered by the digest of what decides it (``_shape_digest``),
+        shape found clean is remembered by the digest of what decides it (``_clean_marker``),
         so that the same folder is checked once, not once per process."""
         documents = cls.read_documents(root)
         registry = cls.build_registry(documents)
