@@ -304,9 +304,10 @@ class _RunSteps:
             session.observers.append(self.executor.observer(ledger, during=check.id))
             context = self.executor.context(check, ledger, session, None, self.budget_ends_at)
             fault = await self.executor.run_one(check, context, ledger)
-            if fault or context.unanswered is not None:
+            broken = bool(fault) or context.unanswered is not None
+            if broken:
                 renew.append(check)
-            if fault or context.unanswered is not None or not ledger.decisive:
+            if broken or not ledger.decisive:
                 again.append(check)
                 _forget_after_stop(self.executor.after_stop, ledger)
             else:

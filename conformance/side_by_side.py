@@ -25,12 +25,10 @@ T = TypeVar("T")
 WIDTH = 8
 
 
-async def side_by_side(
-    items: Sequence[T], width: int, run: Callable[[T], Awaitable[bool]]
-) -> list[T]:
+async def side_by_side(items: Sequence[T], width: int, run: Callable[[T], Awaitable[bool]]) -> None:
     """``run(item)`` for each of ``items`` in their order, at most ``width`` at once. Once a run
-    returns False (the connection they share must be renewed), no other is started: the items
-    not started are returned, in their order, and the runs started are waited for."""
+    returns False (the connection they share must be renewed), no other is started, and the
+    runs started are waited for (the runner keeps the checks not begun pending)."""
     slots = anyio.Semaphore(width)
     stop = anyio.Event()
     left = list(items)
@@ -49,4 +47,3 @@ async def side_by_side(
                 slots.release()
                 break
             group.start_soon(one, left.pop(0))
-    return left

@@ -197,7 +197,6 @@ async def test_side_by_side_starts_in_order_at_most_width_at_once_and_stops_when
         stopped.set()
         return n != 2
 
-    left = await side_by_side(list(range(6)), 3, one)
+    await side_by_side(list(range(6)), 3, one)
     assert started == [0, 1, 2]
     assert most == 3
-    assert left == [3, 4, 5]
