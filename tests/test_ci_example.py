@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import venv
 from pathlib import Path
 from typing import Any
 
@@ -43,16 +44,22 @@ def kit_commands(step: dict[str, Any]) -> list[list[str]]:
 
 
 def run_step(
-    step: dict[str, Any], folder: Path, environment: dict[str, str], timeout_s: float
+    step: dict[str, Any],
+    folder: Path,
+    environment: dict[str, str],
+    timeout_s: float,
+    python_home: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """A ``run:`` step as the runner's default shell runs it, in ``folder``, this environment's
-    executables first on the PATH, with ``environment`` added; it must succeed."""
+    """A ``run:`` step as the runner's default shell runs it, in ``folder``, with ``environment``
+    added and the executables of ``python_home`` (a virtual environment; by default this
+    environment) first on the PATH; it must succeed."""
+    executables = python_home / "bin" if python_home else Path(sys.executable).parent
     finished = subprocess.run(
         ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
         cwd=folder,
         env={
             **os.environ,
-            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "PATH": f"{executables}{os.pathsep}{os.environ.get('PATH', '')}",
             **environment,
         },
         capture_output=True,
@@ -61,6 +68,24 @@ def run_step(
     )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     return finished
+
+
+def make_runner_python(home: Path) -> Path:
+    """A virtual environment of its own at ``home``, as the runner's Python is, that also sees
+    the packages of this one (the kit's dependencies, which a step told not to install them
+    needs) through a path file. That file runs none of their path files, so this environment's
+    editable kit is not imported there; pip sees its record and leaves it alone, as outside the
+    environment it installs into. (Pointing pip at a folder with ``PIP_TARGET`` instead breaks
+    the isolated build of the pip a fresh Python 3.11 environment has, 23.2: the pip that
+    installs the build requirements inherits the variable, and refuses it beside its own
+    ``--prefix``.)"""
+    venv.create(home, with_pip=True)
+    (site,) = (home / "lib").glob("python3.*/site-packages")
+    ours = [Path(path) for path in sys.path if path.endswith("site-packages")]
+    (site / "this-environment.pth").write_text(
+        "".join(f"{path}\n" for path in ours), encoding="utf-8"
+    )
+    return home
 
 
 def option(command: list[str], name: str) -> str:
@@ -130,7 +155,7 @@ def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -
     """Issue 26: the example installed the kit from the package index, where it is not: the
     job failed at its install step. Run here as the runner would: the checkout step is a clone
     of this repository into the step's ``path``; the install step's ``run`` runs as written
-    (pip told by its environment to install into a folder, without the dependencies this
+    (by the Python of an environment of its own, told not to install the dependencies this
     environment already has)."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     checkout = [
@@ -156,15 +181,16 @@ def test_the_install_steps_install_the_kit_from_its_repository(tmp_path: Path) -
         check=True,
         timeout=120,
     )
-    site = tmp_path / "site"
-    pip_into_site = {"PIP_TARGET": str(site), "PIP_NO_DEPS": "1"}
-    run_step(install, tmp_path, {**pip_into_site, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}, 600)
+    runner = make_runner_python(tmp_path / "runner")
+    run_step(
+        install, tmp_path, {"PIP_NO_DEPS": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}, 600, runner
+    )
+    (site,) = (runner / "lib").glob("python3.*/site-packages")
     installed = site / "engram_conformance"
     assert (installed / "spec" / "engram_memory" / "contract.json").is_file()
     assert (installed / "spec" / "mem" / "rules.json").is_file()
     version = subprocess.run(
-        [str(site / "bin" / "engram-conformance"), "--version"],
-        env={**os.environ, "PYTHONPATH": str(site)},
+        [str(runner / "bin" / "engram-conformance"), "--version"],
         capture_output=True,
         text=True,
         timeout=120,
