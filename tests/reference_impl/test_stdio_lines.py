@@ -5,9 +5,12 @@ from __future__ import annotations
 import io
 import json
 import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engram_conformance.reference_impl import stdio, wire
@@ -109,3 +112,83 @@ def test_an_error_the_client_sends_is_not_written_back(tmp_path: Path) -> None:
     assert sorted((answer.get("id") for answer in answers), key=str) == [1, 2, None]
     assert next(a for a in answers if a.get("id") is None)["error"]["code"] == -32700  # "{"
     assert all("the client's" not in json.dumps(answer) for answer in answers)
+
+
+def _serve_mem(tmp_path: Path, **streams: Any) -> subprocess.Popen[bytes]:
+    command = [str(Path(sys.executable).with_name("engram-reference")), "serve"]
+    command += ["--contract", "mem", "--state-dir", str(tmp_path / "state")]
+    return subprocess.Popen(command, stderr=subprocess.DEVNULL, **streams)
+
+
+#: tools/list answers of about ten kilobytes each: far more than a pipe holds (64 KiB here)
+HELD_UP = 300
+
+
+def _initialized(request_id: int) -> bytes:
+    """The handshake (its answer has ``request_id``), after which tools are listed."""
+    hello = {"protocolVersion": "2025-11-25", "capabilities": {}}
+    hello["clientInfo"] = {"name": "test", "version": "1"}
+    messages = [
+        {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": hello},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    return b"".join(json.dumps(message).encode() + b"\n" for message in messages)
+
+
+def test_answers_held_up_by_a_client_not_reading_all_come_once_it_reads(tmp_path: Path) -> None:
+    """Over a pipe the server writes through the event loop's transport, which waits while
+    the client's end is full: once the client reads, every answer comes, none twice."""
+    with _serve_mem(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as server:
+        try:
+            assert server.stdin is not None and server.stdout is not None
+            listings = (_line(number) for number in range(1, HELD_UP + 1))
+            server.stdin.write(_initialized(0) + b"".join(listings))
+            server.stdin.flush()
+            time.sleep(1)  # not reading: its writes wait (no time is asserted)
+            answers = [json.loads(server.stdout.readline()) for _ in range(HELD_UP + 1)]
+            server.stdin.close()
+            assert server.stdout.read() == b""  # nothing more
+            assert server.wait(timeout=60) == 0
+        finally:
+            server.kill()
+    assert sorted(answer["id"] for answer in answers) == list(range(HELD_UP + 1))
+    assert all(answer["result"]["tools"] for answer in answers if answer["id"])
+
+
+def test_an_interrupt_stops_the_server_while_its_output_is_full(tmp_path: Path) -> None:
+    """A client that stops reading holds up the writer, never the event loop: SIGINT still
+    stops the server."""
+    with _serve_mem(tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as server:
+        try:
+            assert server.stdin is not None and server.stdout is not None
+            server.stdin.write(_initialized(0))
+            server.stdin.flush()
+            assert b'"id":0' in server.stdout.readline()  # serving
+            server.stdin.write(b"".join(_line(number) for number in range(1, HELD_UP + 1)))
+            server.stdin.flush()
+            time.sleep(1)  # its output fills up
+            server.send_signal(signal.SIGINT)
+            assert server.wait(timeout=30) == 128 + signal.SIGINT
+        finally:
+            server.kill()
+
+
+def test_a_socket_that_is_both_input_and_output_is_served(tmp_path: Path) -> None:
+    """One socket as the server's stdin and stdout (some clients start servers so): the output
+    is written by a thread, since the loop's transport would make the shared socket
+    non-blocking under the reader's blocking reads."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs, _serve_mem(tmp_path, stdin=theirs, stdout=theirs) as server:
+        try:
+            theirs.close()
+            ours.sendall(_line(1) + _line(2))
+            received = b""
+            while received.count(b"\n") < 2:
+                piece = ours.recv(1 << 16)
+                assert piece, received
+                received += piece
+            ours.shutdown(socket.SHUT_WR)  # the input ends
+            assert server.wait(timeout=30) == 0
+        finally:
+            server.kill()
+    assert sorted(json.loads(line)["id"] for line in received.splitlines()) == [1, 2]
