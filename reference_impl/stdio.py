@@ -56,7 +56,7 @@ async def stdio_streams(stdin: BinaryIO, stdout: BinaryIO) -> AsyncIterator[Stre
     async with anyio.create_task_group() as writing:
         writing.start_soon(_write, stdout, write_receive, stdin)
         async with anyio.create_task_group() as reading:
-            reading.start_soon(_read, stdin, read_send, answers)
+            reading.start_soon(_read, stdin, read_send, answers, stdout)
             yield read_receive, write_send
             reading.cancel_scope.cancel()  # the server is done: stop reading, finish writing
 
@@ -65,26 +65,97 @@ async def _read(
     stdin: BinaryIO,
     messages: MemoryObjectSendStream[Any],
     answers: MemoryObjectSendStream[SessionMessage],
+    stdout: BinaryIO,
 ) -> None:
-    """Read and parse lines off the event loop, in a daemon thread of its own: a thread blocked
-    in ``readline`` must not keep the process alive once the server stops (an anyio worker
-    thread did: SIGINT left the server running until its next input line)."""
+    """Read and parse lines: on the event loop where the input is a pipe or a socket other than
+    ``stdout`` (its reader hands each message over without a thread's round trip), else in a
+    daemon thread of its own."""
     async with messages, answers:
-        token = anyio.lowlevel.current_token()
-        ended = anyio.Event()
+        reader = await _LoopReader.over(stdin, stdout)
+        if reader is None:
+            await _read_in_a_thread(stdin, messages, answers)
+            return
+        try:
+            while (message := await reader.next()) is not None:
+                is_answer = isinstance(message, _ReadersAnswer)
+                await (answers if is_answer else messages).send(message)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass  # the server stopped reading
+        finally:
+            reader.close()
 
-        def pump() -> None:
+
+async def _read_in_a_thread(
+    stdin: BinaryIO,
+    messages: MemoryObjectSendStream[Any],
+    answers: MemoryObjectSendStream[SessionMessage],
+) -> None:
+    """Read and parse lines in a daemon thread: a thread blocked in ``readline`` must not keep
+    the process alive once the server stops (an anyio worker thread did: SIGINT left the server
+    running until its next input line)."""
+    token = anyio.lowlevel.current_token()
+    ended = anyio.Event()
+
+    def pump() -> None:
+        try:
+            while (message := _next(stdin)) is not None:
+                is_answer = isinstance(message, _ReadersAnswer)
+                send = (answers if is_answer else messages).send
+                anyio.from_thread.run(send, message, token=token)
+            anyio.from_thread.run_sync(ended.set, token=token)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError):
+            pass  # the server stopped reading (RuntimeError: its event loop is gone)
+
+    threading.Thread(target=pump, name="stdio reader", daemon=True).start()
+    await ended.wait()
+
+
+class _LoopReader:
+    """The input read by the event loop's own pipe transport, a line at a time, as ``_next``
+    reads it: its buffer's limit is ``wire.MAX_MESSAGE_BYTES``, so a line longer than that is
+    refused and skipped, never held whole (the transport pauses at twice the limit)."""
+
+    def __init__(self, reader: asyncio.StreamReader, transport: asyncio.ReadTransport) -> None:
+        self.reader, self.transport = reader, transport
+
+    @classmethod
+    async def over(cls, stdin: BinaryIO, stdout: BinaryIO) -> _LoopReader | None:
+        """The loop's reader of ``stdin``, or None where a thread must read."""
+        if not _pipe_or_socket_apart(stdin, stdout):
+            return None
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=wire.MAX_MESSAGE_BYTES, loop=loop)
+        protocol = asyncio.StreamReaderProtocol(reader, loop=loop)
+        transport, _ = await loop.connect_read_pipe(lambda: protocol, stdin)
+        return cls(reader, transport)
+
+    async def next(self) -> SessionMessage | None:
+        """As ``_next``: the next line's message or error, None at the end of the input."""
+        while True:
             try:
-                while (message := _next(stdin)) is not None:
-                    is_answer = isinstance(message, _ReadersAnswer)
-                    send = (answers if is_answer else messages).send
-                    anyio.from_thread.run(send, message, token=token)
-                anyio.from_thread.run_sync(ended.set, token=token)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError):
-                pass  # the server stopped reading (RuntimeError: its event loop is gone)
+                line = await self.reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                if not end.partial:
+                    return None
+                line = end.partial  # the last line, not ended
+            except asyncio.LimitOverrunError:
+                await self._skip_line()
+                return _error(None, INVALID_REQUEST, "Request too large")
+            if not line.isspace():
+                return _decode(line)
 
-        threading.Thread(target=pump, name="stdio reader", daemon=True).start()
-        await ended.wait()
+    async def _skip_line(self) -> None:
+        while True:
+            try:
+                await self.reader.readuntil(b"\n")
+                return
+            except asyncio.LimitOverrunError as over:  # what was looked through: no line's end
+                await self.reader.readexactly(over.consumed)
+            except asyncio.IncompleteReadError:
+                return
+
+    def close(self) -> None:
+        self.transport.close()
 
 
 def _next(stdin: BinaryIO) -> SessionMessage | None:
@@ -208,11 +279,13 @@ class _LoopPipe(asyncio.Protocol):
         await self.closed.wait()
 
 
-def _pipe_or_socket_apart(stdout: BinaryIO, stdin: BinaryIO) -> bool:
-    """Whether ``stdout`` is a pipe or a socket, and not the file ``stdin`` reads."""
+def _pipe_or_socket_apart(stream: BinaryIO, other: BinaryIO) -> bool:
+    """Whether ``stream`` is a pipe or a socket, and not the file ``other`` is (the event
+    loop's transport makes it non-blocking, under any blocking reads or writes of the other's
+    thread; a terminal would stay so after the server)."""
     try:
-        out, into = os.fstat(stdout.fileno()), os.fstat(stdin.fileno())
+        one, two = os.fstat(stream.fileno()), os.fstat(other.fileno())
     except (OSError, ValueError, io.UnsupportedOperation):
         return False
-    apart = (out.st_dev, out.st_ino) != (into.st_dev, into.st_ino)
-    return apart and (stat.S_ISFIFO(out.st_mode) or stat.S_ISSOCK(out.st_mode))
+    apart = (one.st_dev, one.st_ino) != (two.st_dev, two.st_ino)
+    return apart and (stat.S_ISFIFO(one.st_mode) or stat.S_ISSOCK(one.st_mode))

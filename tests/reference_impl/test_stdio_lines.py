@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import signal
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 from engram_conformance.reference_impl import stdio, wire
+from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCRequest
 
 LIMIT = wire.MAX_MESSAGE_BYTES
@@ -52,6 +54,39 @@ def test_a_line_at_the_limit_is_read() -> None:
     assert len(at_limit) == LIMIT + 1
     read = stdio._next(BoundedReads(at_limit))
     assert read is not None and isinstance(read.message, JSONRPCRequest)
+
+
+def _read_by_the_loop(data: bytes) -> list[SessionMessage]:
+    """What the event loop's reader (``stdio._LoopReader``) makes of ``data``, then its end."""
+
+    async def read() -> list[SessionMessage]:
+        reader = asyncio.StreamReader(limit=LIMIT)
+        reader.feed_data(data)
+        reader.feed_eof()
+        lines = stdio._LoopReader(reader, transport=None)  # type: ignore[arg-type]
+        read = []
+        while (message := await lines.next()) is not None:
+            read.append(message)
+        return read
+
+    return asyncio.run(read())
+
+
+def test_the_loops_reader_refuses_a_line_too_long_then_reads_the_next_one() -> None:
+    too_long = b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"p":"' + b"x" * LIMIT + b'"}}\n'
+    data = b"\n \n" + too_long + _line(2) + b"x" * (LIMIT + 1)
+    refused, following, unended = _read_by_the_loop(data)
+    for error in (refused, unended):  # the last line, longer than the limit and never ended
+        assert isinstance(error.message, JSONRPCError)
+        assert (error.message.id, error.message.error.code) == (None, -32600)
+    assert isinstance(following.message, JSONRPCRequest) and following.message.id == 2
+
+
+def test_the_loops_reader_reads_a_line_at_the_limit_and_an_unended_last_line() -> None:
+    head = b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"p":"'
+    at_limit = head + b"x" * (LIMIT - len(head) - 3) + b'"}}\n'
+    read = _read_by_the_loop(at_limit + _line(4).rstrip(b"\n"))
+    assert [message.message.id for message in read] == [3, 4]  # type: ignore[union-attr]
 
 
 def _ignoring_interrupts() -> None:
