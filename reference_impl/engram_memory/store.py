@@ -126,13 +126,17 @@ def _text_table(scope_no: int) -> str:
     return f"records_text_{int(scope_no)}"
 
 
-def _prefixes(ranked: int, cap: int) -> Iterator[tuple[int, int]]:
-    """The spans of ranked matches looked up in turn: the best ``cap`` first (enough when
-    they are all eligible and the next ranks below them), then ``_BATCH`` more at a time."""
-    start, end = 0, min(cap, ranked)
-    while start < ranked:
+def _prefixes(ranks: list[float], cap: int) -> Iterator[tuple[int, int]]:
+    """The spans of ranked matches (of those FTS5 ranks, best first) looked up in turn: the
+    best ``cap`` and the matches that tie with the last of them first, then ``_BATCH`` more at
+    a time. The first span is enough when its matches are all eligible, for they then rank
+    strictly above the rest: a common word's matches often tie at the cut, by tens."""
+    start, end = 0, min(cap, len(ranks))
+    while 0 < end < len(ranks) and ranks[end] == ranks[end - 1]:
+        end += 1
+    while start < len(ranks):
         yield start, end
-        start, end = end, min(end + _BATCH, ranked)
+        start, end = end, min(end + _BATCH, len(ranks))
 
 
 def _ranked_above(rows: list[tuple[float, str]], rank: float, cap: int) -> bool:
@@ -404,7 +408,7 @@ class Store:
             (match, 2 * cap),
         ).fetchall()
         rows: list[tuple[float, str]] = []
-        for start, end in _prefixes(len(ranked), cap):
+        for start, end in _prefixes([rank for _, rank in ranked], cap):
             batch = ranked[start:end]
             eligible = self._eligible(scope_no, [rowid for rowid, _ in batch], now_ms)
             rows += [(rank, eligible[rowid]) for rowid, rank in batch if rowid in eligible]
