@@ -9,6 +9,11 @@ a small number in ``scopes`` on its first write, its own dense event counter the
 FTS5 table ``records_text_<number>``, so that BM25 statistics, candidate counts and cursors
 depend on the scope's own history only. Table names are made from that integer, never from
 tenant text.
+
+``current_records`` holds, for each current record, the few columns that decide whether a
+match is shown (``Store.matching``), keyed by the rowid it shares with ``records`` and the FTS5
+row: about 70 bytes a row where a ``records`` row is about 1.8 kB, so the thousands of lookups
+of a common word's matches read a few pages instead of one page each.
 """
 
 from __future__ import annotations
@@ -28,9 +33,18 @@ from .sealing import Sealed
 DATABASE_FILE = "memory.sqlite3"
 _BATCH = 900  # rowids per IN (...) list, under SQLite's default variable limit
 Scope = tuple[str, str]
+#: A ``current_records`` row of scope ``?`` that may be shown at instant ``?`` (thrice): valid
+#: then and not expired.
+_CURRENT = (
+    "scope_no = ? AND valid_t <= ? AND (valid_t_end IS NULL OR ? <= valid_t_end)"
+    " AND (expires_at_ms IS NULL OR ? < expires_at_ms)"
+)
 
 #: The one FTS5 table of every scope in the versions before per-scope statistics.
 SHARED_INDEX = "records_text"
+#: ``PRAGMA user_version`` of the layout this version writes: 1 since ``current_records``
+#: (folders of layout 0 get it filled at open, ``Store._migrate``).
+LAYOUT = 1
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scopes (
@@ -62,6 +76,10 @@ CREATE TABLE IF NOT EXISTS records (
     PRIMARY KEY (tenant, workspace, record_id)
 );
 CREATE INDEX IF NOT EXISTS records_by_digest ON records (tenant, workspace, payload_digest);
+CREATE TABLE IF NOT EXISTS current_records (
+    record_rowid INTEGER PRIMARY KEY, scope_no INTEGER NOT NULL, record_id TEXT NOT NULL,
+    valid_t INTEGER NOT NULL, valid_t_end INTEGER, expires_at_ms INTEGER
+);
 CREATE TABLE IF NOT EXISTS key_check (
     only INTEGER PRIMARY KEY CHECK (only = 1), value BLOB NOT NULL
 );
@@ -108,13 +126,17 @@ def _text_table(scope_no: int) -> str:
     return f"records_text_{int(scope_no)}"
 
 
-def _prefixes(ranked: int, cap: int) -> Iterator[tuple[int, int]]:
-    """The spans of ranked matches looked up in turn: the best ``cap`` first (enough when
-    they are all eligible and the next ranks below them), then ``_BATCH`` more at a time."""
-    start, end = 0, min(cap, ranked)
-    while start < ranked:
+def _prefixes(ranks: list[float], cap: int) -> Iterator[tuple[int, int]]:
+    """The spans of ranked matches (of those FTS5 ranks, best first) looked up in turn: the
+    best ``cap`` and the matches that tie with the last of them first, then ``_BATCH`` more at
+    a time. The first span is enough when its matches are all eligible, for they then rank
+    strictly above the rest: a common word's matches often tie at the cut, by tens."""
+    start, end = 0, min(cap, len(ranks))
+    while 0 < end < len(ranks) and ranks[end] == ranks[end - 1]:
+        end += 1
+    while start < len(ranks):
         yield start, end
-        start, end = end, min(end + _BATCH, ranked)
+        start, end = end, min(end + _BATCH, len(ranks))
 
 
 def _ranked_above(rows: list[tuple[float, str]], rank: float, cap: int) -> bool:
@@ -157,6 +179,27 @@ class Store:
                 "start on an empty state folder"
             )
         self.connection.executescript(_SCHEMA)
+        self._migrate()
+
+    def _layout(self) -> int:
+        return int(self.connection.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        """Bring a folder of layout 0 (no ``current_records``) to ``LAYOUT``: its table is
+        filled from ``records`` in one transaction, checked again inside it, since another
+        process may have opened the same folder meanwhile."""
+        if self._layout() >= LAYOUT:
+            return
+        with self.write():
+            if self._layout() >= LAYOUT:
+                return
+            self.connection.execute(
+                "INSERT INTO current_records SELECT r.rowid, s.scope_no, r.record_id, r.valid_t,"
+                " r.valid_t_end, r.expires_at_ms FROM records r JOIN scopes s"
+                " ON s.tenant = r.tenant AND s.workspace = r.workspace"
+                " WHERE r.state = 'accepted_current'"
+            )
+            self.connection.execute(f"PRAGMA user_version = {LAYOUT}")
 
     def close(self) -> None:
         self.connection.close()
@@ -278,16 +321,19 @@ class Store:
     def insert_record(
         self, scope: Scope, record: dict[str, Any], text: str, expires_at_ms: int | None
     ) -> None:
-        valid_time = record["valid_time"]
+        times = record["valid_time"]["t"], record["valid_time"].get("t_end"), expires_at_ms
         row = self.connection.execute(
             "INSERT INTO records VALUES (?, ?, ?, 'accepted_current', ?, ?, ?, ?, ?)",
             (record["record_id"], *scope, record["payload_digest"],
-             json.dumps(record, ensure_ascii=False), valid_time["t"], valid_time.get("t_end"),
-             expires_at_ms),
+             json.dumps(record, ensure_ascii=False), *times),
         )  # fmt: skip
-        table = _text_table(self._written_scope(scope))
+        scope_no = self._written_scope(scope)
         self.connection.execute(
-            f"INSERT INTO {table} (rowid, text) VALUES (?, ?)",  # noqa: S608 - a number
+            "INSERT INTO current_records VALUES (?, ?, ?, ?, ?, ?)",
+            (row.lastrowid, scope_no, record["record_id"], *times),
+        )
+        self.connection.execute(
+            f"INSERT INTO {_text_table(scope_no)} (rowid, text) VALUES (?, ?)",  # noqa: S608
             (row.lastrowid, text),
         )
 
@@ -303,7 +349,8 @@ class Store:
         return StoredRecord(row[0], record_id, row[1], row[2], record, *row[4:], scope)
 
     def tombstone(self, stored: StoredRecord) -> None:
-        """Make a record terminal: its body is erased and its text leaves the scope's index.
+        """Make a record terminal: its body is erased, and it leaves ``current_records`` and
+        its text the scope's index.
 
         Deleting an FTS5 row only adds delete markers: the terms stay in the older segments
         (SQLite 3.40's FTS5 has no secure-delete). Optimizing merges the scope's index into one
@@ -312,6 +359,9 @@ class Store:
         self.connection.execute(
             "UPDATE records SET state = 'tombstoned', record = NULL WHERE rowid = ?",
             (stored.rowid,),
+        )
+        self.connection.execute(
+            "DELETE FROM current_records WHERE record_rowid = ?", (stored.rowid,)
         )
         scope_no = self._scope_no(stored.scope)
         assert scope_no is not None, "a record's scope has written"
@@ -342,11 +392,11 @@ class Store:
         eligible matches rank strictly better than any match not looked up or left out (so the
         order of ties at the cut, by rowid, never matters), or when every match was ranked.
         Otherwise the exact query ranks every match of the scope. Looking up only as many as
-        that needs spares half the lookups of a common word's matches, each a read of a
-        record's page. The best are asked for by ``bm25()``, not by FTS5's ``rank`` column: the
-        same scores, but ``ORDER BY rank`` makes FTS5 sort every match before the limit is
-        applied, where SQLite keeps only the best ``2 * cap`` as it goes (a quarter faster for a
-        word in most records).
+        that needs spares half the lookups of a common word's matches; each reads
+        ``current_records``, not the wide ``records`` rows. The best are asked for by
+        ``bm25()``, not by FTS5's ``rank`` column: the same scores, but ``ORDER BY rank`` makes
+        FTS5 sort every match before the limit is applied, where SQLite keeps only the best
+        ``2 * cap`` as it goes (a quarter faster for a word in most records).
         """
         scope_no = self._scope_no(scope)
         if scope_no is None:
@@ -358,37 +408,31 @@ class Store:
             (match, 2 * cap),
         ).fetchall()
         rows: list[tuple[float, str]] = []
-        for start, end in _prefixes(len(ranked), cap):
+        for start, end in _prefixes([rank for _, rank in ranked], cap):
             batch = ranked[start:end]
-            eligible = self._eligible(scope, [rowid for rowid, _ in batch], now_ms)
+            eligible = self._eligible(scope_no, [rowid for rowid, _ in batch], now_ms)
             rows += [(rank, eligible[rowid]) for rowid, rank in batch if rowid in eligible]
             if end < len(ranked) and _ranked_above(rows, ranked[end][1], cap):
                 return _best(rows, cap)
         every_match_ranked = len(ranked) < 2 * cap
         if not every_match_ranked and not _ranked_above(rows, ranked[-1][1], cap):
             rows = self.connection.execute(
-                f"SELECT bm25({table}), r.record_id"  # noqa: S608 - CROSS JOIN: the index drives
-                f" FROM {table} CROSS JOIN records r ON r.rowid = {table}.rowid"
-                f" WHERE {table} MATCH ? AND r.tenant = ? AND r.workspace = ?"
-                " AND r.state = 'accepted_current' AND r.valid_t <= ?"
-                " AND (r.valid_t_end IS NULL OR ? <= r.valid_t_end)"
-                " AND (r.expires_at_ms IS NULL OR ? < r.expires_at_ms)",
-                (match, *scope, now_ms, now_ms, now_ms),
+                f"SELECT bm25({table}), record_id"  # noqa: S608 - CROSS JOIN: the index drives
+                f" FROM {table} CROSS JOIN current_records ON record_rowid = {table}.rowid"
+                f" WHERE {table} MATCH ? AND {_CURRENT}",
+                (match, scope_no, now_ms, now_ms, now_ms),
             ).fetchall()
         return _best(rows, cap)
 
-    def _eligible(self, scope: Scope, rowids: list[int], now_ms: int) -> dict[int, str]:
+    def _eligible(self, scope_no: int, rowids: list[int], now_ms: int) -> dict[int, str]:
         """rowid -> record_id of those rows that are the scope's current, unexpired records."""
         found = {}
         for start in range(0, len(rowids), _BATCH):
             batch = rowids[start : start + _BATCH]
             rows = self.connection.execute(
-                "SELECT rowid, record_id FROM records NOT INDEXED"  # noqa: S608 - placeholders only
-                f" WHERE rowid IN ({','.join('?' * len(batch))}) AND tenant = ? AND workspace = ?"
-                " AND state = 'accepted_current' AND valid_t <= ?"
-                " AND (valid_t_end IS NULL OR ? <= valid_t_end)"
-                " AND (expires_at_ms IS NULL OR ? < expires_at_ms)",
-                (*batch, *scope, now_ms, now_ms, now_ms),
+                "SELECT record_rowid, record_id FROM current_records"  # noqa: S608 - placeholders
+                f" WHERE record_rowid IN ({','.join('?' * len(batch))}) AND {_CURRENT}",
+                (*batch, scope_no, now_ms, now_ms, now_ms),
             ).fetchall()
             found.update(rows)
         return found

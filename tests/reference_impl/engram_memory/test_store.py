@@ -13,6 +13,7 @@ from engram_conformance.reference_impl.engram_memory.records import build_record
 from engram_conformance.reference_impl.engram_memory.sealing import Sealed
 from engram_conformance.reference_impl.engram_memory.store import (
     DATABASE_FILE,
+    LAYOUT,
     Candidate,
     Reservation,
     Store,
@@ -146,6 +147,7 @@ def test_tombstone_erases_the_body_and_the_index_entry(store: Store) -> None:
     assert (after.state, after.record) == ("tombstoned", None)
     assert store.matching(SCOPE, '"doomed"', START_MS, 10) == []
     assert _count(store, "records_text_1") == 0  # the scope's own index
+    assert _count(store, "current_records") == 0
     assert store.tombstoned_payload(SCOPE, record["payload_digest"])
     assert not store.tombstoned_payload(OTHER, record["payload_digest"])
 
@@ -246,3 +248,32 @@ def test_matching_is_the_exact_ranking(store: Store, monkeypatch: pytest.MonkeyP
         for cap in (1, 2, 3, 5, 8, 13, 40, 100):
             exact = _exact(store, match, START_MS, cap)
             assert store.matching(SCOPE, match, START_MS, cap) == exact, (match, cap)
+
+
+def test_a_folder_of_the_layout_before_current_records_answers_the_same(tmp_path: Path) -> None:
+    """A folder written before ``current_records`` (layout 0: the same tables but that one,
+    ``user_version`` 0) gets it filled at open with its current records only, once, and
+    matches what it matched when written."""
+    store = Store(tmp_path)
+    kept = [_record(store, SCOPE, f"layout words {n}")["record_id"] for n in range(3)]
+    _record(store, SCOPE, "layout words ended", t=START_MS - 10, t_end=START_MS - 1)
+    _record(store, OTHER, "layout words elsewhere")
+    doomed = store.record(SCOPE, _record(store, SCOPE, "layout words doomed")["record_id"])
+    assert doomed is not None
+    with store.write():
+        store.tombstone(doomed)
+    written = store.matching(SCOPE, '"layout"', START_MS, 10)
+    assert sorted(record_id for record_id, _ in written) == sorted(kept)
+    rows = store.connection.execute("SELECT * FROM current_records ORDER BY 1").fetchall()
+    store.connection.execute("DROP TABLE current_records")
+    store.connection.execute("PRAGMA user_version = 0")
+    store.close()
+    for _ in range(2):  # the second opening finds the layout done
+        reopened = Store(tmp_path)
+        try:
+            assert reopened.connection.execute("PRAGMA user_version").fetchone()[0] == LAYOUT
+            filled = reopened.connection.execute("SELECT * FROM current_records ORDER BY 1")
+            assert filled.fetchall() == rows
+            assert reopened.matching(SCOPE, '"layout"', START_MS, 10) == written
+        finally:
+            reopened.close()
