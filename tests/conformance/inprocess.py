@@ -15,8 +15,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import anyio
+import pytest
 from engram_conformance.conformance import contracts
 from engram_conformance.conformance.document import build_document
+from engram_conformance.conformance.engram_memory.checks import registry
+from engram_conformance.conformance.engram_memory.checks.model_check import lifecycle_model_holds
 from engram_conformance.conformance.engram_memory.checks.registry import REGISTRY, all_checks
 from engram_conformance.conformance.engram_memory.host import Host
 from engram_conformance.conformance.engram_memory.plugin import CONTRACT
@@ -118,3 +121,13 @@ def in_process_document(
         baseline=None,
         transcript_paths=transcript_paths or {},
     )
+
+
+def without_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Register every check but the lifecycle machine's, for a test of the reference whose
+    rules the machine also decides: the machine's search of the reference (the costliest check
+    of the full profile) is shown to hold once, by
+    ``test_the_machine_finds_nothing_in_the_reference``, not again in each family's test."""
+    machine = lifecycle_model_holds.__name__
+    checks = all_checks()
+    monkeypatch.setattr(registry, "REGISTRY", {n: c for n, c in checks.items() if n != machine})

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from ...conformance.inprocess import run_against
-from ...strategies.engram_memory.test_machine import without_the_machine
+from ...conformance.inprocess import run_against, without_the_machine
 from ..caught import Caught, Selecting, assert_caught
 from .base import plant
 from .catalog.idempotency import AFTER_EXPIRY, MUTANTS

@@ -9,8 +9,7 @@ import pytest
 from engram_conformance.conformance.engram_memory.settings import Policy
 from engram_conformance.reference_impl.engram_memory.policy import HostPolicy
 
-from ...conformance.inprocess import run_against
-from ...strategies.engram_memory.test_machine import without_the_machine
+from ...conformance.inprocess import run_against, without_the_machine
 from ..caught import Caught, Selecting, all_pass, assert_caught, family_verdicts
 from .base import ServiceProxy
 from .catalog.lifecycle import MUTANTS, NEVER_EXPIRING, IgnoresExpiry

@@ -96,15 +96,6 @@ def machine_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "REGISTRY", {CHECK: registry.REGISTRY[CHECK]})
 
 
-def without_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register every check but the machine's, for a test of the reference whose rules the
-    machine also decides: the machine's search of the reference (``MAX_EXAMPLES`` examples, the
-    costliest check of the full profile) is shown to hold once, by
-    ``test_the_machine_finds_nothing_in_the_reference``, not again in each family's test."""
-    checks = registry.all_checks()
-    monkeypatch.setattr(registry, "REGISTRY", {n: c for n, c in checks.items() if n != CHECK})
-
-
 def machine_failures(result: RunResult) -> dict[str, list[Any]]:
     """Rule -> the failures the machine's check recorded against it."""
     return {
