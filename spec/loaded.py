@@ -53,7 +53,9 @@ class LoadedSpec:
 
     @classmethod
     def read_folder(cls, root: Path) -> Folder:
-        """The folder's documents, its registry and its shape errors (these lazily)."""
+        """The folder's documents, its registry and its shape errors (an iterable: found as it
+        is read where the contract's ``shape_errors`` yields them, all at once where it returns
+        a list, as mem's does; ``from_folder`` spells the steps out so as to skip them)."""
         documents = cls.read_documents(root)
         registry = cls.build_registry(documents)
         return documents, registry, cls.shape_errors(documents, registry)
