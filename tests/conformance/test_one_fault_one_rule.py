@@ -15,6 +15,9 @@ from engram_conformance.reports.document import load as load_report
 
 STOCK = Path(__file__).parent / "fixtures" / "stock_transport_reference.py"
 LONE_SURROGATES = "SCHEMA-032"
+#: bounded cost: a call at the seed's bounds answering after half the time-out (1 s here) reads
+#: warn, with the time measured, which on a loaded machine it may (its rule's notes say so)
+BOUNDED_COST = "SCHEMA-040"
 
 
 def _descriptor(tmp_path: Path) -> Path:
@@ -42,10 +45,16 @@ def test_a_dropped_line_charges_only_the_lone_surrogate_rule(tmp_path: Path) -> 
         for rule_id, rule in verdicts.items()
         if rule.verdict not in ("pass", "not_applicable")
     }
-    assert not_passed == {LONE_SURROGATES: "warn"}
     failures = verdicts[LONE_SURROGATES].failures
     assert failures and all("no answer within 2.0 s" in f.observed for f in failures)
     assert all("lone" in f.expected or "surrogate" in f.expected for f in failures)
+    # the slowness of the heaviest calls is the machine's load, not the dropped line: their
+    # check sends no lone surrogate, the one thing the stock transport drops
+    if not_passed.get(BOUNDED_COST) == "warn":
+        slow = verdicts[BOUNDED_COST].failures
+        assert slow and {f.check for f in slow} == {"calls_at_the_bounds_answer_in_time"}, slow
+        del not_passed[BOUNDED_COST]
+    assert not_passed == {LONE_SURROGATES: "warn"}
     # the rules of the same checks were judged on the other examples, not left undecided
     passed = [rule_id for rule_id, rule in verdicts.items() if rule.verdict == "pass"]
     assert len(passed) >= 30
