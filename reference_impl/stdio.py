@@ -20,7 +20,7 @@ import stat
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -77,8 +77,7 @@ async def _read(
             return
         try:
             while (message := await reader.next()) is not None:
-                is_answer = isinstance(message, _ReadersAnswer)
-                await (answers if is_answer else messages).send(message)
+                await _bound_for(message, messages, answers).send(message)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass  # the server stopped reading
         finally:
@@ -99,8 +98,7 @@ async def _read_in_a_thread(
     def pump() -> None:
         try:
             while (message := _next(stdin)) is not None:
-                is_answer = isinstance(message, _ReadersAnswer)
-                send = (answers if is_answer else messages).send
+                send = _bound_for(message, messages, answers).send
                 anyio.from_thread.run(send, message, token=token)
             anyio.from_thread.run_sync(ended.set, token=token)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError):
@@ -108,6 +106,16 @@ async def _read_in_a_thread(
 
     threading.Thread(target=pump, name="stdio reader", daemon=True).start()
     await ended.wait()
+
+
+def _bound_for(
+    message: SessionMessage,
+    messages: MemoryObjectSendStream[Any],
+    answers: MemoryObjectSendStream[SessionMessage],
+) -> MemoryObjectSendStream[Any]:
+    """Where a read message goes: the reader's own answer (to a line it refused) straight to
+    the writer, anything else to the server."""
+    return answers if isinstance(message, _ReadersAnswer) else messages
 
 
 class _LoopReader:
@@ -236,8 +244,9 @@ class _LoopPipe(asyncio.Protocol):
     nor for an output that is the input too (one socket: the transport makes it non-blocking,
     and the reader thread's blocking reads would end)."""
 
+    transport: asyncio.WriteTransport
+
     def __init__(self) -> None:
-        self.transport: asyncio.WriteTransport | None = None
         self.room = asyncio.Event()
         self.room.set()
         self.lost: BaseException | None = None
@@ -248,9 +257,11 @@ class _LoopPipe(asyncio.Protocol):
         """The loop's pipe on ``stdout``, or None where the thread must write."""
         if not _pipe_or_socket_apart(stdout, stdin):
             return None
-        transport, pipe = await asyncio.get_running_loop().connect_write_pipe(cls, stdout)
-        pipe.transport = transport
+        _, pipe = await asyncio.get_running_loop().connect_write_pipe(cls, stdout)
         return pipe
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.WriteTransport, transport)
 
     def pause_writing(self) -> None:
         self.room.clear()
@@ -268,13 +279,11 @@ class _LoopPipe(asyncio.Protocol):
         the error a blocking write would raise once the client's end is closed."""
         if self.lost is not None:
             raise self.lost
-        assert self.transport is not None
         self.transport.write(data)
         await self.room.wait()
 
     async def close(self) -> None:
         """Write what is buffered, then close (the output's end, as the process's would)."""
-        assert self.transport is not None
         self.transport.close()
         await self.closed.wait()
 
