@@ -114,3 +114,37 @@ def test_format_sarif_adds_report_sarif_and_an_unknown_format_exits_2(tmp_path: 
     wrong = CliRunner().invoke(main, ["run", "--reference", "--format", "sarif,pdf"])
     assert wrong.exit_code == 2
     assert "pdf (choose from sarif)" in wrong.output
+
+
+#: In a fresh interpreter: the group's callback (as ``rules`` runs it), then what it left.
+WITHOUT_PLUGINS = """
+import importlib.metadata, json, os, sys
+from click.testing import CliRunner
+from engram_conformance.conformance.cli.app import main
+os.environ.pop("HYPOTHESIS_NO_PLUGINS", None)
+plugins = [e.value.split(":")[0] for e in importlib.metadata.entry_points(group="hypothesis")]
+CliRunner().invoke(main, ["rules"], catch_exceptions=False)
+print(json.dumps({
+    "imported": "hypothesis" in sys.modules,
+    "plugins": plugins,
+    "loaded": [name for name in plugins if name in sys.modules],
+    "switch": os.environ.get("HYPOTHESIS_NO_PLUGINS"),
+}))
+"""
+
+
+def test_the_kit_s_process_runs_hypothesis_without_other_packages_plugins() -> None:
+    """Hypothesis is imported with no plugin of another package (HypoFuzz's and trio's are
+    installed beside the kit here), and the switch that says so is gone again, so that the
+    servers the kit starts see the environment as it was."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_PLUGINS], capture_output=True, text=True, check=True
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["imported"], seen
+    assert "hypofuzz.entrypoint" in seen["plugins"], seen  # one is installed, so this can fail
+    assert seen["loaded"] == [], seen
+    assert seen["switch"] is None, seen
