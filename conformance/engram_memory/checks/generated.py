@@ -169,7 +169,7 @@ class Sender:
         self.shrinking = False  # the current Hypothesis run found something
         self.sent = 0
         self.live = LiveTargets(ctx)
-        self.part: str | None = None  # the part of the search running ("capture/broken")
+        self.part: str | None = None  # the search's part running: "engram_memory_get/valid"
 
     def spent(self) -> bool:
         """Whether the time or the patience is spent."""
@@ -289,6 +289,7 @@ def part_test(sender: Sender, tool: str, kind: str, database: Path | None) -> Ca
 
 
 def searched_tools(spec: Spec) -> list[str]:
+    """The tools the search sends objects to, in its order."""
     return sorted(set(ALL_TOOLS) & set(spec.tools))
 
 
@@ -325,7 +326,8 @@ def replay(sender: Sender, tool: str, kind: str, example: Reproduction) -> str |
     try:
         test()
     except (DidNotReproduce, InvalidArgument) as error:
-        # it passed once it made its call; without a call, it is not the example it was
+        # Hypothesis did not see it fail: a pass once it made its call, but an example that
+        # made none (or had no choices to make) is not the one that failed
         ran = sender.sent > 0 or sender.out_of_time or sender.fault is not None
         return None if ran else str(error)
     except Exception as error:
