@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis.control import current_build_context
+from hypothesis.core import encode_failure
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable, UnsatisfiedAssumption
 
@@ -46,8 +49,10 @@ class SearchFailure:
 @dataclass(frozen=True)
 class Finding:
     """A failing example a search met: the broken expectation, its calls, and its ``size``
-    (compared to keep the smallest); a state machine's also has its steps and its Hypothesis
-    choices (``hypothesis.reproduce_failure``'s blob)."""
+    (compared to keep the smallest); a state machine's also has its steps; its Hypothesis
+    choices (``hypothesis.reproduce_failure``'s blob, ``current_choices``) when the search
+    keeps them, and the part of the check's search that met it (``Reproduction.part``) when
+    the check runs several."""
 
     expected: str
     observed: str
@@ -55,6 +60,7 @@ class Finding:
     size: Any
     steps: tuple[str, ...] = ()
     choices: str | None = None
+    part: str | None = None
 
 
 def stop_time(ctx: BaseContext, seconds: float) -> float:
@@ -84,6 +90,20 @@ def quiet_settings(database: Path | None, **bounds: Any) -> settings:
         report_multiple_bugs=False,
         **bounds,
     )
+
+
+def current_choices() -> str:
+    """The choices of the example Hypothesis is running (called inside it), as
+    ``hypothesis.reproduce_failure`` takes them."""
+    return encode_failure(current_build_context().data.choices).decode("ascii")
+
+
+def reproduction(check: str, finding: Finding) -> Reproduction | None:
+    """How ``check`` meets ``finding`` again: its choices (and its part of the search), or None
+    when the search kept none."""
+    if finding.choices is None:
+        return None
+    return Reproduction(check, hypothesis.__version__, finding.choices, finding.part)
 
 
 def kept_if_smaller(findings: dict[str, Finding], rule: str, finding: Finding) -> bool:

@@ -38,11 +38,14 @@ def bounded(text: str) -> str:
 @dataclass(frozen=True)
 class Reproduction:
     """How a Hypothesis-driven check meets a failing example again: the example's choices, in
-    the format of the Hypothesis version that made them (``hypothesis.reproduce_failure``)."""
+    the format of the Hypothesis version that made them (``hypothesis.reproduce_failure``), and,
+    for a check that runs several searches, the one that made them (``part``: the generated
+    arguments check names a tool and a kind of object: ``"engram_memory_capture/broken"``)."""
 
     check: str
     hypothesis: str
     choices: str
+    part: str | None = None
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,6 @@ import anyio.from_thread
 import anyio.to_thread
 import hypothesis
 from hypothesis import reproduce_failure, settings
-from hypothesis.control import current_build_context
-from hypothesis.core import encode_failure
 from hypothesis.errors import DidNotReproduce
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
@@ -36,14 +34,15 @@ from .bounded_search import (
     Finding,
     HarnessStopped,
     SearchFailure,
+    current_choices,
     explained,
     kept_if_smaller,
     record_outcome,
+    reproduction,
     shown,
 )
 from .check_context import BaseContext
 from .exceptions import ServerFault
-from .ledger import Reproduction
 
 T = TypeVar("T")
 
@@ -105,11 +104,9 @@ class MachineSearch:
         if self.first_failure_at is None:
             self.first_failure_at = self.examples
         calls = tuple(o.to_json() for o in self.ctx.session.transcript[self.first_call :])
-        choices = encode_failure(current_build_context().data.choices).decode("ascii")
         steps = tuple(self.steps)
-        finding = Finding(
-            expected, shown(observed), calls, (len(steps), len(calls)), steps, choices
-        )
+        size = (len(steps), len(calls))
+        finding = Finding(expected, shown(observed), calls, size, steps, current_choices())
         if kept_if_smaller(self.findings, rule, finding):
             self.since_smaller = 0
 
@@ -129,12 +126,7 @@ class MachineSearch:
             expected = f"{finding.expected} (model-based, Hypothesis seed {ctx.seed})"
             observed = f"{finding.observed}\nshrunk to {len(finding.steps)} steps:\n{steps}"
             # every finding of a machine search has its choices (``violated``)
-            choices = finding.choices
-            again = (
-                Reproduction(ctx.check, hypothesis.__version__, choices)
-                if choices is not None
-                else None
-            )
+            again = reproduction(ctx.check, finding)
             failures[rule] = SearchFailure(expected, observed, finding.calls, again)
         return failures
 

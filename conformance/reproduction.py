@@ -1,13 +1,14 @@
 """Stand-alone pytest reproductions of what the Hypothesis-driven checks found.
 
-A failure of the lifecycle model check carries its example's Hypothesis choices
-(``ledger.Reproduction``). ``write_reproductions`` turns each into a pytest file in the report
-folder that runs that one example again against the same target (``reproduce``): the test fails
-while the server still breaks the rule, and passes once it is fixed. The file names the target
-as its descriptor keeps the name it was made from (``TargetDescriptor.origin``: a descriptor
-file by its full path, the reference server of a contract, a stdio command line or a URL), and
-the contract the run tested. It needs the kit, the same Hypothesis version (the choices are in
-its format) and the target reachable as it was.
+A failure of a Hypothesis-driven check (the lifecycle model check, the generated arguments
+check) carries its example's Hypothesis choices, and the part of the check's search that made
+them when it runs several (``ledger.Reproduction``). ``write_reproductions`` turns each into a
+pytest file in the report folder that runs that one example again against the same target
+(``reproduce``): the test fails while the server still breaks the rule, and passes once it is
+fixed. The file names the target as its descriptor keeps the name it was made from
+(``TargetDescriptor.origin``: a descriptor file by its full path, the reference server of a
+contract, a stdio command line or a URL), and the contract the run tested. It needs the kit,
+the same Hypothesis version (the choices are in its format) and the target reachable as it was.
 """
 
 from __future__ import annotations
@@ -43,12 +44,14 @@ def reproduce(
     seed: int,
     hypothesis_version: str,
     choices: str,
+    part: str | None = None,
 ) -> None:
     """Run the example of ``choices`` against ``target`` (one name, ``targets.choice``:
     ``{"descriptor": PATH}``, ``{"reference": CONTRACT}``, ``{"stdio": COMMAND_LINE}`` or
     ``{"url": URL}``) as a host of ``contract`` (None: the descriptor's, else the one
-    ``tools/list`` shows): AssertionError with the evidence if ``check`` still finds ``rule``
-    broken, ReproductionUnusable if it cannot run here."""
+    ``tools/list`` shows), in ``part`` of the check's search (None: its only one; files that
+    name none are of a check with one search): AssertionError with the evidence if ``check``
+    still finds ``rule`` broken, ReproductionUnusable if it cannot run here."""
     try:
         descriptor = named_descriptor(target, every_settings())
     except NotOneTarget:
@@ -68,7 +71,7 @@ def reproduce(
         profile="full",
         only=(rule,),
         seed=seed,
-        example=Reproduction(check, hypothesis_version, choices),
+        example=Reproduction(check, hypothesis_version, choices, part),
     )
     _, result, _ = run_request(ready(request))
     evidence = result.ledger.evidence.get(rule)
@@ -143,6 +146,13 @@ def test_{_identifier(rule)}_{failure.check}() -> None:
         rule={rule!r},
         seed={seed!r},
         hypothesis_version={reproduction.hypothesis!r},
-        choices={reproduction.choices!r},
+        choices={reproduction.choices!r},{_part(reproduction)}
     )
 """
+
+
+def _part(reproduction: Reproduction) -> str:
+    """The ``part`` argument of the file's call, when its check runs several searches."""
+    if reproduction.part is None:
+        return ""
+    return f"\n        part={reproduction.part!r},"

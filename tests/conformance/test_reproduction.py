@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +14,10 @@ import pytest
 from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.conformance.engram_memory.checks import model_check
+from engram_conformance.conformance.ledger import Reproduction
 from engram_conformance.conformance.reproduction import ReproductionUnusable, reproduce
+
+from .reproducing import fails_while_broken, on_the_reference
 
 PLANTED = Path(__file__).parent / "fixtures" / "planted_bug_server.py"
 COMMAND = shlex.join([sys.executable, str(PLANTED), "{state_dir}", "{host_public_key_file}"])
@@ -55,35 +57,18 @@ def test_the_report_names_the_reproduction_file(found: Path) -> None:
     # the target as its descriptor names it, and the contract the run tested
     assert f"{{'stdio': {COMMAND!r}}},\n        contract='engram-memory'," in text
     assert "hypothesis_version=" in text
+    assert "part=" not in text, "the machine runs one search: its files are as they were"
 
 
 def test_the_reproduction_fails_while_the_bug_is_there(found: Path) -> None:
-    test_file = found / f"reproductions/test_idem_001_{CHECK}.py"
-    ran = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test_file)],
-        capture_output=True,
-        text=True,
-        cwd=found,
-        timeout=300,
-        check=False,
-    )
-    assert ran.returncode == 1, ran.stdout + ran.stderr
-    assert f"{RULE} is still broken" in ran.stdout
+    fails_while_broken(found / f"reproductions/test_idem_001_{CHECK}.py", RULE)
 
 
 def test_the_reproduction_passes_against_a_server_without_the_bug(found: Path) -> None:
     text = (found / f"reproductions/test_idem_001_{CHECK}.py").read_text(encoding="utf-8")
     choices = text.split("choices=")[1].split("'")[1]
     version = text.split("hypothesis_version=")[1].split("'")[1]
-    reproduce(
-        {"reference": "engram-memory"},
-        contract="engram-memory",
-        check=CHECK,
-        rule=RULE,
-        seed=1,
-        hypothesis_version=version,
-        choices=choices,
-    )
+    on_the_reference(Reproduction(CHECK, version, choices), RULE)
 
 
 def test_a_reproduction_from_another_hypothesis_version_says_so() -> None:

@@ -19,7 +19,12 @@ The search runs in a worker thread and each call on the harness's event loop, as
 model check does (``model_check``), with the run's seed. It is bounded by ``EXAMPLES_PER_TOOL``
 and by time (``SECONDS``, at most a share of what is left of the run's budget); shrinking stops
 once ``SHRINK_PATIENCE`` examples in a row made no finding smaller. For every rule the report
-keeps the smallest failing object met (by its JSON size) and its call.
+keeps the smallest failing object met (by its JSON size), its call, and its Hypothesis choices
+with the part of the search that made them (``Reproduction.part``: the tool and ``broken`` or
+``valid``). Given one failing example (``ctx.example``: a re-check, a reproduction file), the
+check runs that part's test on those choices alone (``hypothesis.reproduce_failure``), after
+that tool's control only: a replay that no longer fails is a pass, one Hypothesis cannot make
+again (the strategies changed since) leaves the rules undecided, saying why.
 
 A few valid objects per tool (``arguments``) must not be refused INVALID_SCHEMA or
 INVALID_DIGEST. They set the bounds and encodings this kit decides, many at once, and which one
@@ -48,21 +53,25 @@ from engram_conformance.strategies.engram_memory import (
     envelopes,
 )
 from engram_conformance.strategies.engram_memory.broken_arguments import breakages
-from hypothesis import given, reject
+from hypothesis import given, reject, reproduce_failure
 from hypothesis import strategies as st
+from hypothesis.errors import DidNotReproduce, InvalidArgument
 
 from ...bounded_search import (
     Finding,
     HarnessStopped,
     SearchFailure,
+    current_choices,
     explained,
     kept_if_smaller,
     quiet_settings,
     record_outcome,
+    reproduction,
     shown,
     stop_time,
 )
 from ...exceptions import ServerFault
+from ...ledger import Reproduction
 from ...observation import Observation
 from ..host import Identity
 from .argument_examples import CHECK_ORDER, EXACT_CODE_RULES, GATE_ORDER, SEVERAL_BOUNDS
@@ -85,6 +94,8 @@ EXAMPLES_PER_TOOL = 60
 VALID_PER_TOOL = 5
 SECONDS = 60.0
 SHRINK_PATIENCE = 40
+#: The parts of each tool's search, in their order: objects broken by one rule, valid ones.
+KINDS = ("broken", "valid")
 #: Rules a generated object cannot decide: those that need several faults or calls (order of
 #: the argument checks, nothing written).
 NOT_HERE = frozenset({"SCHEMA-011", "XREF-010"})
@@ -158,6 +169,7 @@ class Sender:
         self.shrinking = False  # the current Hypothesis run found something
         self.sent = 0
         self.live = LiveTargets(ctx)
+        self.part: str | None = None  # the search's part running: "engram_memory_get/valid"
 
     def spent(self) -> bool:
         """Whether the time or the patience is spent."""
@@ -208,7 +220,9 @@ class Sender:
 
     def found(self, rule: str, expected: str, observed: Observation, sent: Any) -> None:
         size = len(json.dumps(sent, ensure_ascii=False, default=str))
-        finding = Finding(expected, shown(observed), (observed.to_json(),), size)
+        calls = (observed.to_json(),)
+        choices, part = current_choices(), self.part
+        finding = Finding(expected, shown(observed), calls, size, choices=choices, part=part)
         self.shrinking = True
         if kept_if_smaller(self.findings, rule, finding):
             self.since_smaller = 0
@@ -260,19 +274,32 @@ class Sender:
         return explained(error, known, (Mismatched,))
 
 
-def search(sender: Sender, seed: int, database: Path | None) -> None:
-    """Every tool's broken and valid objects (in a worker thread), until done or out of time;
-    each tool's failing objects kept under ``database``."""
+def part_test(sender: Sender, tool: str, kind: str, database: Path | None) -> Callable[[], None]:
+    """The Hypothesis test of one part of the search: ``tool``'s broken or valid objects
+    (``kind``), seeded with the run's seed, its failing objects kept under ``database``."""
     spec = sender.ctx.spec
-    for tool in sorted(set(ALL_TOOLS) & set(spec.tools)):
-        runs = {
-            "broken": (broken_arguments(tool, spec), sender.broken(tool), EXAMPLES_PER_TOOL),
-            "valid": (arguments(tool, spec), sender.valid(tool), VALID_PER_TOOL),
-        }
-        for kind, (strategy, judge, examples) in runs.items():
-            run = given(sender.unless_spent(strategy))(judge)
+    if kind == "broken":
+        strategy, examples = broken_arguments(tool, spec), EXAMPLES_PER_TOOL
+        judge: Callable[[Any], None] = sender.broken(tool)
+    else:
+        strategy, examples, judge = arguments(tool, spec), VALID_PER_TOOL, sender.valid(tool)
+    sender.part = f"{tool}/{kind}"
+    run = given(sender.unless_spent(strategy))(judge)
+    return hypothesis.seed(sender.ctx.seed)(quiet_settings(database, max_examples=examples)(run))
+
+
+def searched_tools(spec: Spec) -> list[str]:
+    """The tools the search sends objects to, in its order."""
+    return sorted(set(ALL_TOOLS) & set(spec.tools))
+
+
+def search(sender: Sender, database: Path | None) -> None:
+    """Every tool's broken and valid objects (in a worker thread), until done or out of time;
+    each part's failing objects kept under ``database``."""
+    for tool in searched_tools(sender.ctx.spec):
+        for kind in KINDS:
             kept = None if database is None else database / f"{tool}-{kind}"
-            test = hypothesis.seed(seed)(quiet_settings(kept, max_examples=examples)(run))
+            test = part_test(sender, tool, kind, kept)
             sender.shrinking, sender.since_smaller = False, 0
             try:
                 test()
@@ -283,16 +310,41 @@ def search(sender: Sender, seed: int, database: Path | None) -> None:
                 return
 
 
+def named_part(spec: Spec, example: Reproduction) -> tuple[str, str] | None:
+    """The tool and kind of objects of the part of the search ``example`` names, if it names
+    one of this search's."""
+    tool, _, kind = (example.part or "").partition("/")
+    return (tool, kind) if tool in searched_tools(spec) and kind in KINDS else None
+
+
+def replay(sender: Sender, tool: str, kind: str, example: Reproduction) -> str | None:
+    """Run the one failing example of ``example`` (in a worker thread): its part's test on its
+    choices. None once it ran, whether it failed again or passed (or the time or the server
+    stopped it: the outcome says so); else why Hypothesis could not make it again."""
+    blob = example.choices.encode("ascii")
+    test = reproduce_failure(example.hypothesis, blob)(part_test(sender, tool, kind, None))
+    try:
+        test()
+    except (DidNotReproduce, InvalidArgument) as error:
+        # Hypothesis did not see it fail: a pass once it made its call, but an example that
+        # made none (or had no choices to make) is not the one that failed
+        ran = sender.sent > 0 or sender.out_of_time or sender.fault is not None
+        return None if ran else str(error)
+    except Exception as error:
+        if not sender.explains(error):
+            raise
+    return None
+
+
 @check(rules=CHECK_RULES, tools=ALL_TOOLS, profile="full", requires=signed_meta_only, alone=True)
 async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> None:
     """Generated objects broken by one rule are answered their labelled code; generated valid
     ones are not refused by the argument checks. Each tool's minimal valid example must be
-    accepted first (the control of its refusals)."""
-    for tool in sorted(set(ALL_TOOLS) & set(ctx.spec.tools)):
-        await require_accepted_example(ctx, tool)
-    sender = Sender(ctx, stop_time(ctx, SECONDS))
-    database = None if ctx.example_db is None else ctx.example_db / ctx.check
-    await anyio.to_thread.run_sync(search, sender, ctx.seed, database)
+    accepted first (the control of its refusals). Given a failing example (``ctx.example``),
+    only that example is sent again, after its tool's control."""
+    sender = await _searched(ctx) if ctx.example is None else await _replayed(ctx, ctx.example)
+    if sender is None:
+        return
     record_outcome(
         ctx,
         CHECK_RULES,
@@ -301,7 +353,33 @@ async def generated_arguments_are_answered_as_labelled(ctx: CheckContext) -> Non
         passes=sender.passes,
         passed="answered as labelled",
         failures={
-            rule: SearchFailure(f.expected, f.observed, f.calls)
+            rule: SearchFailure(f.expected, f.observed, f.calls, reproduction(ctx.check, f))
             for rule, f in sender.findings.items()
         },
     )
+
+
+async def _searched(ctx: CheckContext) -> Sender:
+    """The whole search, after every tool's control."""
+    for tool in searched_tools(ctx.spec):
+        await require_accepted_example(ctx, tool)
+    sender = Sender(ctx, stop_time(ctx, SECONDS))
+    database = None if ctx.example_db is None else ctx.example_db / ctx.check
+    await anyio.to_thread.run_sync(search, sender, database)
+    return sender
+
+
+async def _replayed(ctx: CheckContext, example: Reproduction) -> Sender | None:
+    """``example`` sent again, after its tool's control; None when it cannot be made again:
+    then the check's rules stay undecided, saying why (the failure it replays stands)."""
+    part = named_part(ctx.spec, example)
+    why: str | None = f"it names no part of this search ({example.part!r})"
+    if part is not None:
+        await require_accepted_example(ctx, part[0])
+        sender = Sender(ctx, stop_time(ctx, SECONDS))
+        why = await anyio.to_thread.run_sync(replay, sender, *part, example)
+        if why is None:
+            return sender
+    for rule in CHECK_RULES:
+        ctx.ledger.errored(rule, ctx.check, f"the failing example could not be replayed: {why}")
+    return None

@@ -67,9 +67,9 @@ def test_the_reference_answers_every_generated_object_as_labelled(tmp_path: Path
     ids=lambda value: value if isinstance(value, str) else value.__name__,
 )
 def test_a_planted_bug_is_found(tmp_path: Path, mutant: Any, rule: str) -> None:
-    """Found, shrunk and kept with its seed by the search itself. Without the recheck: it
-    would search every tool again (the check keeps no choices to replay), half of the test's
-    time, and what a recheck decides is tested on its own (``test_recheck.py``)."""
+    """Found, shrunk and kept with its seed and its example by the search itself. Without the
+    recheck: what the re-check and the reproduction file do with the example is tested on its
+    own (``test_generated_replay.py``)."""
     result = run_against(tmp_path, service_mutant=mutant, only=RULES, profile="full", recheck=False)
     found = failures(result)
     assert set(found) == {rule}, found.keys()
@@ -81,6 +81,8 @@ def test_a_planted_bug_is_found(tmp_path: Path, mutant: Any, rule: str) -> None:
     if mutant is NullMeansAbsent:
         assert None in _values(sent), sent
     assert failure.seed == 1
+    assert failure.reproduction is not None
+    assert failure.reproduction.part == f"{failure.calls[0]['tool']}/broken"
     assert result.verdicts[rule].verdict == broken_verdict(rule)
 
 
