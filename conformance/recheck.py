@@ -1,21 +1,24 @@
 """Noise control: a failure is checked again, alone, before it may fail a gate.
 
-After the run, every check that recorded a failure runs once more on a fresh connection, by
-itself (no other check's calls interleaved), with the run's seed, in fresh scopes; a failure of
-a Hypothesis-driven check runs its failing example again (``ledger.Reproduction``). A failure
-recorded by a per-call check is checked again by re-running the check it happened during.
-A rule whose failure recurs is ``confirmed``; one that passes when checked alone is ``flaky``:
-it keeps its verdict and evidence, gets the re-check's transcript beside the first one, and
-does not fail the gate (``reports.RuleRecord.fails_gate``). Re-checks are bounded:
-``MAX_RECHECKS`` checks at most, each within ``RECHECK_SECONDS`` and the run's budget. The run's
-progress names each re-check as it starts (``re-check: <check>``), so that the time after the
-last check is seen to be spent.
+After the run, every check that recorded a failure of a ``must`` rule (a ``fail``) runs once
+more on a fresh connection, by itself (no other check's calls interleaved), with the run's
+seed, in fresh scopes; a failure of a Hypothesis-driven check runs its failing example again
+(``ledger.Reproduction``). A failure recorded by a per-call check is checked again by
+re-running the check it happened during. A rule whose failure recurs is ``confirmed``; one
+that passes when checked alone is ``flaky``: it keeps its verdict and evidence, gets the
+re-check's transcript beside the first one, and does not fail the gate
+(``reports.RuleRecord.fails_gate``). A failure of any other rule (a ``warn``) is not checked
+again: a ``warn`` never fails the gate, so its re-check could change nothing the gate reads,
+and it cost as much as its check (a timing rule's, a whole call time-out against a slow
+server). Re-checks are bounded: ``MAX_RECHECKS`` checks at most, each within
+``RECHECK_SECONDS`` and the run's budget. The run's progress names each re-check as it starts
+(``re-check: <check>``), so that the time after the last check is seen to be spent.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -58,10 +61,13 @@ class Rechecked:
     passed_alone: dict[str, str] = field(default_factory=dict)
 
 
-def planned(ledger: Ledger) -> list[Recheck]:
-    """The re-checks the ledger's failures call for, in rule order."""
+def planned(ledger: Ledger, gating: Collection[str]) -> list[Recheck]:
+    """The re-checks the ledger's failures of the ``gating`` rules (those whose failure fails
+    the gate: the ``must`` rules) call for, in rule order."""
     rules_of: dict[tuple[str, Reproduction | None], set[str]] = {}
     for rule, evidence in sorted(ledger.evidence.items()):
+        if rule not in gating:
+            continue
         for failure in evidence.failures:
             check = failure.during or failure.check
             example = failure.reproduction if failure.check == check else None

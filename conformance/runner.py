@@ -373,7 +373,8 @@ class _RunSteps:
             return Rechecked()
         if self.found.failed is not None:
             return Rechecked()
-        plan = planned(self.ledger)
+        must = {rule_id for rule_id, rule in self.spec.rules.items() if rule.level == "must"}
+        plan = planned(self.ledger, must)
         rechecked = await recheck(
             self.target,
             self.checks,

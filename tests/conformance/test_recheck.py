@@ -17,6 +17,7 @@ from engram_conformance.reports import ReportDocument, RuleRecord
 from engram_conformance.spec.engram_memory import load
 
 from ..mutants.engram_memory.base import ServiceProxy
+from ..mutants.engram_memory.catalog.envelope import ExtraEnvelopeField
 from ..mutants.engram_memory.catalog.idempotency import ReplayAnswersNewCandidate
 from .inprocess import checks_only, run_against
 
@@ -79,6 +80,19 @@ def test_a_failure_that_recurs_is_confirmed_and_fails_the_gate(tmp_path: Path) -
     assert not rule.flaky and rule.recheck == "confirmed"
     assert rule.recheck_transcript is None
     assert report.exit_code == 1
+
+
+def test_a_warning_is_not_checked_again(tmp_path: Path) -> None:
+    """ENV-003 (profile) broken on every answer: a ``warn``, which never fails the gate, so no
+    re-check runs for it; the run's must rules still pass, and nothing else was re-checked."""
+    result = run_against(tmp_path / "state", service_mutant=ExtraEnvelopeField, only=("ENV",))
+    assert result.verdicts["ENV-003"].verdict == "warn"
+    assert result.rechecked.outcomes == {}
+    assert not [name for name in result.transcripts if ".recheck" in name]
+    report = document(result, tmp_path / "report", only=("ENV",))
+    rule = rule_of(report, "ENV-003")
+    assert rule.recheck is None and not rule.flaky
+    assert report.exit_code == 0
 
 
 def test_a_machine_failure_is_rechecked_on_its_own_example(
