@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engram_conformance.conformance.mem.plugin import CONTRACT as MEM
-from engram_conformance.conformance.runner import RunResult
-from engram_conformance.reports.document import RuleRecord
 from engram_conformance.spec.engram_memory import load
 
-from ..conformance.inprocess import broken_verdict
+if TYPE_CHECKING:
+    from engram_conformance.conformance.runner import RunResult
+    from engram_conformance.reports.document import RuleRecord
+
+# The harness is imported where a run is judged, not here: every catalogue imports this module,
+# and so does each mutant's server process (``stdio_server.py``), which needs none of it (it
+# would import the whole kit and Hypothesis: a second of CPU a server).
 
 #: The verdicts of a rule a mutant does not break.
 SOUND = ("pass", "not_applicable")
@@ -55,6 +58,8 @@ class Caught:
 
     def verdicts(self) -> dict[str, str]:
         """The verdict of each rule the mutant breaks or leaves undecided."""
+        from ..conformance.inprocess import broken_verdict
+
         broken = {rule: broken_verdict(rule, self.contract) for rule in self.broken}
         return broken | dict.fromkeys(self.undecided, "error")
 
@@ -68,6 +73,8 @@ Selecting = Callable[[Caught, tuple[str, ...]], tuple[str, ...]]
 def _findings(run: RunResult | Mapping[str, RuleRecord]) -> dict[str, tuple[str, Sequence[Any]]]:
     """Each rule a run selected -> its verdict and its failures, from an in-process run's
     result or from the rules of a report (``run_described``)."""
+    from engram_conformance.conformance.runner import RunResult
+
     if isinstance(run, RunResult):
         evidence = run.ledger.evidence
         return {
@@ -101,6 +108,8 @@ def _unexpected_errors(
     """The reasons of the errors no entry declares, each once and whole: a run that went wrong
     (a fault, a time-out under load) says why in the assertion's message, which pytest
     otherwise cuts."""
+    from engram_conformance.conformance.runner import RunResult
+
     verdicts = run.verdicts if isinstance(run, RunResult) else run
     reasons = {
         str(record.reason)
@@ -121,6 +130,8 @@ def family_verdicts(result: RunResult, family: str) -> dict[str, str]:
 
 def mem_rules(family: str) -> list[str]:
     """The ids of the mem contract's rules of ``family``, in the spec's order."""
+    from engram_conformance.conformance.mem.plugin import CONTRACT as MEM
+
     return [rule.id for rule in MEM.load_spec().rules.values() if rule.family == family]
 
 

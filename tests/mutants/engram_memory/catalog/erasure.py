@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engram_conformance.conformance.engram_memory.checks.context import ADMIT, CAPTURE, FORGET
 from engram_conformance.reference_impl.engram_memory.store import Store, StoredRecord
+from engram_conformance.spec.engram_memory.tool_names import ADMIT, CAPTURE, FORGET
 
 from ...caught import Caught
 from ..answers import edited
