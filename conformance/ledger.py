@@ -40,7 +40,7 @@ class Reproduction:
     """How a Hypothesis-driven check meets a failing example again: the example's choices, in
     the format of the Hypothesis version that made them (``hypothesis.reproduce_failure``), and,
     for a check that runs several searches, the one that made them (``part``: the generated
-    arguments check names a tool and a kind of object: ``"engram_memory_capture/broken"``)."""
+    arguments check names a tool and a kind of object: ``"TOOL/broken"``)."""
 
     check: str
     hypothesis: str

@@ -98,22 +98,24 @@ def main() -> None:
     logging.getLogger("mcp").setLevel(logging.CRITICAL)
     # the SDK's client session logs as "client" (a tool it cannot judge, not listed on a page)
     logging.getLogger("client").setLevel(logging.CRITICAL)
-    _import_hypothesis_without_plugins()
 
 
 #: Hypothesis' switch for the plugins its entry points name (``hypothesis.entry_points``).
 NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"
 
 
-def _import_hypothesis_without_plugins() -> None:
+def import_hypothesis_without_plugins() -> None:
     """Import Hypothesis in the kit's own process without the plugins other packages register
-    for it. What the kit's searches draw must not depend on what else is installed beside it
-    (a plugin runs any code: it may register a strategy for a type, or a settings profile),
-    and the plugins installed beside it cost every run a third of a second (trio's imports
-    trio and pytest). The fuzz command registers HypoFuzz's backend itself (``campaign``).
-    The switch is set for the import only: the servers the kit starts see the environment as
-    it was. Where Hypothesis is already imported (the kit as a library, or the pytest plugin)
-    that process's plugins stand."""
+    for it; the commands that run checks call it before they import the harness (the quick
+    ones, ``rules`` and ``explain``, import no Hypothesis at all).
+
+    What the kit's searches draw must not depend on what else is installed beside it (a plugin
+    runs any code: it may register a strategy for a type, or a settings profile), and the
+    plugins installed beside it cost every run a third of a second (trio's imports trio and
+    pytest). The fuzz command registers HypoFuzz's backend itself (``campaign``). The switch
+    is set for the import only: the servers the kit starts see the environment as it was.
+    Where Hypothesis is already imported (the kit as a library, or the pytest plugin) that
+    process's plugins stand."""
     if "hypothesis" in sys.modules:
         return
     before = os.environ.get(NO_PLUGINS)

@@ -13,7 +13,17 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import EXIT_FAILED, EXIT_OK, EXIT_UNUSABLE, PROG, main, stopped_by, subcommand, unusable
+from . import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNUSABLE,
+    PROG,
+    import_hypothesis_without_plugins,
+    main,
+    stopped_by,
+    subcommand,
+    unusable,
+)
 from .options import target_name, target_options
 
 if TYPE_CHECKING:
@@ -85,6 +95,7 @@ def fuzz_command(
         raise click.UsageError("give --minutes, --examples or both")
     if importlib.util.find_spec("hypofuzz") is None:
         return unusable("fuzz needs HypoFuzz: pip install 'engram-conformance[fuzz]'")
+    import_hypothesis_without_plugins()
     from .. import fuzz_database, fuzzing  # the harness, now
     from ..exceptions import Interrupted, StartupFailed
     from ..request import RunRequest, Unusable

@@ -12,7 +12,15 @@ import click
 
 from ..exceptions import Interrupted, ServerFault, StartupFailed
 from ..interruption import until_interrupted
-from . import EXIT_FAILED, EXIT_OK, main, stopped_by, subcommand, unusable
+from . import (
+    EXIT_FAILED,
+    EXIT_OK,
+    import_hypothesis_without_plugins,
+    main,
+    stopped_by,
+    subcommand,
+    unusable,
+)
 from .options import target_name, target_options
 
 if TYPE_CHECKING:  # the harness is imported when a replay starts, not for --help
@@ -33,6 +41,7 @@ def replay_command(
     contract: str | None,
 ) -> int:
     """Re-send TRANSCRIPT's calls to a server; exit 0 if every answer matches, 1 if not."""
+    import_hypothesis_without_plugins()
     from ..request import RunRequest, Unusable, prepare
     from ..transcripts import read_transcript
 

@@ -20,7 +20,7 @@ from ..execution import DEFAULT_REPORT_DIR, EXAMPLE_DB, run_target
 from ..sharding import BadShard, Shard
 from ..side_by_side import WIDTH
 from ..targets.eras import REQUESTS
-from . import PROG, main, stopped_by, subcommand, unusable
+from . import PROG, import_hypothesis_without_plugins, main, stopped_by, subcommand, unusable
 from .compare import loaded
 from .options import comma_separated, target_name, target_options
 from .progress import progress_display
@@ -213,6 +213,7 @@ def run_command(
     no_color: bool,
 ) -> int:
     """Run the conformance suite against a server; exit 0 (no fail), 1 (some fail) or 2."""
+    import_hypothesis_without_plugins()
     from ..request import RunRequest, UnknownSelection, Unusable, ready  # the harness, now
 
     wanted = comma_separated(only)
