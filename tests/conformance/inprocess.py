@@ -8,6 +8,7 @@ verdicts the tests read.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,3 +132,23 @@ def without_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
     machine = lifecycle_model_holds.__name__
     checks = all_checks()
     monkeypatch.setattr(registry, "REGISTRY", {n: c for n, c in checks.items() if n != machine})
+
+
+def command(*arguments: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``engram-conformance ARGUMENTS`` run in this process (in ``cwd``, if given), as the
+    executable would run it: its exit code, standard output and error. A test that is about
+    the commands' results, not about their process (signals, the environment, what a process
+    leaves behind), runs them here: the executable's start (Python, the SDK's models) costs
+    more than a short run itself, and the suite makes hundreds of runs."""
+    from click.testing import CliRunner
+    from engram_conformance.conformance.cli.app import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        if cwd is not None:
+            patch.chdir(cwd)
+        done = CliRunner().invoke(main, list(arguments), prog_name="engram-conformance")
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return subprocess.CompletedProcess(
+        ["engram-conformance", *arguments], done.exit_code, done.stdout, done.stderr
+    )

@@ -16,10 +16,10 @@ import pytest
 from engram_conformance.conformance.request import RunRequest, Unusable, descriptor_of
 from engram_conformance.reports.document import load as load_report
 
+from .inprocess import command
+
 TARGETS = Path(__file__).parents[2] / "targets"
 ERA_SERVER = Path(__file__).with_name("fixtures") / "era_server.py"
-EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
-RUN_TIMEOUT_S = 300
 #: the rules whose raw-channel requests each era frames on its own (HOST-025 writes whole texts)
 RAW_RULES = "SCHEMA-032,HOST-025"
 #: the HOST rules whose checks send tools/list, with or without a host context
@@ -41,14 +41,9 @@ OPENINGS = {
 
 
 def run(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
-    """``engram-conformance run ARGUMENTS`` with its reports in ``tmp_path/report``."""
-    return subprocess.run(
-        [str(EXECUTABLE), "run", *arguments, "--report-dir", str(tmp_path / "report")],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_S,
-        check=False,
-    )
+    """``engram-conformance run ARGUMENTS`` with its reports in ``tmp_path/report`` (in this
+    process: these tests are about the runs' results, not their process)."""
+    return command("run", *arguments, "--report-dir", str(tmp_path / "report"))
 
 
 def changed(tmp_path: Path, shipped: str, mode: str = "modern-only") -> Path:

@@ -1,7 +1,7 @@
 """Issue 25's "sharded runs merged give the same verdicts as one run": each contract's quick
 profile against its bundled reference, with one seed, run whole and in shards through the
-installed command, then the shards merged; and what a shard's reports say of the rules they
-did not run.
+kit's command (in this process), then the shards merged; and what a shard's reports say of the
+rules they did not run.
 
 Both runs are ``--only`` eight families of the contract (``FAMILIES``), not all of them: the
 plan and the merge treat a selection as they treat the whole run (the plan is made over the
@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
+from .inprocess import command
+
 SEED = "2025"
 #: contract -> how many shards its run is split into
 SHARDS = {"engram-memory": 2, "mem": 3}
@@ -34,9 +34,8 @@ FAMILIES = {
 
 
 def kit(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(EXECUTABLE), *arguments], cwd=cwd, capture_output=True, text=True, timeout=600
-    )
+    """``engram-conformance ARGUMENTS`` in ``cwd``, in this process (``inprocess.command``)."""
+    return command(*arguments, cwd=cwd)
 
 
 def report(folder: Path) -> dict[str, Any]:
