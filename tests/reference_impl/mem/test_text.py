@@ -8,7 +8,7 @@ import sys
 from engram_conformance.reference_impl.mem.text import content_hash, one_line
 
 #: Every character ``\s`` matches (what ``str.split`` splits at, too).
-WHITESPACE = [chr(code) for code in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(code))]
+WHITESPACE = re.findall(r"\s", "".join(map(chr, range(sys.maxunicode + 1))))
 
 
 def test_one_line_collapses_every_whitespace_character_as_backslash_s_reads_it() -> None:
