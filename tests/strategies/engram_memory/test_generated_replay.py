@@ -32,6 +32,7 @@ from hypothesis.core import encode_failure
 from ...conformance.inprocess import run_against
 from ...conformance.reproducing import fails_while_broken, on_the_reference
 from ...mutants.engram_memory.catalog.schema import OpenSchema
+from .test_generated_check import assert_found
 
 CHECK = generated_arguments_are_answered_as_labelled.__name__
 RULE = "SCHEMA-001"
@@ -92,6 +93,11 @@ def the_failure(result: RunResult) -> Failure:
 
 def tool_calls(calls: list[dict[str, Any]]) -> list[str]:
     return [call["tool"] for call in calls if call.get("tool")]
+
+
+def test_the_planted_bug_is_found_shrunk_and_kept(found: RunResult) -> None:
+    """As ``test_generated_check.test_a_planted_bug_is_found`` asks of its planted bug."""
+    assert_found(found, OpenSchema, RULE)
 
 
 def test_the_failure_carries_its_example_and_its_part(found: RunResult) -> None:
