@@ -43,7 +43,7 @@ class Campaign:
         database and the HypoFuzz backend; Hypothesis may generate as many examples as the
         campaign may begin (the search stops beginning them at its bound)."""
         # registers the backend with Hypothesis, as HypoFuzz's plugin does where plugins load
-        # (the kit's executable loads none: ``cli._import_hypothesis_without_plugins``)
+        # (the kit's executable loads none: ``cli.import_hypothesis_without_plugins``)
         import hypofuzz.entrypoint  # noqa: F401
 
         examples = UNBOUNDED_EXAMPLES if self.examples is None else self.examples
