@@ -179,6 +179,10 @@ class _RunSteps:
         self.executor, self.progress = executor, progress
         self.target, self.contract = executor.target, executor.contract
         self.spec, self.options = executor.spec, executor.options
+        #: the rules whose failure is a ``fail`` (any other's is a ``warn``)
+        self.must_rules = frozenset(
+            i for i, rule in self.spec.rules.items() if rule.level == "must"
+        )
         self.claims_nothing = executor.claim is None  # then the default claim, once listed
         self.started, self.started_ms = time.monotonic(), wall_clock_ms()
         budget_s = self.options.budget_s
@@ -339,11 +343,8 @@ class _RunSteps:
     def a_must_rule_failed(self, ledger: Ledger) -> bool:
         """Whether a must rule has recorded a failure (a ``fail``, not a ``warn``) in
         ``ledger``, in a check or in a per-call check watching its calls."""
-        rules = self.spec.rules
         return any(
-            entry.failures and rules[rule].level == "must"
-            for rule, entry in ledger.evidence.items()
-            if rule in rules
+            entry.failures and rule in self.must_rules for rule, entry in ledger.evidence.items()
         )
 
     async def run_one(self, check: Check, session: Session, ledger: Ledger) -> bool:
@@ -373,8 +374,7 @@ class _RunSteps:
             return Rechecked()
         if self.found.failed is not None:
             return Rechecked()
-        must = {rule_id for rule_id, rule in self.spec.rules.items() if rule.level == "must"}
-        plan = planned(self.ledger, must)
+        plan = planned(self.ledger, self.must_rules)
         rechecked = await recheck(
             self.target,
             self.checks,
