@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import hypothesis
-from hypothesis import HealthCheck, Verbosity, settings
+from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.control import current_build_context
 from hypothesis.core import encode_failure
 from hypothesis.database import DirectoryBasedExampleDatabase
@@ -30,6 +30,11 @@ from .ledger import Reproduction
 from .observation import Observation
 
 BUDGET_SHARE = 0.5
+#: Every phase of Hypothesis but its explain phase. Once a failure is shrunk, that phase runs
+#: the example again with each part varied, hundreds of times (every run a round of calls to
+#: the server), then once more under a line tracer, to say which parts do not matter: text the
+#: kit never shows (``verbosity`` is quiet), for time taken from the budget.
+SEARCH_PHASES = tuple(phase for phase in Phase if phase is not Phase.explain)
 
 
 class HarnessStopped(Exception):
@@ -73,10 +78,10 @@ def stop_time(ctx: BaseContext, seconds: float) -> float:
 
 
 def quiet_settings(database: Path | None, **bounds: Any) -> settings:
-    """Hypothesis settings for a search inside a run: no printing, one bug each, and failing
-    examples kept in the folder ``database`` (none when None), where the next run that uses
-    the folder tries them first; never an empty one, which a search cut by the run's budget
-    while shrinking leaves (``WithoutEmptyExamples``)."""
+    """Hypothesis settings for a search inside a run: no printing, one bug each, shrunk but not
+    explained (``SEARCH_PHASES``), and failing examples kept in the folder ``database`` (none
+    when None), where the next run that uses the folder tries them first; never an empty one,
+    which a search cut by the run's budget while shrinking leaves (``WithoutEmptyExamples``)."""
     kept = (
         None if database is None else WithoutEmptyExamples(DirectoryBasedExampleDatabase(database))
     )
@@ -88,6 +93,7 @@ def quiet_settings(database: Path | None, **bounds: Any) -> settings:
         verbosity=Verbosity.quiet,
         print_blob=False,
         report_multiple_bugs=False,
+        phases=SEARCH_PHASES,
         **bounds,
     )
 
