@@ -13,11 +13,10 @@ from click.testing import CliRunner
 from engram_conformance.conformance.cli.app import main
 from engram_conformance.reports.document import load as load_report
 
+from .slowness import without_late_warnings
+
 STOCK = Path(__file__).parent / "fixtures" / "stock_transport_reference.py"
 LONE_SURROGATES = "SCHEMA-032"
-#: bounded cost: a call at the seed's bounds answering after half the time-out (1 s here) reads
-#: warn, with the time measured, which on a loaded machine it may (its rule's notes say so)
-BOUNDED_COST = "SCHEMA-040"
 
 
 def _descriptor(tmp_path: Path) -> Path:
@@ -38,8 +37,10 @@ def test_a_dropped_line_charges_only_the_lone_surrogate_rule(tmp_path: Path) -> 
         main, ["run", *options, "--no-recheck", "--report-dir", str(report_dir)]
     )
     assert result.exit_code == 0, result.output
-    document = load_report(report_dir / "report.json")
-    verdicts = {rule.id: rule for rule in document.rules}
+    # a call at the seed's bounds may answer after half the time-out (1 s here) on a loaded
+    # machine: its timing rule (SCHEMA-040) then reads warn, with the time measured
+    rules = without_late_warnings(load_report(report_dir / "report.json").rules, ())
+    verdicts = {rule.id: rule for rule in rules}
     not_passed = {
         rule_id: rule.verdict
         for rule_id, rule in verdicts.items()
@@ -48,12 +49,6 @@ def test_a_dropped_line_charges_only_the_lone_surrogate_rule(tmp_path: Path) -> 
     failures = verdicts[LONE_SURROGATES].failures
     assert failures and all("no answer within 2.0 s" in f.observed for f in failures)
     assert all("lone" in f.expected or "surrogate" in f.expected for f in failures)
-    # the slowness of the heaviest calls is the machine's load, not the dropped line: their
-    # check sends no lone surrogate, the one thing the stock transport drops
-    if not_passed.get(BOUNDED_COST) == "warn":
-        slow = verdicts[BOUNDED_COST].failures
-        assert slow and {f.check for f in slow} == {"calls_at_the_bounds_answer_in_time"}, slow
-        del not_passed[BOUNDED_COST]
     assert not_passed == {LONE_SURROGATES: "warn"}
     # the rules of the same checks were judged on the other examples, not left undecided
     passed = [rule_id for rule_id, rule in verdicts.items() if rule.verdict == "pass"]

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from engram_conformance.reports.document import load as load_report
 
+from ..conformance.slowness import without_late_warnings
 from .test_peers import PEERS_DIR, REPORTS, run_peer
 
 RUN_TIMEOUT_S = 300  # about 6 s here (quick), 35 s (full)
@@ -86,8 +87,9 @@ def test_the_real_engram_server_reads_as_documented(
         assert "Traceback" not in text, shown
     document = load_report(report_dir / "report.json")
     assert document.conformance.conformance_class == "full", shown
-    verdicts = {rule.id: rule.verdict for rule in document.rules}
-    not_passing = {rule: verdict for rule, verdict in verdicts.items() if verdict != "pass"}
+    # a timing rule documented as passing may read warn on a loaded machine
+    rules = without_late_warnings(document.rules, NOT_PASSING.get(version, ()))
+    not_passing = {rule.id: rule.verdict for rule in rules if rule.verdict != "pass"}
     assert "error" not in not_passing.values(), not_passing
     if version in NOT_PASSING:
         assert not_passing == NOT_PASSING[version], shown

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from engram_conformance.reports.document import load as load_report
 
+from ..slowness import without_late_warnings
+
 SERVER = Path(__file__).with_name("seed_written_server.py")
 EXECUTABLE = Path(sys.executable).with_name("engram-conformance")
 #: what the server does otherwise than upstream promises, each a warning of its own
@@ -91,7 +93,8 @@ def test_what_it_does_otherwise_than_upstream_reads_warn_each_under_its_rule(
     report: tuple[subprocess.CompletedProcess, Path],
 ) -> None:
     _, folder = report
-    rules = load_report(folder / "report.json").rules
+    # on a loaded machine another call may answer after its timing rule's threshold too
+    rules = without_late_warnings(load_report(folder / "report.json").rules, WARNED)
     warned = {rule.id for rule in rules if rule.verdict == "warn"}
     assert warned == set(WARNED)
     assert all(rule.level != "must" for rule in rules if rule.verdict == "warn")
