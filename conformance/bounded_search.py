@@ -31,9 +31,10 @@ from .observation import Observation
 
 BUDGET_SHARE = 0.5
 #: Every phase of Hypothesis but its explain phase. Once a failure is shrunk, that phase runs
-#: the example again with each part varied, hundreds of times (every run a round of calls to
-#: the server), then once more under a line tracer, to say which parts do not matter: text the
-#: kit never shows (``verbosity`` is quiet), for time taken from the budget.
+#: the example again with its parts varied and once more under a line tracer, to say which
+#: parts do not matter: text the kit never shows (``verbosity`` is quiet), for time taken from
+#: the budget. A generated-check finding against an in-process server took 17.4 s of CPU with
+#: it, 6.1 s without, for the same 417 calls: the tracer's cost.
 SEARCH_PHASES = tuple(phase for phase in Phase if phase is not Phase.explain)
 
 

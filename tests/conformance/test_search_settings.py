@@ -1,6 +1,7 @@
 """The settings of the kit's searches (the generated check, the model checks): a failure found
-is shrunk and kept, and not explained, since each run of an example is a round of calls to the
-server under test."""
+is shrunk and kept, and not explained: Hypothesis's explain phase runs the example again with
+its parts varied (each run of an example in a check is a round of calls to the server under
+test) and under a line tracer, for text the kit never shows."""
 
 from __future__ import annotations
 
