@@ -181,7 +181,7 @@ class _RunSteps:
         self.spec, self.options = executor.spec, executor.options
         #: the rules whose failure is a ``fail`` (any other's is a ``warn``)
         self.must_rules = frozenset(
-            i for i, rule in self.spec.rules.items() if rule.level == "must"
+            rule_id for rule_id, rule in self.spec.rules.items() if rule.level == "must"
         )
         self.claims_nothing = executor.claim is None  # then the default claim, once listed
         self.started, self.started_ms = time.monotonic(), wall_clock_ms()

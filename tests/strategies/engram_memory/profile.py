@@ -15,8 +15,8 @@ SETTINGS = settings(max_examples=50, deadline=None, derandomize=True, database=N
 #: a 64-component capture to the smallest one that still has 64 components takes long.
 SEARCH = settings(SETTINGS, max_examples=1000, phases=[Phase.generate])
 
-#: ``find`` whose answer is the shrunk example itself (not explained, which would run it again
-#: with each part varied, hundreds of times: the kit's searches do without it too).
+#: ``find`` whose answer is the shrunk example itself, not explained (the explain phase runs it
+#: again with its parts varied and under a line tracer: the kit's searches do without it too).
 SHRINK = settings(SETTINGS, max_examples=20, phases=[Phase.generate, Phase.shrink])
 
 #: Hypothesis warns when it renders an example of more than 30 kB (a 65,536-byte text): that is
