@@ -6,11 +6,14 @@ import compileall
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from engram_conformance.spec.engram_memory import PACKAGED_ROOT, Spec, load
 from hypothesis import HealthCheck, settings
+
+from .prewarmed import commands_prewarmed
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,6 +52,19 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     computes (servers started as processes, calls left unanswered until their time-out, windows
     waited out), so a second worker per core fills the waits of the first."""
     return 2 * len(os.sched_getaffinity(0))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prewarmed_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The servers the harness starts in this worker fork from one prewarmed interpreter
+    (``tests/prewarmed``): each would otherwise pay about a second of CPU for its imports.
+    ``ENGRAM_TESTS_EXEC_SERVERS=1`` starts each as a process of its own instead, to tell a fault
+    of the zygote from one of the server."""
+    if os.environ.get("ENGRAM_TESTS_EXEC_SERVERS") == "1":
+        yield
+        return
+    with commands_prewarmed(tmp_path_factory.mktemp("prewarmed")):
+        yield
 
 
 @pytest.fixture(scope="session")
