@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -42,9 +43,11 @@ class Zygote:
         )
 
     def ready(self) -> bool:
-        """Whether it says it accepts connections (False if it ended first)."""
+        """Whether it says it accepts connections within ``READY_TIMEOUT_S`` (False if it
+        ended or stayed silent: the servers then start as processes of their own)."""
         assert self._process.stdout is not None
-        return self._process.stdout.readline() == b"ready\n"
+        said, _, _ = select.select([self._process.stdout], [], [], READY_TIMEOUT_S)
+        return bool(said) and self._process.stdout.readline() == b"ready\n"
 
     def command(self, argv: Sequence[str]) -> list[str]:
         """``argv`` through the stub when it would run this Python, else ``argv`` as it is. A

@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from engram_conformance.conformance.targets import processes
 
-from . import Zygote
+from . import Zygote, commands_prewarmed
 
 TIMEOUT_S = 20.0
 
@@ -163,6 +164,13 @@ def test_only_what_runs_this_python_goes_through_the_stub(zygote: Zygote) -> Non
     assert zygote.command([console_script, "serve"])[:2] == [sys.executable, "-S"]
     # on the PATH, as the shipped descriptors name it
     assert zygote.command(["engram-reference", "serve"])[-2:] == [console_script, "serve"]
+
+
+def test_a_zygote_that_cannot_listen_leaves_the_servers_as_they_were(tmp_path: Path) -> None:
+    before = processes.spawn
+    with commands_prewarmed(tmp_path / "no-such-folder") as zygote:
+        assert zygote is None
+        assert processes.spawn is before
 
 
 def _alive(pid: int) -> bool:
