@@ -67,6 +67,17 @@ def start(command: list[str], folder: Path) -> subprocess.Popen[str]:
     )
 
 
+def waiting(zygote: Zygote, server: Path, folder: Path) -> subprocess.Popen[str]:
+    """The server through the stub, once it has said it waits for a signal (for ever)."""
+    process = start(zygote.command([sys.executable, str(server), "0"]), folder)
+    said(process)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("wait\n")
+    process.stdin.flush()
+    assert process.stdout.readline() == "waiting\n"
+    return process
+
+
 def said(process: subprocess.Popen[str]) -> dict[str, object]:
     assert process.stdout is not None
     return dict(json.loads(process.stdout.readline()))
@@ -93,12 +104,7 @@ def test_the_forked_server_has_the_streams_arguments_folder_and_environment_of_t
 def test_a_signal_to_the_stub_reaches_the_server_and_the_stub_ends_as_it_does(
     zygote: Zygote, server: Path, tmp_path: Path
 ) -> None:
-    process = start(zygote.command([sys.executable, str(server), "0"]), tmp_path)
-    said(process)
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("wait\n")
-    process.stdin.flush()
-    assert process.stdout.readline() == "waiting\n"
+    process = waiting(zygote, server, tmp_path)
     process.send_signal(signal.SIGTERM)
     out, _ = process.communicate(timeout=TIMEOUT_S)
     assert out == "terminated\n"  # the server's own handler ran
@@ -118,12 +124,7 @@ def test_a_server_killed_by_a_signal_ends_the_stub_by_the_same_signal(
 def test_the_servers_group_dies_with_a_killed_stub(
     zygote: Zygote, server: Path, tmp_path: Path
 ) -> None:
-    process = start(zygote.command([sys.executable, str(server), "0"]), tmp_path)
-    said(process)
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("wait\n")
-    process.stdin.flush()
-    assert process.stdout.readline() == "waiting\n"  # it would wait for ever
+    process = waiting(zygote, server, tmp_path)
     os.killpg(process.pid, signal.SIGKILL)
     assert process.wait(timeout=TIMEOUT_S) == -signal.SIGKILL
     # Its output ends only once the server, the one process holding it, is gone (else: the
