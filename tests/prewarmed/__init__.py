@@ -25,6 +25,8 @@ from typing import Any
 import pytest
 from engram_conformance.conformance.targets import processes
 
+from .shebang import is_script_of_this_python
+
 HERE = Path(__file__).resolve().parent
 #: How long the zygote may take to import what it prewarms.
 READY_TIMEOUT_S = 60.0
@@ -69,13 +71,7 @@ def runs_this_python(argv: Sequence[str]) -> bool:
     """Whether ``argv`` starts this interpreter, directly or by a console script of its own."""
     if not argv:
         return False
-    if argv[0] == sys.executable:
-        return True
-    script = Path(argv[0])
-    if not script.is_file():
-        return False
-    with script.open("rb") as file:
-        return file.readline(4096).strip() == f"#!{sys.executable}".encode()
+    return argv[0] == sys.executable or is_script_of_this_python(Path(argv[0]))
 
 
 @contextlib.contextmanager

@@ -30,12 +30,18 @@ import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
+# this folder's module: the zygote runs as a script and imports nothing of the tests
+from shebang import is_script_of_this_python  # type: ignore[import-not-found]
+
 #: What every server of the suite imports, the costly part first.
 PREWARMED = ("mcp", "engram_conformance.reference_impl.cli")
 #: The longest request a stub sends (its command line and environment).
 MAX_REQUEST = 1 << 20
-#: The variables that change how ``python`` itself starts, which a fork cannot honour.
-INTERPRETER_VARIABLES = "PYTHON"
+#: What the names of the variables that change how ``python`` itself starts begin with: a fork
+#: cannot honour them.
+INTERPRETER_VARIABLE_PREFIX = "PYTHON"
+#: How to run a command: ``("module" | "path", the module or script, sys.argv)``.
+Plan = tuple[str, str, list[str]]
 
 
 def main(socket_path: str) -> None:
@@ -62,13 +68,14 @@ def _serve(listener: socket.socket, connection: socket.socket) -> None:
                 return
             data += more
         request = json.loads(data)
-        if len(fds) != 3 or _how_to_run(request) is None or threading.active_count() != 1:
+        plan = _how_to_run(request)
+        if len(fds) != 3 or plan is None or threading.active_count() != 1:
             connection.sendall(b"exec\n")
             return
         if os.fork() == 0:
             try:
                 listener.close()
-                _keep(connection, fds, request)
+                _keep(connection, fds, request["cwd"], request["env"], plan)
             finally:
                 os._exit(1)
     finally:
@@ -76,11 +83,11 @@ def _serve(listener: socket.socket, connection: socket.socket) -> None:
             os.close(fd)
 
 
-def _how_to_run(request: dict[str, Any]) -> tuple[str, str, list[str]] | None:
-    """``("module" | "path", what, sys.argv)`` for a command this process can run, else None."""
+def _how_to_run(request: dict[str, Any]) -> Plan | None:
+    """The plan of a command this process can run, else None."""
     argv = request["argv"]
     for name, value in request["env"].items():
-        interpreter = name.startswith(INTERPRETER_VARIABLES) and name != "PYTHONPATH"
+        interpreter = name.startswith(INTERPRETER_VARIABLE_PREFIX) and name != "PYTHONPATH"
         if interpreter and os.environ.get(name) != value:
             return None
     if len(argv) >= 3 and argv[0] == sys.executable and argv[1] == "-m":
@@ -88,25 +95,21 @@ def _how_to_run(request: dict[str, Any]) -> tuple[str, str, list[str]] | None:
     if len(argv) >= 2 and argv[0] == sys.executable and not argv[1].startswith("-"):
         script = Path(request["cwd"], argv[1])
         return ("path", str(script), argv[1:]) if script.is_file() else None
-    script = Path(argv[0])
-    if script.is_file() and _first_line(script) == f"#!{sys.executable}":
-        return "path", str(script), argv
+    if is_script_of_this_python(Path(argv[0])):
+        return "path", argv[0], argv
     return None
 
 
-def _first_line(script: Path) -> str:
-    with script.open("rb") as file:
-        return file.readline(4096).decode("utf-8", "replace").strip()
-
-
-def _keep(connection: socket.socket, fds: list[int], request: dict[str, Any]) -> NoReturn:
+def _keep(
+    connection: socket.socket, fds: list[int], cwd: str, env: dict[str, str], plan: Plan
+) -> NoReturn:
     """The keeper: starts the server, stands between it and the stub until it exits."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     server = os.fork()
     if server == 0:
         try:
             connection.close()
-            _become(fds, request)
+            _become(fds, cwd, env, plan)
         except BaseException:  # a server that could not even start: python would say why
             traceback.print_exc()
         finally:
@@ -141,7 +144,7 @@ def _kill_group(leader: int) -> None:
         os.killpg(leader, signal.SIGKILL)
 
 
-def _become(fds: list[int], request: dict[str, Any]) -> NoReturn:
+def _become(fds: list[int], cwd: str, env: dict[str, str], plan: Plan) -> NoReturn:
     """The server: the stub's streams, folder and environment, then its command."""
     os.setpgid(0, 0)
     for stream, fd in enumerate(fds):
@@ -149,18 +152,16 @@ def _become(fds: list[int], request: dict[str, Any]) -> NoReturn:
     for fd in fds:
         if fd > 2:
             os.close(fd)
-    os.chdir(request["cwd"])
+    os.chdir(cwd)
     os.environ.clear()
-    os.environ.update(request["env"])
+    os.environ.update(env)
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     _standard_streams()
-    how = _how_to_run(request)
-    assert how is not None  # checked before the fork
-    kind, what, argv = how
+    kind, what, argv = plan
     extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    first = str(Path(what).resolve().parent) if kind == "path" else request["cwd"]
+    first = str(Path(what).resolve().parent) if kind == "path" else cwd
     sys.path[:] = [first, *extra, *sys.path[1:]]
     sys.argv[:] = argv
     code = _run(kind, what)
