@@ -96,11 +96,13 @@ class Session:
         #: ids of the extra clients whose transport the harness is closing (``lose_answers``)
         self._closing: set[int] = set()
 
-    def _record(self, observation: Observation, *, raises: bool = True) -> Observation:
-        """Number, keep and show ``observation``; a fault raises ``ServerFault`` (unless
+    def _record(
+        self, observation: Observation, latency_ms: float, *, raises: bool = True
+    ) -> Observation:
+        """Number, time, keep and show ``observation``; a fault raises ``ServerFault`` (unless
         ``raises`` is false: an answer lost on purpose, a request the SDK made itself)."""
         # numbered as recorded: calls in flight together end in any order
-        observation = replace(observation, index=self._recorded)
+        observation = observation.recorded(self._recorded, latency_ms)
         self._recorded += 1
         self.transcript.append(observation.kept())
         for observer in self.observers:
@@ -163,7 +165,7 @@ class Session:
             observed = replace(observed, fault=f"{LOST} ({observed.fault})")
         elif observed.outcome == "fault":
             observed = await self._why(client, observed)
-        return self._record(_with_latency(observed, elapsed), raises=not lost)
+        return self._record(observed, elapsed, raises=not lost)
 
     async def still_answers(self) -> bool:
         """Whether the server still answers: a tools/list (a request of both protocol eras)
@@ -183,7 +185,7 @@ class Session:
         else:
             observed = Observation(**base, outcome="result")
         elapsed = (time.perf_counter() - started) * 1000
-        return self._record(_with_latency(observed, elapsed), raises=False).outcome != "fault"
+        return self._record(observed, elapsed, raises=False).outcome != "fault"
 
     async def _carrier(
         self,
@@ -294,7 +296,7 @@ class Session:
         if observed.outcome == "fault":
             observed = await self._why(client, observed)
         elapsed = (time.perf_counter() - started) * 1000
-        return self._record(_with_latency(observed, elapsed)), tools, next_cursor
+        return self._record(observed, elapsed), tools, next_cursor
 
 
 class UnreadableListing(Exception):
@@ -442,7 +444,7 @@ def _record_sdk_listings(client: Client) -> None:
         finally:
             if observed is not None:  # None when the call was cancelled
                 elapsed = (time.perf_counter() - started) * 1000
-                caller._record(_with_latency(observed, elapsed), raises=False)
+                caller._record(observed, elapsed, raises=False)
 
     list_tools.records_listings = True  # type: ignore[attr-defined]
     sdk_session.list_tools = list_tools  # type: ignore[method-assign]
@@ -473,7 +475,3 @@ def _keep_refused_output(client: Client) -> None:
 
     validate_keeping.keeps_refused = True  # type: ignore[attr-defined]
     sdk_session.validate_tool_result = validate_keeping  # type: ignore[method-assign]
-
-
-def _with_latency(observation: Observation, latency_ms: float) -> Observation:
-    return replace(observation, latency_ms=latency_ms)

@@ -167,10 +167,7 @@ async def guarded_stdio(
         async with from_session:
             try:
                 async for outgoing in from_session:
-                    if _is_probe(outgoing.message):
-                        probes.add(outgoing.message.id)  # type: ignore[union-attr]
-                    text = outgoing.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    await process.stdin.send(text.encode("utf-8") + b"\n")  # type: ignore[union-attr]
+                    await process.stdin.send(_lines([outgoing, *_ready(from_session)], probes))  # type: ignore[union-attr]
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 wire.end("the server closed its input", status_follows=True)
                 await to_session.aclose()
@@ -197,6 +194,27 @@ async def guarded_stdio(
                 group.cancel_scope.cancel()
     finally:
         await processes.stop(process)
+
+
+def _ready(stream: ObjectReceiveStream[SessionMessage]) -> list[SessionMessage]:
+    """The messages ``stream``'s senders wait to hand over now: calls made side by side are
+    written together, and the server reads them in one go rather than one wake-up each."""
+    ready: list[SessionMessage] = []
+    while True:
+        try:
+            ready.append(stream.receive_nowait())  # type: ignore[attr-defined]
+        except anyio.WouldBlock:
+            return ready
+
+
+def _lines(outgoing: list[SessionMessage], probes: set[object]) -> bytes:
+    """``outgoing`` as the lines of JSON text the server reads (noting the probes among them)."""
+    texts = []
+    for each in outgoing:
+        if _is_probe(each.message):
+            probes.add(each.message.id)  # type: ignore[union-attr]
+        texts.append(each.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
+    return "".join(texts).encode("utf-8")
 
 
 #: What a command that copies its input to its output (``cat``) does with the opening request.
