@@ -1,5 +1,5 @@
 """``python -m engram_conformance.reference_impl`` runs the ``engram-reference`` command."""
 
-from .cli import main
+from .cli import console
 
-main()
+console()

@@ -18,11 +18,12 @@ import socket
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 import click
 from engram_conformance.spec import registry
+from engram_conformance.spec.exiting import run_then_exit
 from mcp.server.lowlevel import Server
 
 from .at_rest import UnsafeState
@@ -295,8 +296,14 @@ def _configure_logging(verbose: bool) -> None:
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
 
 
+def console() -> NoReturn:
+    """The console script (and ``python -m``): ``main``, its process ended at once
+    (``spec.exiting``): the kit waits for a server's exit when it stops it."""
+    run_then_exit(main)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point of the console script: click's errors become one line and exit code 2."""
+    """Click's errors become one line and exit code 2."""
     try:
         cli.main(args=argv, prog_name=PROG, standalone_mode=False)
     except click.ClickException as error:
