@@ -18,7 +18,7 @@ import socket
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import anyio
 import click
@@ -296,7 +296,7 @@ def _configure_logging(verbose: bool) -> None:
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
 
 
-def console() -> NoReturn:
+def console() -> None:
     """The console script (and ``python -m``): ``main``, its process ended at once
     (``spec.exiting``): the kit waits for a server's exit when it stops it."""
     run_then_exit(main)

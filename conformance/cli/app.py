@@ -6,8 +6,6 @@ register itself on it without an import circle; this module imports the group an
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 from engram_conformance.spec.exiting import run_then_exit
 
 from . import compare, explain, fuzz, main, merge, replay, rules, run, spec, trace  # noqa: F401 - a command module registers its command
@@ -15,6 +13,6 @@ from . import compare, explain, fuzz, main, merge, replay, rules, run, spec, tra
 __all__ = ["console", "main"]
 
 
-def console() -> NoReturn:
+def console() -> None:
     """The console script: ``main``, its process ended at once (``spec.exiting``)."""
     run_then_exit(main)
