@@ -42,6 +42,18 @@ class HarnessStopped(Exception):
     """The server faulted: the search cannot go on (the check then reports the fault)."""
 
 
+class SearchOver(KeyboardInterrupt):
+    """Raised where an example would begin once none may (the time, the examples or the
+    patience spent): Hypothesis' run ends at once. An example rejected instead (``reject``)
+    ended it only where Hypothesis could tell that every new example would be rejected alike;
+    under HypoFuzz's backend (a fuzz campaign) it went on drawing examples to reject, and gave
+    up only after 458 and a hundred more for each example run (its bound on invalid examples):
+    35 s of a 30 s campaign's 65 s. Hypothesis stops on a ``KeyboardInterrupt`` without taking
+    it for a failure, shrinking it or storing it, so this is one; it is raised only in the
+    search's worker thread, where no signal's interrupt arrives, and the search catches it there
+    (``machine_search.explore``, the generated search's parts)."""
+
+
 @dataclass(frozen=True)
 class SearchFailure:
     """The smallest failure a search met for one rule, as reported."""

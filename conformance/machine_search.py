@@ -7,8 +7,8 @@ session, so per-call checks see every call. A contract's driver subclasses ``Mac
 and adds the calls its machine makes.
 
 The run is bounded by its settings' examples and by time: once ``stop_at`` is past (or, in a
-fuzz campaign, ``most_examples`` have begun) no new example starts (``may_begin``), so
-Hypothesis ends. Shrinking a found bug stops the same way once
+fuzz campaign, ``most_examples`` have begun) no new example starts (``example_begins`` raises
+``SearchOver``), and Hypothesis ends at once. Shrinking a found bug stops the same way once
 ``patience`` examples in a row made no finding smaller (a count, so that a run's result does not
 depend on the machine's speed). For every broken rule the search keeps the smallest failing
 example it met, its steps, its calls and its Hypothesis choices.
@@ -34,6 +34,7 @@ from .bounded_search import (
     Finding,
     HarnessStopped,
     SearchFailure,
+    SearchOver,
     current_choices,
     explained,
     kept_if_smaller,
@@ -66,8 +67,9 @@ class MachineSearch:
         self.first_failure_at: int | None = None  # the example that first broke the model
         self.most_examples: int | None = None  # examples it may begin in all (None: any number)
 
-    def may_begin(self) -> bool:
-        """Whether a new example may start (then it is counted and its steps begin)."""
+    def example_begins(self) -> None:
+        """A new example starts: it is counted and its steps begin. ``SearchOver`` when none
+        may (a fault, or the time, the examples or the patience spent)."""
         if self.findings:
             self.since_smaller += 1
         spent = (
@@ -77,11 +79,10 @@ class MachineSearch:
         )
         if self.fault is not None or spent:
             self.out_of_time = self.fault is None
-            return False
+            raise SearchOver
         self.steps = []
         self.first_call = len(self.ctx.session.transcript)
         self.examples += 1
-        return True
 
     def bridged(self, function: Callable[..., Coroutine[Any, Any, T]], *args: Any) -> T:
         """``function`` run on the harness's event loop; a fault stops the search."""
@@ -146,7 +147,7 @@ def explore(
         machine = reproduce_failure(hypothesis.__version__, replay.encode("ascii"))(machine)
     try:
         run_state_machine_as_test(machine, settings=bounds)
-    except DidNotReproduce:
+    except (SearchOver, DidNotReproduce):
         return
     except Exception as error:
         if not driver.explains(error, own):

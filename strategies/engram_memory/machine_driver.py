@@ -29,7 +29,8 @@ class Driver(Protocol):
 
     def begin(self) -> dict[str, tuple[str, str, str]] | None:
         """Fresh identities for a new example, actor -> (tenant, workspace, principal), for
-        every actor of ``ACTORS``; None when no example may start (the time is up)."""
+        every actor of ``ACTORS``; None when no example may start (the example is rejected; the
+        harness's driver ends the search instead, ``bounded_search.SearchOver``)."""
 
     def unique(self, label: str) -> str:
         """A token nobody used (also a distinctive search term)."""

@@ -68,7 +68,8 @@ class Driver(Protocol):
 
     def begin(self) -> tuple[ExampleProject, ExampleProject] | None:
         """Two projects no one used, each with a session started, for a new example; None when
-        no example may start."""
+        no example may start (the example is rejected; the harness's driver ends the search
+        instead, ``bounded_search.SearchOver``)."""
 
     def unique(self, label: str) -> str:
         """A token nobody used (also a distinctive search term)."""

@@ -52,7 +52,7 @@ from engram_conformance.strategies.engram_memory import (
     broken_arguments,
     envelopes,
 )
-from hypothesis import given, reject, reproduce_failure
+from hypothesis import given, reproduce_failure
 from hypothesis import strategies as st
 from hypothesis.errors import DidNotReproduce, InvalidArgument
 
@@ -60,6 +60,7 @@ from ...bounded_search import (
     Finding,
     HarnessStopped,
     SearchFailure,
+    SearchOver,
     current_choices,
     explained,
     kept_if_smaller,
@@ -202,25 +203,26 @@ class Sender:
         return time.monotonic() >= self.stop_at or self.since_smaller > SHRINK_PATIENCE
 
     def begin(self) -> None:
-        """Before an example: reject it once the time, the patience or the server is spent."""
+        """Before an example: the part's search ends once the time or the patience is spent
+        (``SearchOver``), or the server is."""
         if self.shrinking:
             self.since_smaller += 1
         if self.fault is not None:
             raise HarnessStopped(str(self.fault))
         if self.spent():
             self.out_of_time = True
-            reject()
+            raise SearchOver
 
     def unless_spent(self, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-        """``strategy``, drawing nothing once the time or the patience is spent: Hypothesis goes
-        on shrinking and replaying then, and each of those examples, rejected, costs no drawing
-        (drawing a capture of half a mebibyte and its breakages takes a while)."""
+        """``strategy``, drawing nothing once the time, the patience or the server is spent:
+        the part's search ends before the example draws (drawing a capture of half a mebibyte
+        and its breakages takes a while)."""
 
         @st.composite
         def drawn(draw: Any) -> Any:
             if self.spent() or self.fault is not None:
                 self.out_of_time = True
-                reject()
+                raise SearchOver
             return draw(strategy)
 
         return drawn()
@@ -294,8 +296,8 @@ class Sender:
 
     def explains(self, error: BaseException) -> bool:
         """Whether what Hypothesis raised is only what the sender knows already: mismatches it
-        kept, a fault, or examples rejected once the time or the patience was spent (also when
-        Hypothesis replays its final example, which it then calls flaky)."""
+        kept, a fault, or, once the time or the patience was spent, a final replay of its
+        example that Hypothesis calls flaky."""
         known = bool(self.findings) or self.out_of_time or self.fault is not None
         return explained(error, known, (Mismatched,))
 
@@ -329,6 +331,8 @@ def search(sender: Sender, database: Path | None) -> None:
             sender.shrinking, sender.since_smaller = False, 0
             try:
                 test()
+            except SearchOver:
+                pass  # the next part searches if the time is left
             except Exception as error:
                 if not sender.explains(error):
                     raise
@@ -351,6 +355,8 @@ def replay(sender: Sender, tool: str, kind: str, example: Reproduction) -> str |
     test = reproduce_failure(example.hypothesis, blob)(part_test(sender, tool, kind, None))
     try:
         test()
+    except SearchOver:
+        return None  # the time or the server was spent: the outcome says so
     except (DidNotReproduce, InvalidArgument) as error:
         # Hypothesis did not see it fail: a pass once it made its call, but an example that
         # made none (or had no choices to make) is not the one that failed

@@ -56,9 +56,8 @@ class HarnessDriver(MachineSearch):
         self.forges_confirmations = ctx.policy.binding_mode == SIGNED_META
         self.identities: dict[str, Identity] = {}
 
-    def begin(self) -> dict[str, tuple[str, str, str]] | None:
-        if not self.may_begin():
-            return None
+    def begin(self) -> dict[str, tuple[str, str, str]]:
+        self.example_begins()
         owner, other = self.ctx.new_identity("model"), self.ctx.new_identity("foreign")
         scopes = (
             owner,

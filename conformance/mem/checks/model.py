@@ -23,7 +23,7 @@ from engram_conformance.strategies.mem.machine import RULES, mem_machine
 from engram_conformance.strategies.violations import Violation
 from hypothesis import settings
 
-from ...bounded_search import HarnessStopped, quiet_settings, stop_time
+from ...bounded_search import HarnessStopped, SearchOver, quiet_settings, stop_time
 from ...check_context import CheckFailed
 from ...machine_search import MachineSearch, record, search
 from ...session import at_once
@@ -105,9 +105,10 @@ class ModelDriver(MachineSearch):
         self.reads_back = reads_back
         self.refused: CheckFailed | None = None
 
-    def begin(self) -> tuple[ExampleProject, ExampleProject] | None:
-        if self.refused is not None or not self.may_begin():
-            return None
+    def begin(self) -> tuple[ExampleProject, ExampleProject]:
+        if self.refused is not None:  # the server made no fresh project: no example can start
+            raise SearchOver
+        self.example_begins()
         made = [self.bridged(fresh_project, self.ctx, label) for label in ("model", "modelother")]
         mine, other = (
             ExampleProject(p.name, p.session if self.names_sessions else None) for p in made

@@ -120,3 +120,23 @@ def _values(document: Any) -> list[Any]:
     if isinstance(document, list):
         return [v for item in document for v in [item, *_values(item)]]
     return []
+
+
+def test_out_of_time_each_part_ends_at_its_first_example(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no time left, each part of the search (a tool's broken or valid objects) ends at the
+    first example Hypothesis starts: it asks once whether the search is spent, where rejecting
+    the example made Hypothesis start hundreds more before it gave up on the part."""
+    monkeypatch.setattr(generated, "SECONDS", 0.0)
+    asked: list[str] = []
+    spent = generated.Sender.spent
+
+    def counted(sender: generated.Sender) -> bool:
+        asked.append(sender.part or "")
+        return spent(sender)
+
+    monkeypatch.setattr(generated.Sender, "spent", counted)
+    run_against(tmp_path, only=RULES, profile="full", recheck=False)
+    parts = [f"{t}/{k}" for t in generated.searched_tools(load()) for k in generated.KINDS]
+    assert asked == parts
