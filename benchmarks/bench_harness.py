@@ -6,18 +6,21 @@ Prints figures, side by side in one sitting.
    ``mem_stats`` in a plain loop), then the harness's call path (``Session.call``: the time
    limit, the transcript, the output-schema check and every per-call check of the contract)
    one call at a time, then ``--width`` calls at a time, and the SDK client ``--width`` at a
-   time (what the server itself can take). Each is a number of calls per second and its ratio
-   to the floor (targets: sequential at least 0.9, concurrent at least 2), with the CPU a call
-   took in the client and the server together, and the rate that CPU allows at most on this
-   machine's cores, busy every moment (cores / CPU a call).
+   time (what the server itself can take). The four loops take turns in ``--rounds`` rounds,
+   each making its share of ``--calls`` in each round, so that the machine's drift falls on all
+   alike. Each is a number of calls per second (the median of its rounds) and its ratio to the
+   floor (the median, over the rounds, of its rate over the floor's in the same round;
+   targets: sequential at least 0.9, concurrent at least 2), with the CPU a call took in the
+   client and the server together, and the rate that CPU allows at most on this machine's
+   cores, busy every moment (cores / CPU a call).
 2. **Runs**: ``engram-conformance run --reference --contract C`` ``--runs`` times for each
    contract, each in a fresh report folder, and as many by the kit of another checkout
    (``--before PATH/.venv/bin/engram-conformance``), the two taking turns: the wall time of the
    command, the CPU time of the kit and its servers, and from each report the run's duration,
    the checks' summed time, what they spent waiting on purpose (expiry, windows) and their calls.
 
-``python benchmarks/bench_harness.py [--calls 1000] [--width 8] [--runs 3] [--profile quick]
-[--before OTHER/.venv/bin/engram-conformance] [--contract engram-memory|mem]``
+``python benchmarks/bench_harness.py [--calls 1000] [--rounds 5] [--width 8] [--runs 3]
+[--profile quick] [--before OTHER/.venv/bin/engram-conformance] [--contract engram-memory|mem]``
 """
 
 from __future__ import annotations
@@ -62,6 +65,26 @@ class Rate:
     cpu_ms_per_call: float
 
 
+@dataclass(frozen=True)
+class Rates:
+    """One loop over its rounds: the median of its calls per second, the mean of its CPU a
+    call, and the median of its rate over the floor's in the same round."""
+
+    calls_per_s: float
+    cpu_ms_per_call: float
+    of_floor: float
+
+    @classmethod
+    def of(cls, rounds: list[Rate], floor: list[Rate]) -> Rates:
+        paired = zip(rounds, floor, strict=True)
+        ratios = [mine.calls_per_s / theirs.calls_per_s for mine, theirs in paired]
+        return cls(
+            statistics.median(rate.calls_per_s for rate in rounds),
+            statistics.mean(rate.cpu_ms_per_call for rate in rounds),
+            statistics.median(ratios),
+        )
+
+
 def tree_cpu_s() -> float:
     """The CPU seconds of this process and of every live process below it (Linux ``/proc``):
     the client and the server it started."""
@@ -103,7 +126,7 @@ async def calls_per_second(call: Call, calls: int, width: int = 1) -> Rate:
     return Rate(each * width / wall, 1000 * cpu / (each * width))
 
 
-async def call_rates(calls: int, width: int) -> dict[str, Rate]:
+async def call_rates(calls: int, width: int, rounds: int) -> dict[str, Rates]:
     prepared = prepare(RunRequest(target=reference_descriptor("mem"), contract="mem"))
     contract, spec, descriptor = prepared.contract, prepared.spec, prepared.descriptor
     host = contract.host(spec, "bench")
@@ -125,12 +148,18 @@ async def call_rates(calls: int, width: int) -> dict[str, Rate]:
 
             await calls_per_second(bare, WARM_UP_CALLS)
             await calls_per_second(harness, WARM_UP_CALLS)
-            return {
-                "bare SDK client, one at a time (the floor)": await calls_per_second(bare, calls),
-                "harness, one at a time": await calls_per_second(harness, calls),
-                f"harness, {width} at a time": await calls_per_second(harness, calls, width),
-                f"bare SDK client, {width} at a time": await calls_per_second(bare, calls, width),
+            loops: dict[str, tuple[Call, int]] = {
+                "bare SDK client, one at a time (the floor)": (bare, 1),
+                "harness, one at a time": (harness, 1),
+                f"harness, {width} at a time": (harness, width),
+                f"bare SDK client, {width} at a time": (bare, width),
             }
+            measured: dict[str, list[Rate]] = {name: [] for name in loops}
+            for _ in range(rounds):
+                for name, (call, at_once) in loops.items():
+                    measured[name].append(await calls_per_second(call, calls // rounds, at_once))
+            floor = next(iter(measured.values()))
+            return {name: Rates.of(found, floor) for name, found in measured.items()}
 
 
 @dataclass(frozen=True)
@@ -211,6 +240,7 @@ def timed_runs(kits: list[Kit], contracts: list[str], runs: int, profile: str) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=1000, help="0: no call rates")
+    parser.add_argument("--rounds", type=int, default=5, help="the call loops take turns")
     parser.add_argument("--width", type=int, default=8)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", choices=["quick", "full"], default="quick")
@@ -222,7 +252,7 @@ def main() -> None:
     )
     options = parser.parse_args()
     if options.calls:
-        rates = anyio.run(call_rates, options.calls, options.width)
+        rates = anyio.run(call_rates, options.calls, options.width, options.rounds)
         floor = next(iter(rates.values()))
         cores = len(os.sched_getaffinity(0))
         print(
@@ -232,7 +262,7 @@ def main() -> None:
         for name, rate in rates.items():
             bound = cores * 1000 / rate.cpu_ms_per_call
             print(
-                f"{name:52} {rate.calls_per_s:8.0f}  {rate.calls_per_s / floor.calls_per_s:5.2f}"
+                f"{name:52} {rate.calls_per_s:8.0f}  {rate.of_floor:5.2f}"
                 f"  {rate.cpu_ms_per_call:13.2f}  {bound:6.0f} ({bound / floor.calls_per_s:.2f})"
             )
     kits = [Kit("this", EXECUTABLE, Path(__file__).resolve().parents[1])]
