@@ -113,8 +113,9 @@ class MachineSearch:
 
     def explains(self, error: BaseException, own: tuple[type[BaseException], ...]) -> bool:
         """Whether what Hypothesis raised at the end is only what the driver knows already:
-        its findings (``own``), a fault, or examples refused once the time was up."""
-        known = bool(self.findings) or self.out_of_time or self.fault is not None
+        its findings (``own``), or a fault. (Once no example may begin, the search ends on
+        ``SearchOver`` and Hypothesis raises nothing.)"""
+        known = bool(self.findings) or self.fault is not None
         return explained(error, known, own)
 
     def failures(self) -> dict[str, SearchFailure]:

@@ -80,12 +80,17 @@ class Observation:
             }
         return {"fault": self.fault}
 
-    def recorded(self, index: int, latency_ms: float) -> Observation:
-        """This observation as its session records it: numbered, timed and measured, in one
-        copy (a call's path makes no other: each costs microseconds on every call)."""
-        text = None if self.outcome == "fault" else self._answer_text()
-        whole = text is not None and len(text) <= KEPT_ANSWER_CHARS
-        return replace(self, index=index, latency_ms=latency_ms, whole=whole)
+    def recorded(self, index: int, latency_ms: float) -> tuple[Observation, Observation]:
+        """This observation as its session records it, numbered and timed, and the copy its
+        transcript keeps (``kept``; the same one unless the answer is long), its answer encoded
+        once: a call's path makes no other copy, each costing microseconds on every call."""
+        if self.outcome == "fault":
+            numbered = replace(self, index=index, latency_ms=latency_ms)
+            return numbered, numbered
+        text = self._answer_text()
+        whole = len(text) <= KEPT_ANSWER_CHARS
+        numbered = replace(self, index=index, latency_ms=latency_ms, whole=whole)
+        return numbered, numbered if whole else numbered._cut_to(text)
 
     def _answer_text(self) -> str:
         return _ANSWER_TEXT.encode(self.answer())
@@ -96,9 +101,10 @@ class Observation:
         if self.cut is not None or self.whole or self.outcome == "fault":
             return self
         text = self._answer_text()
-        if len(text) <= KEPT_ANSWER_CHARS:
-            return replace(self, whole=True)
-        beginning = text[:KEPT_BEGINNING_CHARS]
+        return replace(self, whole=True) if len(text) <= KEPT_ANSWER_CHARS else self._cut_to(text)
+
+    def _cut_to(self, text: str) -> Observation:
+        """This observation with its answer (``text``, too long to keep) cut to its beginning."""
         return replace(
             self,
             structured=None,
@@ -106,7 +112,7 @@ class Observation:
             more_texts=(),
             error_message=None,
             error_data=None,
-            cut=(len(text), beginning),
+            cut=(len(text), text[:KEPT_BEGINNING_CHARS]),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -102,9 +102,9 @@ class Session:
         """Number, time, keep and show ``observation``; a fault raises ``ServerFault`` (unless
         ``raises`` is false: an answer lost on purpose, a request the SDK made itself)."""
         # numbered as recorded: calls in flight together end in any order
-        observation = observation.recorded(self._recorded, latency_ms)
+        observation, kept = observation.recorded(self._recorded, latency_ms)
         self._recorded += 1
-        self.transcript.append(observation.kept())
+        self.transcript.append(kept)
         for observer in self.observers:
             observer(observation)
         if observation.outcome == "fault" and raises:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import anyio
 from anyio.abc import ObjectReceiveStream, ObjectSendStream, Process
 from anyio.streams.buffered import BufferedByteReceiveStream
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSONRPCResponse
@@ -196,13 +197,13 @@ async def guarded_stdio(
         await processes.stop(process)
 
 
-def _ready(stream: ObjectReceiveStream[SessionMessage]) -> list[SessionMessage]:
+def _ready(stream: MemoryObjectReceiveStream[SessionMessage]) -> list[SessionMessage]:
     """The messages ``stream``'s senders wait to hand over now: calls made side by side are
     written together, and the server reads them in one go rather than one wake-up each."""
     ready: list[SessionMessage] = []
     while True:
         try:
-            ready.append(stream.receive_nowait())  # type: ignore[attr-defined]
+            ready.append(stream.receive_nowait())
         except anyio.WouldBlock:
             return ready
 
