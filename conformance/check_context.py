@@ -190,14 +190,17 @@ class BaseContext:
         self, rule: str, what: str, send: Callable[[], Awaitable[Observation]], within_ms: float
     ) -> Observation | None:
         """A timing rule's judgement of one call (``send``): answered within ``within_ms``, or
-        ``rule`` broken at its level, with the time measured. No answer within the call time-out
-        is the same broken verdict, never an ``error``: a slow server answers late or not at all
-        as the machine's load has it, and the rule judges its slowness either way. None when it
-        went unanswered; the check then goes on while the server still answers. Other faults
-        (a crash, garbage) end the check as they do anywhere."""
+        ``rule`` broken at its level, with the time measured. The call is given up at the bound
+        (``Session.within``): past it the verdict is known, and a server slow on one call costs
+        the run no more than the bound. No answer is the same broken verdict, never an
+        ``error``: a slow server answers late or not at all as the machine's load has it, and
+        the rule judges its slowness either way. None when it went unanswered; the check then
+        goes on while the server still answers. Other faults (a crash, garbage) end the check
+        as they do anywhere."""
         expected = f"{what} answered within {within_ms:.0f} ms"
         try:
-            answer = await send()
+            with self.session.within(within_ms / 1000):
+                answer = await send()
         except NoAnswerInTime as late:
             self.expect(rule, False, expected=expected, observed=str(late))
             await self._go_on_after(late)

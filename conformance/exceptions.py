@@ -51,8 +51,9 @@ class ServerFault(Exception):
 
 
 class NoAnswerInTime(ServerFault):
-    """The server did not answer a call within the call time-out, and its transport saw no
-    other cause (no end of output, no garbage). A timing rule reads it as a slow answer."""
+    """The server did not answer a call within the call time-out (or a timing rule's bound,
+    ``Session.within``), and its transport saw no other cause (no end of output, no garbage).
+    A timing rule reads it as a slow answer."""
 
 
 @dataclass

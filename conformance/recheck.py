@@ -9,7 +9,7 @@ that passes when checked alone is ``flaky``: it keeps its verdict and evidence, 
 re-check's transcript beside the first one, and does not fail the gate
 (``reports.RuleRecord.fails_gate``). A failure of any other rule (a ``warn``) is not checked
 again: a ``warn`` never fails the gate, so its re-check could change nothing the gate reads,
-and it cost as much as its check (a timing rule's, a whole call time-out against a slow
+and it cost as much as its check (a timing rule's, half a call time-out against a slow
 server). Re-checks are bounded: ``MAX_RECHECKS`` checks at most, each within
 ``RECHECK_SECONDS`` and the run's budget. The run's progress names each re-check as it starts
 (``re-check: <check>``), so that the time after the last check is seen to be spent.

@@ -59,6 +59,8 @@ _OUTPUT_CHECK: ContextVar[OutputCheck | None] = ContextVar("output_check", defau
 #: its own for that call are recorded there (``_record_sdk_listings``). Several sessions (the
 #: checks of a run side by side) share one client.
 _CALLER: ContextVar[Session | None] = ContextVar("conformance_caller", default=None)
+#: A time limit shorter than the call time-out for the calls of this task (``Session.within``).
+_WITHIN_S: ContextVar[float | None] = ContextVar("conformance_within_s", default=None)
 LOST = "no answer: the harness closed the transport after sending the request"
 #: The most pages of a tools/list read (a server may hand out cursors without end).
 MAX_LIST_PAGES = 20
@@ -129,6 +131,8 @@ class Session:
         started = time.perf_counter()
         base = _request("tools/call", meta, tool=tool, arguments=arguments, claims=claims)
         client: Client | Channel | None = _OVER.get()
+        within = _WITHIN_S.get()
+        limit_s = self.call_timeout_s if within is None else min(within, self.call_timeout_s)
         try:
             # opened outside the time limit: a client's task groups must not live in its scope
             client = await self._carrier(client, arguments, meta, claims)
@@ -138,7 +142,7 @@ class Session:
             output = OutputCheck()
             keeping, calling = _OUTPUT_CHECK.set(output), _CALLER.set(self)
             try:
-                with anyio.fail_after(self.call_timeout_s):
+                with anyio.fail_after(limit_s):
                     # the SDK's _meta is a TypedDict of optional keys and extra items of any
                     # type, which any JSON object is, but mypy lets no dict[str, Any] be one
                     result = await client.call_tool(tool, arguments, meta=meta)  # type: ignore[arg-type]
@@ -146,7 +150,7 @@ class Session:
                 _OUTPUT_CHECK.reset(keeping)
                 _CALLER.reset(calling)
         except Exception as error:  # the transport broke or the answer was not MCP
-            observed = _failed(base, error, f"no answer within {self.call_timeout_s} s")
+            observed = _failed(base, error, _no_answer(limit_s, self.call_timeout_s))
         else:
             texts = [c.text for c in result.content if isinstance(c, TextContent)]
             observed = Observation(
@@ -213,6 +217,18 @@ class Session:
             except StartupFailed as error:  # the runner adds the tail of the server's stderr
                 raise ServerFault(f"an extra client could not be opened: {error.problem}") from None
             yield client
+
+    @contextmanager
+    def within(self, seconds: float) -> Iterator[None]:
+        """Give up the calls of this task, and of the tasks it starts, after ``seconds`` when
+        that is sooner than the call time-out: a timing rule has its verdict once its bound
+        has passed unanswered, and waiting on for the rest of the time-out would tell it
+        nothing more (``BaseContext.timed``)."""
+        token = _WITHIN_S.set(seconds)
+        try:
+            yield
+        finally:
+            _WITHIN_S.reset(token)
 
     @contextmanager
     def over(self, client: Client | Channel) -> Iterator[None]:
@@ -359,6 +375,17 @@ def _request(
         "claims": claims,
         "meta": meta,
     }
+
+
+def _no_answer(limit_s: float, call_timeout_s: float) -> str:
+    """How a call unanswered within ``limit_s`` is told: at the call time-out, or given up
+    sooner at a timing rule's bound (``Session.within``)."""
+    if limit_s < call_timeout_s:
+        return (
+            f"no answer within {limit_s} s, the bound of its timing rule (the harness stopped "
+            f"waiting there; the call time-out is {call_timeout_s} s)"
+        )
+    return f"no answer within {limit_s} s"
 
 
 def _failed(base: dict[str, Any], error: Exception, timed_out: str | None = None) -> Observation:
