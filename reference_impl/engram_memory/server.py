@@ -15,13 +15,13 @@ import traceback
 from importlib.metadata import version
 from typing import Any, Protocol
 
-import anyio
 import mcp_types as types
 from engram_conformance.spec.engram_memory import Spec
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from ..calls import Calls
 from ..wire import sent_arguments
 from .binding import HostBinding, ProtocolRefusal
 from .context import InvocationContext
@@ -43,13 +43,19 @@ class Service(Protocol):
 
 
 def build_server(
-    service: Service, binding: HostBinding, *, handlers: type[Handlers] | None = None
+    service: Service,
+    binding: HostBinding,
+    *,
+    handlers: type[Handlers] | None = None,
+    on_loop: bool = False,
 ) -> Server[Any]:
     """The MCP server answering ``tools/list`` and ``tools/call`` for one memory service.
 
     ``handlers``: a subclass of ``Handlers`` to answer them instead, as the kit's wiring mutants
-    do (each alters one step of the reference's)."""
+    do (each alters one step of the reference's). ``on_loop``: the server has a process of its
+    own, so each call runs on its event loop (``calls.Calls``)."""
     answering = (handlers or Handlers)(service, binding)
+    answering.calls = Calls(on_loop=on_loop)
     return Server(
         SERVER_NAME,
         version=version("engram-conformance"),
@@ -67,8 +73,8 @@ class Handlers:
         self.binding = binding
         self.spec = binding.spec
         self.tools = {name: published_tool(self.spec, name) for name in self.spec.tools}
-        # One call at a time: the service's store is one SQLite connection.
-        self.calls = anyio.CapacityLimiter(1)
+        # in a worker thread unless the server has a process of its own (``build_server``)
+        self.calls = Calls(on_loop=False)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -87,9 +93,7 @@ class Handlers:
             context = self.binding.admit_call(params.name, arguments, params.meta)
         except ProtocolRefusal as refusal:
             raise self._protocol_error("tools/call", refusal) from None
-        envelope = await anyio.to_thread.run_sync(
-            self._envelope, params.name, arguments, context, limiter=self.calls
-        )
+        envelope = await self.calls.run(self._envelope, params.name, arguments, context)
         logger.debug("%s %s: %s", params.name, context.audit_id, _outcome(envelope))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))],

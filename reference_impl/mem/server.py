@@ -13,12 +13,12 @@ import logging
 from importlib.metadata import version
 from typing import Any
 
-import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from ..calls import Calls
 from ..wire import sent_arguments
 from .catalogue import TOOLS
 from .service import MemService
@@ -36,10 +36,14 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(service: MemService, handlers: type[Handlers] | None = None) -> Server[Any]:
+def build_server(
+    service: MemService, handlers: type[Handlers] | None = None, *, on_loop: bool = False
+) -> Server[Any]:
     """The server of ``service``'s tools; ``handlers`` answers in the reference's stead (the
-    seam of the mutant tests, as the first contract's ``build_server`` has)."""
+    seam of the mutant tests, as the first contract's ``build_server`` has). ``on_loop``: the
+    server has a process of its own, so each call runs on its event loop (``calls.Calls``)."""
     answering = (handlers or Handlers)(service)
+    answering.calls = Calls(on_loop=on_loop)
     return Server(
         SERVER_NAME,
         version=version("engram-conformance"),
@@ -55,8 +59,8 @@ class Handlers:
 
     def __init__(self, service: MemService) -> None:
         self.service = service
-        # One call at a time: the store is one SQLite connection.
-        self.calls = anyio.CapacityLimiter(1)
+        # in a worker thread unless the server has a process of its own (``build_server``)
+        self.calls = Calls(on_loop=False)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -70,9 +74,7 @@ class Handlers:
             logger.debug("unknown tool refused (-32602)")
             raise MCPError(types.INVALID_PARAMS, f"Unknown tool: {params.name[:_NAME_ECHOED]}")
         sent = sent_arguments(ctx, params)
-        answer = await anyio.to_thread.run_sync(
-            self.service.call, params.name, sent, limiter=self.calls
-        )
+        answer = await self.calls.run(self.service.call, params.name, sent)
         logger.debug("%s: %s", params.name, "error" if answer.is_error else "ok")
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=answer.text)], is_error=answer.is_error

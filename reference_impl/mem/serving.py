@@ -76,4 +76,4 @@ def build(
         raise Unusable(str(error)) from None
     except (OSError, ValueError, sqlite3.Error) as error:
         raise Unusable(f"cannot use state folder {state_dir}: {error}") from None
-    return build_server(service), service.close
+    return build_server(service, on_loop=True), service.close

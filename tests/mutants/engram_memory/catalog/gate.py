@@ -11,7 +11,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar
 
-import anyio
 import mcp_types as types
 import pytest
 from engram_conformance.conformance.engram_memory.settings import Policy
@@ -80,9 +79,7 @@ class TakesConfirmedArgumentAsApproval(WiringMutant):
         approved = replace(
             context, confirmation=_approval(self.spec, params.name, kept, self.binding._clock())
         )
-        envelope = await anyio.to_thread.run_sync(
-            self._envelope, params.name, kept, approved, limiter=self.calls
-        )
+        envelope = await self.calls.run(self._envelope, params.name, kept, approved)
         text = types.TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))
         return types.CallToolResult(
             content=[text], structured_content=envelope, is_error=not envelope["ok"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import anyio
 import mcp_types as types
 from engram_conformance.reference_impl.mem.memories import Draft
 from engram_conformance.reference_impl.mem.server import Handlers
@@ -219,9 +218,7 @@ class CapturesSearches(CallMutant):
         query = (params.arguments or {}).get("query")
         if params.name == SEARCH and isinstance(query, str) and query.strip():
             captured = {"title": f"Searched {query}", "content": f"mem_search {query}"}
-            await anyio.to_thread.run_sync(
-                self.service.call, SAVE, captured | {"type": "search"}, limiter=self.calls
-            )
+            await self.calls.run(self.service.call, SAVE, captured | {"type": "search"})
         return result
 
 
