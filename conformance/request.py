@@ -69,6 +69,8 @@ class RunRequest:
     shard_costs: Mapping[str, float] | None = None
     #: how many checks run at once (``side_by_side``; 1: one after another)
     width: int = WIDTH
+    #: check -> seconds (an earlier run's): checks side by side start the longest first
+    check_costs: Mapping[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,7 @@ def prepared_for(
         recheck=request.recheck,
         exitfirst=request.exitfirst,
         width=request.width,
+        costs=request.check_costs,
     )
     if request.shard is not None:
         rules = [rule.id for rule in spec.rules.values() if rule_selected(rule, options)]

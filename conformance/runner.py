@@ -23,8 +23,9 @@ the rule, else the ledger's verdict.
 from __future__ import annotations
 
 import random
+import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -70,6 +71,9 @@ class RunOptions:
     shard: Shard | None = None
     #: how many checks run at once (1: one after another); ``-x`` and ``example`` run one
     width: int = WIDTH
+    #: check -> the seconds it took in an earlier run: checks side by side start the longest
+    #: first (``start_order``); None: in the run order
+    costs: Mapping[str, float] | None = None
 
 
 @dataclass
@@ -320,7 +324,7 @@ class _RunSteps:
                     self.transcripts[check.id] = list(context.calls())
             return not renew
 
-        company = sorted((c for c in self.pending if not c.alone), key=lambda c: not c.waits)
+        company = start_order([c for c in self.pending if not c.alone], self.options.costs)
         await side_by_side(company, self.options.width, in_company)
         order = {check.id: place for place, check in enumerate(self.checks)}
         self.pending = sorted([*self.pending, *again], key=lambda check: order[check.id])
@@ -408,6 +412,17 @@ class _RunSteps:
             rechecked=rechecked,
             discovery_failed=found.failed,
         )
+
+
+def start_order(checks: list[Check], costs: Mapping[str, float] | None) -> list[Check]:
+    """The order ``checks`` start in side by side: those that wait on purpose first (their
+    waits overlap the others' calls), then the longest an earlier run timed them (``costs``;
+    a check it did not time counts as their median), so that no long check starts last and
+    runs on alone while the other slots stand empty; ties keep the run order."""
+    known = costs or {}
+    timed = [known[check.id] for check in checks if check.id in known]
+    middle = statistics.median(timed) if timed else 0.0
+    return sorted(checks, key=lambda check: (not check.waits, -known.get(check.id, middle)))
 
 
 def _stderr_tail(target: Target) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import math
 import shlex
 import sys
@@ -165,7 +166,8 @@ def _writable_folder(path: Path | None, option: str) -> None:
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     metavar="REPORT",
     help="Balance the shards by the seconds each check took in this earlier report.json "
-    "(give every shard the same one) instead of by their number of checks.",
+    "(give every shard the same one) instead of by their number of checks, and start the "
+    "longest first (without it, by the report already in --report-dir).",
 )
 @click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first rule that fails.")
 @click.option(
@@ -226,6 +228,7 @@ def run_command(
         raise click.BadParameter(problem, param_hint="'--shard'")
     if shard_costs is not None and shard is None:
         raise click.BadParameter("balances shards: give --shard too", param_hint="'--shard-costs'")
+    costs = None if shard_costs is None else _check_costs(shard_costs)
     request = RunRequest(
         target=target_name(target, reference, stdio, url, contract),
         contract=contract,
@@ -240,7 +243,8 @@ def run_command(
         width=width,
         era=era,
         shard=shard,
-        shard_costs=None if shard_costs is None else _check_costs(shard_costs),
+        shard_costs=costs,
+        check_costs=costs or _earlier_costs(report_dir),
     )
     try:
         prepared = ready(request)
@@ -281,6 +285,19 @@ def _check_costs(report: Path) -> dict[str, float]:
         problem = f"{report} holds no timing of its checks (a report of a run that made none)"
         raise click.BadParameter(problem, param_hint="'--shard-costs'")
     return {check.check: check.time_s for check in timing.checks}
+
+
+def _earlier_costs(report_dir: Path) -> dict[str, float] | None:
+    """The seconds each check took in the report already in ``report_dir``, so that this run
+    starts the longest first (``runner.start_order``). Read leniently and not checked against
+    the report's schema, which would cost more than the order saves: a missing or broken
+    report, or one of another contract, only leaves the run order as it is."""
+    try:
+        timed = json.loads((report_dir / "report.json").read_bytes())["run"]["timing"]["checks"]
+        costs = {str(check["check"]): float(check["time_s"]) for check in timed}
+    except (OSError, ValueError, LookupError, TypeError):
+        return None
+    return {check: seconds for check, seconds in costs.items() if math.isfinite(seconds)}
 
 
 def _last_failed(report_dir: Path, wanted: tuple[str, ...]) -> tuple[str, ...]:

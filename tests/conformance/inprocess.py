@@ -9,7 +9,7 @@ verdicts the tests read.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import SimpleNamespace
@@ -52,6 +52,7 @@ def run_against(
     seed: int = 1,
     recheck: bool = True,
     progress: Progress | None = None,
+    costs: Mapping[str, float] | None = None,
 ) -> RunResult:
     """The harness's result for the reference (mutated as asked), in-process.
 
@@ -76,7 +77,7 @@ def run_against(
 
     target = InProcessTarget("reference-in-process", serve, state_dir)
     host = Host(spec, signer, "t" + state_dir.name[-6:].replace("_", ""))
-    options = RunOptions(profile=profile, only=only, seed=seed, recheck=recheck)
+    options = RunOptions(profile=profile, only=only, seed=seed, recheck=recheck, costs=costs)
     try:
         return anyio.run(
             run, target, CONTRACT, spec, target_policy or Policy(), host, options, progress
