@@ -62,7 +62,6 @@ class MachineSearch:
         self.passes: Counter[str] = Counter()
         self.findings: dict[str, Finding] = {}
         self.fault: ServerFault | None = None
-        self.out_of_time = False
         self.since_smaller = 0  # examples begun since a finding last got smaller
         self.first_failure_at: int | None = None  # the example that first broke the model
         self.most_examples: int | None = None  # examples it may begin in all (None: any number)
@@ -78,7 +77,6 @@ class MachineSearch:
             or (self.most_examples is not None and self.examples >= self.most_examples)
         )
         if self.fault is not None or spent:
-            self.out_of_time = self.fault is None
             raise SearchOver
         self.steps = []
         self.first_call = len(self.ctx.session.transcript)

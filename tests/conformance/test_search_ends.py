@@ -50,9 +50,9 @@ def searched(**bounds: Any) -> tuple[MachineSearch, int]:
 
 def test_a_search_that_may_begin_no_more_examples_ends_at_once() -> None:
     driver, started = searched(most_examples=25)
-    assert (driver.examples, started, driver.out_of_time) == (25, 26, True)
+    assert (driver.examples, started, driver.fault) == (25, 26, None)
 
 
 def test_a_search_out_of_time_ends_at_its_first_example() -> None:
     driver, started = searched(stop_at=0.0)
-    assert (driver.examples, started, driver.out_of_time) == (0, 1, True)
+    assert (driver.examples, started, driver.fault) == (0, 1, None)

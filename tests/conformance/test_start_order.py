@@ -35,7 +35,7 @@ def test_the_longest_start_first_after_the_waiting_ones() -> None:
     checks = [_check("a"), _check("b"), _check("untimed"), _check("wait", waits=True), _check("c")]
     costs = {"a": 1.0, "b": 3.0, "c": 2.0, "wait": 0.1}
     order = [check.id for check in start_order(checks, costs)]
-    # the untimed one counts as the median (2.0), after c, which comes first in the run order
+    # the untimed one counts as the median of the timed ones (1.5: 0.1, 1, 2, 3), after c (2.0)
     assert order == ["wait", "b", "c", "untimed", "a"]
 
 
